@@ -1,0 +1,42 @@
+# agnx-lite — see README.md. Every target installs what it needs.
+SHELL   := /bin/bash
+GO      := $(shell ci/ensure-go.sh)
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+BIN     := bin/agnx-lite
+export CGO_ENABLED := 0
+
+.PHONY: build run test lint fuzz bench cross clean
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agnx-lite
+
+# Chat with the default agent; the first start writes the defaults into
+# ~/.agnx-lite (or $AGNX_LITE_HOME).
+run: build
+	@$(BIN) chat $(ARGS)
+
+test: lint
+	$(GO) test -count=1 ./...
+
+lint:
+	@out=$$($(GO)fmt -l . 2>/dev/null || gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# Short coverage-guided runs of every fuzz target (the seeds run in `test`).
+FUZZTIME ?= 20s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./storage/ ./runtime/... | tee bench/last.txt
+	$(GO) run ./bench/rss
+
+cross:
+	@ci/cross.sh "$(GO)" "$(LDFLAGS)"
+
+clean:
+	rm -rf bin dist

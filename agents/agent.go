@@ -1,0 +1,126 @@
+package agents
+
+import "time"
+
+// Agent is one loaded, validated agent. It is immutable once loaded: the
+// runtime shares it between goroutines without locks.
+type Agent struct {
+	// Name is metadata.name (letters, digits, hyphens).
+	Name        string
+	Description string
+	Version     string
+	// Labels is metadata.labels; nil when absent.
+	Labels map[string]string
+	// APIVersion is agnx/v1alpha1 or duragent/v1alpha1, as written.
+	APIVersion string
+	// Dir is the agent's folder; relative paths in agent.yaml resolve
+	// against it.
+	Dir string
+	// Workspace is the directory the agent's file tools work in. The loader
+	// leaves it empty; the composition root sets it.
+	Workspace string
+
+	Model   Model
+	Session Session
+	Access  Access
+	Memory  Memory
+	Tools   []ToolRef
+	// SkillsDir is spec.skills_dir resolved against Dir; Dir/skills when
+	// unset. It may not exist.
+	SkillsDir string
+
+	// Soul, SystemPrompt and Instructions are the raw texts of the prompt
+	// files (templates not yet rendered).
+	Soul         string
+	SystemPrompt string
+	Instructions string
+
+	// Files are the agent's folder, its agent.yaml and the prompt files
+	// that were read: what a loader stats to tell whether to reload. The
+	// folder is there because its time changes when a conventional prompt
+	// file (SOUL.md, ...) is added or removed.
+	Files []string
+	// ModTime is the newest modification time among Files.
+	ModTime time.Time
+}
+
+// Model is spec.model.
+type Model struct {
+	// Provider is ollama, openai, anthropic or openrouter.
+	Provider string `yaml:"provider"`
+	Name     string `yaml:"name"`
+	// Temperature is 0..2; the loader sets 0.7 when agent.yaml has none.
+	Temperature     *float64 `yaml:"temperature"`
+	MaxInputTokens  int      `yaml:"max_input_tokens"`
+	MaxOutputTokens int      `yaml:"max_output_tokens"`
+	// BaseURL overrides the provider's default endpoint.
+	BaseURL string `yaml:"base_url"`
+	// KeepAlive is an agnx-lite extension for Ollama's keep_alive.
+	KeepAlive string `yaml:"keep_alive"`
+}
+
+// Session is spec.session.
+type Session struct {
+	// OnDisconnect is "pause" (default) or "continue".
+	OnDisconnect      string  `yaml:"on_disconnect"`
+	MaxToolIterations int     `yaml:"max_tool_iterations"` // 1..100, default 10
+	LLMTimeoutSeconds int     `yaml:"llm_timeout_seconds"` // default 300
+	TTLHours          int     `yaml:"ttl_hours"`           // 0: never expires
+	Compaction        string  `yaml:"compaction"`          // discard | archive | disabled; default archive
+	Context           Context `yaml:"context"`
+}
+
+// Context is spec.session.context.
+type Context struct {
+	MaxHistoryTokens     int    `yaml:"max_history_tokens"`     // default 20000
+	MaxToolResultTokens  int    `yaml:"max_tool_result_tokens"` // default 8000
+	ToolResultTruncation string `yaml:"tool_result_truncation"` // head | tail | both; default head
+	ToolResultKeepFirst  int    `yaml:"tool_result_keep_first"` // default 2
+	ToolResultKeepLast   int    `yaml:"tool_result_keep_last"`  // default 5
+}
+
+// Access is spec.access: who may talk to the agent. The loader keeps it as
+// written; gateways interpret it.
+type Access struct {
+	DM     AccessRule  `yaml:"dm"`
+	Groups GroupAccess `yaml:"groups"`
+}
+
+// AccessRule is spec.access.dm.
+type AccessRule struct {
+	Policy    string   `yaml:"policy"`
+	Allowlist []string `yaml:"allowlist"` // e.g. "telegram:12345"
+}
+
+// GroupAccess is spec.access.groups.
+type GroupAccess struct {
+	Policy     string   `yaml:"policy"`
+	Allowlist  []string `yaml:"allowlist"`
+	Activation string   `yaml:"activation"` // e.g. mention
+}
+
+// Memory is spec.memory.
+type Memory struct {
+	// Backend is e.g. filesystem; empty means the agent has no memory tools.
+	Backend string `yaml:"backend"`
+}
+
+// ToolRef is one entry of spec.tools.
+type ToolRef struct {
+	// Type is builtin, cli, wasm or mcp.
+	Type string `yaml:"type"`
+	Name string `yaml:"name"`
+	// Command is the executable of a cli tool (or of a stdio MCP server),
+	// relative to the agent's Dir unless absolute.
+	Command     string `yaml:"command"`
+	Description string `yaml:"description"`
+	// Readme is a file relative to Dir that describes a cli tool.
+	Readme string `yaml:"readme"`
+
+	// Args are extra arguments for Command (agnx-lite extension, mcp).
+	Args []string `yaml:"args"`
+	// Path is the .wasm module of a wasm tool, relative to Dir (extension).
+	Path string `yaml:"path"`
+	// URL is the endpoint of an MCP server over HTTP (extension).
+	URL string `yaml:"url"`
+}

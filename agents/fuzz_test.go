@@ -1,0 +1,39 @@
+package agents
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzAgentYAML checks that no agent.yaml, however broken, panics the
+// loader, and that every rejection is one line of the form file:line: msg.
+func FuzzAgentYAML(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/*.yaml")
+	for _, s := range seeds {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(header + "spec:\n  model: {provider: ollama, name: m, temperature: 9}\n"))
+	const file = "agents/x/agent.yaml"
+	f.Fuzz(func(t *testing.T, data []byte) {
+		af, _, err := parseAgent(file, data)
+		if err == nil {
+			if af.Spec.Model.Temperature == nil || !ValidName(af.Metadata.Name) {
+				t.Fatalf("accepted an invalid agent: %+v", af)
+			}
+			return
+		}
+		e, ok := err.(*Error)
+		if !ok {
+			t.Fatalf("error %T is not *Error: %v", err, err)
+		}
+		if e.File != file || e.Line < 1 || e.Msg == "" || strings.Contains(e.Msg, "\n") {
+			t.Fatalf("malformed error %q (line %d)", err.Error(), e.Line)
+		}
+	})
+}

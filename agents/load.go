@@ -1,0 +1,214 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// FileName is the name of the spec file in an agent's folder.
+const FileName = "agent.yaml"
+
+// maxFileSize bounds agent.yaml and each prompt file: they are read whole
+// into memory on small machines.
+const maxFileSize = 1 << 20
+
+// agentFile is agent.yaml as written. Defaults are filled in before decoding
+// so that keys absent from the file keep them.
+type agentFile struct {
+	APIVersion string   `yaml:"apiVersion"`
+	Kind       string   `yaml:"kind"`
+	Metadata   metadata `yaml:"metadata"`
+	Spec       spec     `yaml:"spec"`
+}
+
+type metadata struct {
+	Name        string            `yaml:"name"`
+	Description string            `yaml:"description"`
+	Version     string            `yaml:"version"`
+	Labels      map[string]string `yaml:"labels"`
+}
+
+type spec struct {
+	Model        Model     `yaml:"model"`
+	Soul         string    `yaml:"soul"`
+	SystemPrompt string    `yaml:"system_prompt"`
+	Instructions string    `yaml:"instructions"`
+	Session      Session   `yaml:"session"`
+	Access       Access    `yaml:"access"`
+	Memory       Memory    `yaml:"memory"`
+	Tools        []ToolRef `yaml:"tools"`
+	SkillsDir    string    `yaml:"skills_dir"`
+}
+
+// DefaultTemperature is spec.model.temperature when agent.yaml has none.
+const DefaultTemperature = 0.7
+
+func defaultAgentFile() agentFile {
+	t := DefaultTemperature
+	return agentFile{Spec: spec{
+		Model: Model{Temperature: &t},
+		Session: Session{
+			OnDisconnect:      "pause",
+			MaxToolIterations: 10,
+			LLMTimeoutSeconds: 300,
+			Compaction:        "archive",
+			Context: Context{
+				MaxHistoryTokens:     20000,
+				MaxToolResultTokens:  8000,
+				ToolResultTruncation: "head",
+				ToolResultKeepFirst:  2,
+				ToolResultKeepLast:   5,
+			},
+		},
+	}}
+}
+
+// Load reads and validates the agent in dir: dir/agent.yaml and the prompt
+// files it names (or SOUL.md, SYSTEM_PROMPT.md and INSTRUCTIONS.md when it
+// names none and they exist). A problem in a file is an *Error giving its
+// file and line; a missing agent.yaml wraps fs.ErrNotExist.
+func Load(dir string) (*Agent, error) {
+	file := filepath.Join(dir, FileName)
+	data, mod, err := readFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("load agent: %w", err)
+	}
+	af, doc, err := parseAgent(file, data)
+	if err != nil {
+		return nil, err
+	}
+	a := af.agent(dir)
+	a.Files = []string{dir, file}
+	a.ModTime = mod
+	if info, err := os.Stat(dir); err == nil && info.ModTime().After(mod) {
+		a.ModTime = info.ModTime()
+	}
+	if err := a.loadPrompts(doc, &af.Spec); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Validate loads the agent in dir and reports what Load would reject.
+func Validate(dir string) error {
+	_, err := Load(dir)
+	return err
+}
+
+// parseAgent decodes and validates agent.yaml without touching the disk.
+func parseAgent(file string, data []byte) (*agentFile, *Doc, error) {
+	doc, err := ParseYAML(file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if doc.Empty() {
+		return nil, nil, &Error{File: file, Line: 1, Msg: "the file is empty; it needs apiVersion, kind, metadata and spec"}
+	}
+	af := defaultAgentFile()
+	if err := doc.Decode(&af); err != nil {
+		return nil, nil, err
+	}
+	if af.Spec.Model.Temperature == nil { // "temperature: null"
+		t := DefaultTemperature
+		af.Spec.Model.Temperature = &t
+	}
+	if err := af.validate(doc); err != nil {
+		return nil, nil, err
+	}
+	return &af, doc, nil
+}
+
+func (af *agentFile) agent(dir string) *Agent {
+	s := &af.Spec
+	skills := s.SkillsDir
+	if skills == "" {
+		skills = "skills"
+	}
+	return &Agent{
+		Name:        af.Metadata.Name,
+		Description: af.Metadata.Description,
+		Version:     af.Metadata.Version,
+		Labels:      af.Metadata.Labels,
+		APIVersion:  af.APIVersion,
+		Dir:         dir,
+		Model:       s.Model,
+		Session:     s.Session,
+		Access:      s.Access,
+		Memory:      s.Memory,
+		Tools:       s.Tools,
+		SkillsDir:   resolve(dir, skills),
+	}
+}
+
+// loadPrompts reads the three prompt parts. A file named in agent.yaml must
+// exist; a conventional file (SOUL.md, ...) is used only when it does.
+func (a *Agent) loadPrompts(doc *Doc, s *spec) error {
+	parts := []struct {
+		path, ref, conventional string
+		dst                     *string
+	}{
+		{"spec.soul", s.Soul, "SOUL.md", &a.Soul},
+		{"spec.system_prompt", s.SystemPrompt, "SYSTEM_PROMPT.md", &a.SystemPrompt},
+		{"spec.instructions", s.Instructions, "INSTRUCTIONS.md", &a.Instructions},
+	}
+	for _, p := range parts {
+		name := p.ref
+		if name == "" {
+			name = p.conventional
+		}
+		file := resolve(a.Dir, name)
+		data, mod, err := readFile(file)
+		switch {
+		case err == nil:
+			*p.dst = string(data)
+			a.Files = append(a.Files, file)
+			if mod.After(a.ModTime) {
+				a.ModTime = mod
+			}
+		case errors.Is(err, fs.ErrNotExist) && p.ref == "":
+			// no conventional file: the part is empty
+		case errors.Is(err, fs.ErrNotExist):
+			return doc.Errorf(p.path, "%s refers to %s, which does not exist", p.path, p.ref)
+		default:
+			return doc.Errorf(p.path, "%s: %v", p.path, err)
+		}
+	}
+	return nil
+}
+
+// readFile reads a regular file of at most maxFileSize bytes.
+func readFile(name string) ([]byte, time.Time, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, time.Time{}, fmt.Errorf("%s is not a regular file", name)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if len(data) > maxFileSize {
+		return nil, time.Time{}, fmt.Errorf("%s is larger than %d KiB", name, maxFileSize>>10)
+	}
+	return data, info.ModTime(), nil
+}
+
+// resolve makes a path from agent.yaml relative to the agent's folder.
+func resolve(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}

@@ -1,0 +1,155 @@
+package agents
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// apiVersions are the agent.yaml apiVersion values accepted: agnx-lite's own
+// and Duragent's (Agnx's later name), which mean the same format.
+var apiVersions = [...]string{"agnx/v1alpha1", "duragent/v1alpha1"}
+
+func (af *agentFile) validate(doc *Doc) error {
+	if err := af.validateHeader(doc); err != nil {
+		return err
+	}
+	if err := validateModel(doc, &af.Spec.Model); err != nil {
+		return err
+	}
+	if err := validateSession(doc, &af.Spec.Session); err != nil {
+		return err
+	}
+	return validateTools(doc, af.Spec.Tools)
+}
+
+func (af *agentFile) validateHeader(doc *Doc) error {
+	switch {
+	case af.APIVersion == "":
+		return doc.Errorf("apiVersion", "apiVersion is required (use %s)", apiVersions[0])
+	case !slices.Contains(apiVersions[:], af.APIVersion):
+		return doc.Errorf("apiVersion", "apiVersion %q is not one of %s", af.APIVersion, strings.Join(apiVersions[:], ", "))
+	case af.Kind == "":
+		return doc.Errorf("kind", "kind is required (use Agent)")
+	case af.Kind != "Agent":
+		return doc.Errorf("kind", "kind %q is not Agent", af.Kind)
+	case af.Metadata.Name == "":
+		return doc.Errorf("metadata.name", "metadata.name is required")
+	case !ValidName(af.Metadata.Name):
+		return doc.Errorf("metadata.name", "metadata.name %q may contain only letters, digits and hyphens", af.Metadata.Name)
+	}
+	return nil
+}
+
+func validateModel(doc *Doc, m *Model) error {
+	const p = "spec.model."
+	switch {
+	case m.Provider == "":
+		return doc.Errorf(p+"provider", "spec.model.provider is required (ollama, openai, anthropic or openrouter)")
+	case m.Name == "":
+		return doc.Errorf(p+"name", "spec.model.name is required")
+	case !(*m.Temperature >= 0 && *m.Temperature <= 2): // also rejects NaN
+		return doc.Errorf(p+"temperature", "spec.model.temperature %s is out of range 0..2", fmtFloat(*m.Temperature))
+	}
+	if err := oneOf(doc, p+"provider", m.Provider, "ollama", "openai", "anthropic", "openrouter"); err != nil {
+		return err
+	}
+	if err := atLeast(doc, p+"max_input_tokens", m.MaxInputTokens, 0); err != nil {
+		return err
+	}
+	if err := atLeast(doc, p+"max_output_tokens", m.MaxOutputTokens, 0); err != nil {
+		return err
+	}
+	if m.BaseURL != "" {
+		u, err := url.Parse(m.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return doc.Errorf(p+"base_url", "spec.model.base_url %q is not an http:// or https:// URL", m.BaseURL)
+		}
+	}
+	return nil
+}
+
+func validateSession(doc *Doc, s *Session) error {
+	const p = "spec.session."
+	checks := []error{
+		oneOf(doc, p+"on_disconnect", s.OnDisconnect, "pause", "continue"),
+		inRange(doc, p+"max_tool_iterations", s.MaxToolIterations, 1, 100),
+		atLeast(doc, p+"llm_timeout_seconds", s.LLMTimeoutSeconds, 1),
+		atLeast(doc, p+"ttl_hours", s.TTLHours, 0),
+		oneOf(doc, p+"compaction", s.Compaction, "discard", "archive", "disabled"),
+		atLeast(doc, p+"context.max_history_tokens", s.Context.MaxHistoryTokens, 1),
+		atLeast(doc, p+"context.max_tool_result_tokens", s.Context.MaxToolResultTokens, 1),
+		oneOf(doc, p+"context.tool_result_truncation", s.Context.ToolResultTruncation, "head", "tail", "both"),
+		atLeast(doc, p+"context.tool_result_keep_first", s.Context.ToolResultKeepFirst, 0),
+		atLeast(doc, p+"context.tool_result_keep_last", s.Context.ToolResultKeepLast, 0),
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateTools(doc *Doc, tools []ToolRef) error {
+	for i, t := range tools {
+		p := "spec.tools[" + strconv.Itoa(i) + "]"
+		switch {
+		case t.Type == "":
+			return doc.Errorf(p, "%s.type is required (builtin, cli, wasm or mcp)", p)
+		case t.Name == "":
+			return doc.Errorf(p, "%s.name is required", p)
+		case t.Type == "cli" && t.Command == "":
+			return doc.Errorf(p, "%s.command is required for a cli tool", p)
+		case t.Type == "mcp" && t.Command == "" && t.URL == "":
+			return doc.Errorf(p, "%s needs a command or a url for an mcp server", p)
+		}
+		if err := oneOf(doc, p+".type", t.Type, "builtin", "cli", "wasm", "mcp"); err != nil {
+			return err
+		}
+		for j := range i {
+			if tools[j].Name == t.Name && tools[j].Type == t.Type {
+				return doc.Errorf(p+".name", "%s.name %q is already used by spec.tools[%d]", p, t.Name, j)
+			}
+		}
+	}
+	return nil
+}
+
+// ValidName reports whether name is a valid agent name: one or more ASCII
+// letters, digits and hyphens.
+func ValidName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func oneOf(doc *Doc, path, v string, allowed ...string) error {
+	if slices.Contains(allowed, v) {
+		return nil
+	}
+	return doc.Errorf(path, "%s %q is not one of %s", path, v, strings.Join(allowed, ", "))
+}
+
+func inRange(doc *Doc, path string, v, lo, hi int) error {
+	if v >= lo && v <= hi {
+		return nil
+	}
+	return doc.Errorf(path, "%s %d is out of range %d..%d", path, v, lo, hi)
+}
+
+func atLeast(doc *Doc, path string, v, lo int) error {
+	if v >= lo {
+		return nil
+	}
+	return doc.Errorf(path, "%s %d must be at least %d", path, v, lo)
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+func runAgent(g *globals, args []string) error {
+	fs := g.flags("agent")
+	long := fs.BoolP("long", "l", false, "list: also read each agent's model and description")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("say what to do: list, validate or create")
+	}
+	cfg, err := g.cfg()
+	if err != nil {
+		return err
+	}
+	sub, rest := fs.Arg(0), fs.Args()[1:]
+	switch sub {
+	case "list":
+		return listAgents(g, cfg.AgentsDir, *long)
+	case "validate":
+		return validateAgents(g, cfg.AgentsDir, rest)
+	case "create":
+		if len(rest) != 1 {
+			return usagef("create needs one agent name")
+		}
+		dir, err := agents.WriteTemplate(cfg.AgentsDir, rest[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(g.stdout, "created %s: edit its agent.yaml and SOUL.md, then: agnx-lite chat -a %s\n", dir, rest[0])
+		return nil
+	}
+	return usagef("unknown subcommand %q", sub)
+}
+
+func listAgents(g *globals, dir string, long bool) error {
+	list, err := agents.List(dir)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(g.stdout, "no agents in %s: run \"agnx-lite init\" or \"agnx-lite agent create NAME\"\n", dir)
+		return nil
+	}
+	w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	if !long {
+		fmt.Fprintln(w, "NAME\tMODIFIED")
+		for _, e := range list {
+			fmt.Fprintf(w, "%s\t%s\n", e.Name, e.ModTime.Local().Format(time.DateTime))
+		}
+		return w.Flush()
+	}
+	fmt.Fprintln(w, "NAME\tPROVIDER\tMODEL\tDESCRIPTION")
+	for _, e := range list {
+		a, err := agents.Load(e.Dir)
+		if err != nil {
+			fmt.Fprintf(w, "%s\t-\t-\tinvalid: %s\n", e.Name, err)
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Name, a.Model.Provider, a.Model.Name, oneLine(a.Description))
+	}
+	return w.Flush()
+}
+
+// validateAgents loads the named agents (all when none is named) and
+// prints ok or the file:line error of each; it fails if any is invalid.
+func validateAgents(g *globals, dir string, names []string) error {
+	if len(names) == 0 {
+		list, err := agents.List(dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range list {
+			names = append(names, e.Name)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("no agents in %s: run \"agnx-lite init\"", dir)
+	}
+	bad := 0
+	for _, n := range names {
+		if _, err := agents.Load(filepath.Join(dir, n)); err != nil {
+			bad++
+			fmt.Fprintf(g.stdout, "FAIL  %s\n", err)
+			continue
+		}
+		fmt.Fprintf(g.stdout, "ok    %s\n", n)
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d agents are invalid", bad, len(names))
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// turnPrinter prints one turn's events as they arrive: the answer streams
+// to out, tool activity and errors go to errw.
+type turnPrinter struct {
+	out, errw io.Writer
+	color     bool
+	// printed is the answer text streamed in the current model round, to
+	// reconcile with the final message (tokens are lossy).
+	printed strings.Builder
+	// midLine is true when the cursor is not at the start of a line.
+	midLine bool
+	// keepErrors leaves error events to the caller, which reports the
+	// turn's failure once.
+	keepErrors bool
+}
+
+// outcome is how a turn ended.
+type outcome struct {
+	reason string // runtime.TurnCompleted, ...
+	err    string // the last error event's message
+}
+
+// follow prints events until the turn ends. interrupt, when it fires,
+// cancels the turn (the loop then sends turn_end{cancelled}).
+func (p *turnPrinter) follow(ctx context.Context, sub *runtime.Subscription, interrupt <-chan os.Signal, cancel func()) (outcome, error) {
+	var last outcome
+	for {
+		select {
+		case <-ctx.Done():
+			return last, ctx.Err()
+		case <-interrupt:
+			cancel()
+		case e, ok := <-sub.C():
+			if !ok {
+				if sub.Lagged() {
+					return last, fmt.Errorf("fell behind the session's events; see the answer with \"agnx-lite session show\"")
+				}
+				return last, fmt.Errorf("the runtime stopped before the turn ended")
+			}
+			if done := p.event(&e, &last); done {
+				return last, nil
+			}
+		}
+	}
+}
+
+func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
+	switch e.Type {
+	case runtime.EvToken:
+		p.write(e.Content)
+		p.printed.WriteString(e.Content)
+	case runtime.EvAssistant:
+		shown := p.printed.String()
+		if rest, ok := strings.CutPrefix(e.Content, shown); ok {
+			p.write(rest)
+		} else if shown == "" {
+			p.write(e.Content)
+		}
+		p.printed.Reset()
+	case runtime.EvToolCall:
+		p.endLine()
+		fmt.Fprintf(p.errw, "%s\n", p.dim("  ⚙ "+e.ToolName+" "+oneLine(e.Arguments)))
+	case runtime.EvToolResult:
+		status := "ok"
+		if !e.Success {
+			status = "failed"
+		}
+		fmt.Fprintf(p.errw, "%s\n", p.dim("  ↳ "+status+": "+oneLine(e.Content)))
+	case runtime.EvError:
+		p.endLine()
+		last.err = e.Content
+		if !p.keepErrors {
+			fmt.Fprintf(p.errw, "%s\n", p.red("error: "+e.Content))
+		}
+	case runtime.EvTurnEnd:
+		p.endLine()
+		last.reason = e.Reason
+		if e.Reason == runtime.TurnCancelled {
+			fmt.Fprintf(p.errw, "%s\n", p.dim("(cancelled)"))
+		}
+		return true
+	}
+	return false
+}
+
+func (p *turnPrinter) write(s string) {
+	if s == "" {
+		return
+	}
+	io.WriteString(p.out, s)
+	p.midLine = !strings.HasSuffix(s, "\n")
+}
+
+func (p *turnPrinter) endLine() {
+	if p.midLine {
+		io.WriteString(p.out, "\n")
+		p.midLine = false
+	}
+}
+
+func (p *turnPrinter) dim(s string) string {
+	if !p.color {
+		return s
+	}
+	return "\x1b[2m" + s + "\x1b[0m"
+}
+
+func (p *turnPrinter) red(s string) string {
+	if !p.color {
+		return s
+	}
+	return "\x1b[31m" + s + "\x1b[0m"
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

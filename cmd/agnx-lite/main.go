@@ -1,0 +1,153 @@
+// Command agnx-lite is the CLI of agnx-lite: one file per command, flags and
+// printing. The work itself happens in package lite and below.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/agnx-lite/agnx-lite/lite"
+)
+
+// version is stamped by the Makefile with -ldflags "-X main.version=...".
+var version = "dev"
+
+// command is one subcommand: its usage line and what it runs.
+type command struct {
+	usage string
+	short string
+	run   func(g *globals, args []string) error
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"init":    {"init [DIR]", "write agnx.yaml and the default agent into the data dir", runInit},
+		"chat":    {"chat [-a AGENT] [--session ID | -C]", "talk to an agent (streaming REPL)", runChat},
+		"run":     {"run [-a AGENT] -m MESSAGE", "send one message, print the answer", runRun},
+		"session": {"session list | show ID | delete ID | export ID", "inspect and manage sessions", runSession},
+		"agent":   {"agent list | validate [NAME] | create NAME", "inspect and manage agents", runAgent},
+		"version": {"version", "print the version", runVersion},
+	}
+}
+
+// globals are the flags every command takes.
+type globals struct {
+	config  string
+	dataDir string
+	verbose int
+	quiet   bool
+	stdout  io.Writer
+	stderr  io.Writer
+}
+
+// usageError marks an error in how the command was called (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	g := &globals{stdout: stdout, stderr: stderr}
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stdout, cmds)
+		return 0
+	}
+	if args[0] == "--version" {
+		args[0] = "version"
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "agnx-lite: unknown command %q: run \"agnx-lite help\" for the list\n", args[0])
+		return 2
+	}
+	err := c.run(g, args[1:])
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, pflag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "agnx-lite %s: %s\nusage: agnx-lite %s\n", args[0], ue.msg, c.usage)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "agnx-lite: %s\n", err)
+		return 1
+	}
+}
+
+func printUsage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintf(w, "agnx-lite %s: a personal AI-agent runtime for small hardware\n\nCommands:\n", version)
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-46s %s\n", cmds[n].usage, cmds[n].short)
+	}
+	fmt.Fprint(w, "\nGlobal flags: -c FILE (agnx.yaml), -d/--data-dir DIR (default ~/.agnx-lite or $AGNX_LITE_HOME), -v/-vv, -q\n")
+}
+
+// flags returns a flag set with the global flags registered.
+func (g *globals) flags(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(g.stderr)
+	fs.StringVarP(&g.config, "config", "c", "", "path to agnx.yaml")
+	fs.StringVarP(&g.dataDir, "data-dir", "d", "", "data directory (default ~/.agnx-lite, or $AGNX_LITE_HOME)")
+	fs.CountVarP(&g.verbose, "verbose", "v", "more log output (-vv for debug)")
+	fs.BoolVarP(&g.quiet, "quiet", "q", false, "only errors")
+	return fs
+}
+
+// parse parses args, turning flag errors into usage errors.
+func parse(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usagef("%s", err)
+	}
+	return nil
+}
+
+// config finds and validates the configuration.
+func (g *globals) cfg() (*lite.Config, error) {
+	return lite.Locate(g.config, g.dataDir)
+}
+
+// logger writes JSON logs to stderr. Interactive commands keep quiet
+// unless asked: what the user must know is printed as a sentence.
+func (g *globals) logger() *slog.Logger {
+	level := slog.LevelError
+	switch {
+	case g.quiet:
+		level = slog.LevelError + 4
+	case g.verbose == 1:
+		level = slog.LevelInfo
+	case g.verbose >= 2:
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewJSONHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}

@@ -1,0 +1,146 @@
+package lite
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/tools"
+)
+
+// agentCache builds agents on first use and keeps them; a changed file
+// reloads the agent on its next use, and an invalid edit keeps the last
+// good version running. It implements runtime.AgentLoader.
+type agentCache struct {
+	cfg *Config
+	log *slog.Logger
+	// newProvider is a field so tests can inject fakes.
+	newProvider func(agents.Model) (runtime.Provider, error)
+
+	mu     sync.Mutex
+	loaded map[string]*cachedAgent
+}
+
+type cachedAgent struct {
+	agent   *runtime.LoadedAgent
+	checked time.Time // when its files were last compared
+	badMod  time.Time // the ModTime of an edit that failed to load
+}
+
+var _ runtime.AgentLoader = (*agentCache)(nil)
+
+// ErrAgentNotFound is returned for an agent with no folder.
+var ErrAgentNotFound = errors.New("agent not found")
+
+// recheck is how often a cached agent's files are compared with the disk.
+const recheck = time.Second
+
+func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
+	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, loaded: make(map[string]*cachedAgent)}
+}
+
+// LoadAgent returns the agent, building it if it is not loaded or its files
+// changed.
+func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	ca := c.loaded[name]
+	if ca != nil && now.Sub(ca.checked) < recheck {
+		return ca.agent, nil
+	}
+	dir := filepath.Join(c.cfg.AgentsDir, name)
+	if ca != nil {
+		ca.checked = now
+		mod := newestMod(ca.agent.Spec)
+		if !mod.After(ca.agent.Spec.ModTime) || mod.Equal(ca.badMod) {
+			return ca.agent, nil
+		}
+		la, err := c.build(name, dir)
+		if err != nil {
+			c.log.Error("agent edit is invalid; keeping the last good version", "agent", name, "err", err)
+			ca.badMod = mod
+			return ca.agent, nil
+		}
+		c.log.Info("agent reloaded", "agent", name)
+		ca.agent = la
+		return la, nil
+	}
+	la, err := c.build(name, dir)
+	if err != nil {
+		return nil, err
+	}
+	c.loaded[name] = &cachedAgent{agent: la, checked: now}
+	return la, nil
+}
+
+func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
+	if !agents.ValidName(name) {
+		return nil, fmt.Errorf("%w: %q is not a valid agent name (letters, digits and hyphens)", ErrAgentNotFound, name)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "agent.yaml")); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: no agent %q in %s: create it with \"agnx-lite agent create %s\" or list them with \"agnx-lite agent list\"",
+			ErrAgentNotFound, name, c.cfg.AgentsDir, name)
+	}
+	spec, err := agents.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	spec.Workspace = c.cfg.WorkspaceDir(spec.Name)
+	if err := os.MkdirAll(spec.Workspace, 0o700); err != nil {
+		return nil, fmt.Errorf("create workspace of agent %s: %w", name, err)
+	}
+	p, err := c.newProvider(spec.Model)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", name, err)
+	}
+	ts, err := buildTools(spec)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", name, err)
+	}
+	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts}, nil
+}
+
+// buildTools turns spec.tools into tools. Kinds that later issues bring
+// (cli, wasm, mcp, the sandboxed shell) are refused by name so the user
+// knows what is missing rather than finding it silently absent.
+func buildTools(a *agents.Agent) ([]runtime.Tool, error) {
+	var out []runtime.Tool
+	for _, ref := range a.Tools {
+		if ref.Type != "builtin" {
+			return nil, fmt.Errorf("tools of type %q are not supported by this build yet: remove %q from spec.tools", ref.Type, ref.Name)
+		}
+		switch ref.Name {
+		case "read_file":
+			out = append(out, &tools.ReadFile{Workspace: a.Workspace})
+		case "list_dir":
+			out = append(out, &tools.ListDir{Workspace: a.Workspace})
+		default:
+			return nil, fmt.Errorf("there is no built-in tool %q in this build (available: read_file, list_dir): remove it from spec.tools", ref.Name)
+		}
+	}
+	return out, nil
+}
+
+// newestMod is the newest modification time of the agent's folder and the
+// files it was built from.
+func newestMod(a *agents.Agent) time.Time {
+	var newest time.Time
+	for _, f := range a.Files {
+		if st, err := os.Stat(f); err == nil && st.ModTime().After(newest) {
+			newest = st.ModTime()
+		}
+	}
+	return newest
+}
+
+// Agents lists the agents defined in the agents dir (names only: nothing
+// is parsed).
+func (c *agentCache) list() ([]agents.Entry, error) { return agents.List(c.cfg.AgentsDir) }

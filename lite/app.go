@@ -1,0 +1,71 @@
+package lite
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// App is a running agnx-lite: the store, the agents and the loop.
+type App struct {
+	Config *Config
+	Store  *storage.Store
+	Loop   *runtime.Loop
+	Agents *agentCache
+	log    *slog.Logger
+
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// Options tune Open; nil means defaults.
+type Options struct {
+	Logger *slog.Logger
+	// NoSync skips fsync (benchmarks only).
+	NoSync bool
+}
+
+// Open opens the data dir and starts the loop. The caller must Close it.
+func Open(cfg *Config, o *Options) (*App, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir %s cannot be created: %w (choose another with --data-dir)", cfg.DataDir, err)
+	}
+	st, err := storage.Open(cfg.DBPath(), &storage.Options{NoSync: o.NoSync})
+	if err != nil {
+		return nil, err
+	}
+	cache := newAgentCache(cfg, log)
+	loop := runtime.New(runtime.Options{
+		Store:    st,
+		Agents:   cache,
+		MaxTurns: cfg.Runtime.MaxConcurrentTurns,
+		MaxTools: cfg.Runtime.MaxConcurrentTools,
+		Logger:   log,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1)}
+	go func() { a.done <- loop.Run(ctx) }()
+	return a, nil
+}
+
+// Close stops the loop (running turns stay marked active and are resumed or
+// marked interrupted on the next start), then closes the store.
+func (a *App) Close() error {
+	a.cancel()
+	err := <-a.done
+	if cerr := a.Store.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

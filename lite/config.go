@@ -1,0 +1,176 @@
+package lite
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+// Config is agnx.yaml. Each subsystem is handed only its own sub-struct.
+// Zero values mean what the field comments say; DefaultConfig fills in the
+// rest.
+type Config struct {
+	// File is the path the config came from ("" for embedded defaults).
+	File string `yaml:"-"`
+	// DataDir is the data dir (Agnx calls it workspace). Empty: the caller
+	// (Locate) picks the default. ParseConfig keeps paths as written;
+	// Locate resolves relative ones against the file's folder.
+	DataDir string `yaml:"workspace"`
+	// AgentsDir holds one folder per agent. Empty: <DataDir>/agents, set by
+	// the caller once DataDir is known.
+	AgentsDir string         `yaml:"agents_dir"`
+	Server    ServerConfig   `yaml:"server"`
+	Sessions  SessionsConfig `yaml:"sessions"`
+	Gateways  GatewaysConfig `yaml:"gateways"`
+	// Routes pick the agent for a chat: first match wins, an empty match
+	// matches everything, and no match means Runtime.DefaultAgent.
+	Routes  []Route       `yaml:"routes"`
+	Sandbox SandboxConfig `yaml:"sandbox"`
+	Runtime RuntimeConfig `yaml:"runtime"`
+
+	doc *agents.Doc // where each key was, for Validate; nil for defaults
+}
+
+// ServerConfig is the HTTP API.
+type ServerConfig struct {
+	Host string `yaml:"host"` // default 127.0.0.1
+	Port int    `yaml:"port"` // 1..65535, default 8080
+	// RequestTimeoutSeconds bounds a non-streaming request (default 300;
+	// 0: none). IdleTimeoutSeconds closes idle keep-alive connections
+	// (default 120; 0: none).
+	RequestTimeoutSeconds int `yaml:"request_timeout_seconds"`
+	IdleTimeoutSeconds    int `yaml:"idle_timeout_seconds"`
+	// KeepAliveIntervalSeconds is how often an event stream sends a
+	// keep-alive comment (default 15; 0: never).
+	KeepAliveIntervalSeconds int `yaml:"keep_alive_interval_seconds"`
+	// MaxConnections caps open connections (default 64; 0: no cap).
+	MaxConnections int `yaml:"max_connections"`
+	// AdminToken guards admin endpoints and APIToken the API; empty: no
+	// token is asked for.
+	AdminToken Secret `yaml:"admin_token"`
+	APIToken   Secret `yaml:"api_token"`
+}
+
+// SessionsConfig holds defaults for every agent's sessions.
+type SessionsConfig struct {
+	TTLHours int `yaml:"ttl_hours"` // 0: sessions never expire
+	// Compaction is discard, archive or disabled; empty: each agent's own
+	// spec.session.compaction applies.
+	Compaction string `yaml:"compaction"`
+}
+
+// GatewaysConfig lists the gateways besides the HTTP API.
+type GatewaysConfig struct {
+	Telegram TelegramConfig    `yaml:"telegram"`
+	External []ExternalGateway `yaml:"external"`
+}
+
+// TelegramConfig is the built-in Telegram gateway.
+type TelegramConfig struct {
+	Enabled  bool   `yaml:"enabled"`
+	BotToken Secret `yaml:"bot_token"` // required when Enabled
+	// Allowlist holds the Telegram user ids allowed to talk to the bot;
+	// empty: the agents' access rules decide (agnx-lite extension).
+	Allowlist []int64 `yaml:"allowlist"`
+	// APIBaseURL replaces https://api.telegram.org, e.g. for a local Bot
+	// API server or a test fake (agnx-lite extension).
+	APIBaseURL string `yaml:"api_base_url"`
+}
+
+// ExternalGateway is a gateway plugin: a child process speaking the
+// gateway plugin protocol on stdin/stdout.
+type ExternalGateway struct {
+	Name    string   `yaml:"name"`
+	Command string   `yaml:"command"`
+	Args    []string `yaml:"args"`
+	// Env is added to the plugin's environment. Values are secrets as they
+	// usually carry tokens.
+	Env map[string]Secret `yaml:"env"`
+	// Restart is always, on_failure (default) or never.
+	Restart string `yaml:"restart"`
+}
+
+// Route sends the chats that Match selects to Agent.
+type Route struct {
+	Match RouteMatch `yaml:"match"`
+	Agent string     `yaml:"agent"`
+}
+
+// RouteMatch selects chats; an empty field matches anything.
+type RouteMatch struct {
+	Gateway  string `yaml:"gateway"`
+	ChatType string `yaml:"chat_type"`
+	ChatID   string `yaml:"chat_id"`
+	SenderID string `yaml:"sender_id"`
+}
+
+// SandboxConfig says how tools run.
+type SandboxConfig struct {
+	// Mode is bwrap (default: tools run inside bubblewrap) or trust (tools
+	// run as the agnx-lite user, unconfined).
+	Mode string `yaml:"mode"`
+}
+
+// RuntimeConfig holds agnx-lite's own limits (an extension to Agnx).
+type RuntimeConfig struct {
+	MaxConcurrentTurns int    `yaml:"max_concurrent_turns"` // default 2
+	MaxConcurrentTools int    `yaml:"max_concurrent_tools"` // default 4
+	MaxLoadedAgents    int    `yaml:"max_loaded_agents"`    // default 8
+	DefaultAgent       string `yaml:"default_agent"`        // default assistant
+	// MemoryLimitMB is the memory budget the guard keeps under (default
+	// 40; 0: no guard).
+	MemoryLimitMB int `yaml:"memory_limit_mb"`
+}
+
+// maxConfigSize bounds agnx.yaml, which is read whole.
+const maxConfigSize = 1 << 20
+
+// LoadConfig reads and validates the config file at path. A problem in the
+// file is an *agents.Error ("file:line: what is wrong"); a missing file
+// wraps fs.ErrNotExist.
+func LoadConfig(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	if len(data) > maxConfigSize {
+		return nil, &agents.Error{File: path, Msg: fmt.Sprintf("the file is larger than %d KiB", maxConfigSize>>10)}
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig parses and validates data, naming it file in errors. Values
+// may use ${VAR}, ${VAR:-default} and $$; keys absent from data keep the
+// defaults of DefaultConfig.
+func ParseConfig(file string, data []byte) (*Config, error) {
+	doc, err := agents.ParseYAML(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.RewriteScalars(func(v string, line int) (string, error) {
+		return expandEnv(file, line, v, os.LookupEnv)
+	}); err != nil {
+		return nil, err
+	}
+	c := DefaultConfig()
+	if err := doc.Decode(c); err != nil {
+		return nil, err
+	}
+	c.File, c.doc = file, doc
+	for i := range c.Gateways.External {
+		if c.Gateways.External[i].Restart == "" {
+			c.Gateways.External[i].Restart = "on_failure"
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,87 @@
+package lite
+
+// DefaultConfig returns the configuration used when there is no agnx.yaml:
+// what DefaultConfigYAML says, with File empty. Each call returns a new
+// value the caller may change.
+func DefaultConfig() *Config {
+	return &Config{
+		Server: ServerConfig{
+			Host:                     "127.0.0.1",
+			Port:                     8080,
+			RequestTimeoutSeconds:    300,
+			IdleTimeoutSeconds:       120,
+			KeepAliveIntervalSeconds: 15,
+			MaxConnections:           64,
+		},
+		Sandbox: SandboxConfig{Mode: "bwrap"},
+		Runtime: RuntimeConfig{
+			MaxConcurrentTurns: 2,
+			MaxConcurrentTools: 4,
+			MaxLoadedAgents:    8,
+			DefaultAgent:       "assistant",
+			MemoryLimitMB:      40,
+		},
+	}
+}
+
+// DefaultConfigYAML returns the commented agnx.yaml that init writes. It
+// parses to DefaultConfig (the tests hold it to that).
+func DefaultConfigYAML() []byte { return []byte(defaultConfigYAML) }
+
+const defaultConfigYAML = `# agnx-lite configuration. Every key is optional; what is shown is the
+# default. Values may use ${VAR} or ${VAR:-default} (write $$ for a literal
+# dollar). Provider API keys come from the environment only:
+# OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY.
+# Check this file with: agnx-lite doctor
+
+# Data dir (database, workspaces, agents). Default: ~/.agnx-lite;
+# --data-dir and $AGNX_LITE_HOME win over this key. Relative paths resolve
+# against this file's folder.
+# workspace: /var/lib/agnx-lite
+# agents_dir: /var/lib/agnx-lite/agents     # default: <workspace>/agents
+
+server:
+  host: 127.0.0.1                 # 0.0.0.0 to listen on every interface
+  port: 8080
+  request_timeout_seconds: 300    # 0: no limit
+  idle_timeout_seconds: 120
+  keep_alive_interval_seconds: 15 # event-stream keep-alive comments
+  max_connections: 64             # 0: no limit
+  # Tokens clients must send; unset: none is asked for.
+  # admin_token: ${AGNX_ADMIN_TOKEN}
+  # api_token: ${AGNX_API_TOKEN}
+
+sessions:
+  ttl_hours: 0                    # 0: sessions never expire
+  # compaction: archive           # discard | archive | disabled; unset: each agent's own
+
+gateways:
+  telegram:
+    enabled: false
+    # bot_token: ${TELEGRAM_BOT_TOKEN}
+    # allowlist: [123456789]      # Telegram user ids allowed to talk to the bot
+  # external:                     # gateway plugins (child processes)
+  #   - name: discord
+  #     command: /usr/local/bin/agnx-discord
+  #     args: []
+  #     env: {DISCORD_TOKEN: "${DISCORD_TOKEN}"}
+  #     restart: on_failure       # always | on_failure | never
+
+# Which agent answers a chat: the first matching route wins; match: {}
+# matches every chat. Without a match, runtime.default_agent answers.
+# routes:
+#   - match: {gateway: telegram, chat_type: group}
+#     agent: helper
+#   - match: {}
+#     agent: assistant
+
+sandbox:
+  mode: bwrap                     # bwrap | trust (tools run unconfined)
+
+runtime:                          # agnx-lite's own settings
+  default_agent: assistant
+  max_concurrent_turns: 2
+  max_concurrent_tools: 4
+  max_loaded_agents: 8
+  memory_limit_mb: 40             # memory budget; 0: no guard
+`

@@ -1,0 +1,122 @@
+package lite
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+// EnvDataDir names the environment variable that overrides the data dir.
+const EnvDataDir = "AGNX_LITE_HOME"
+
+// DefaultDataDir is $AGNX_LITE_HOME, or ~/.agnx-lite.
+func DefaultDataDir() string {
+	if d := os.Getenv(EnvDataDir); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return ".agnx-lite"
+	}
+	return filepath.Join(home, ".agnx-lite")
+}
+
+// Locate finds the configuration: the file given with -c, else
+// <dataDir>/agnx.yaml when it exists, else the embedded defaults. A data dir
+// given on the command line or in the environment wins over the config's
+// workspace; relative paths in a config file resolve against its folder.
+func Locate(configFile, dataDirFlag string) (*Config, error) {
+	dataDir := dataDirFlag
+	if dataDir == "" {
+		dataDir = os.Getenv(EnvDataDir)
+	}
+	var cfg *Config
+	switch {
+	case configFile != "":
+		c, err := LoadConfig(configFile)
+		if err != nil {
+			return nil, err
+		}
+		cfg = c
+	default:
+		dir := dataDir
+		if dir == "" {
+			dir = DefaultDataDir()
+		}
+		path := filepath.Join(dir, "agnx.yaml")
+		c, err := LoadConfig(path)
+		switch {
+		case err == nil:
+			cfg = c
+		case errors.Is(err, os.ErrNotExist):
+			cfg = DefaultConfig()
+		default:
+			return nil, err
+		}
+	}
+	if dataDir != "" {
+		cfg.DataDir = dataDir
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = DefaultDataDir()
+	}
+	base := "."
+	if cfg.File != "" {
+		base = filepath.Dir(cfg.File)
+	}
+	cfg.DataDir = expandHome(cfg.DataDir, base)
+	if cfg.AgentsDir == "" {
+		cfg.AgentsDir = filepath.Join(cfg.DataDir, "agents")
+	} else {
+		cfg.AgentsDir = expandHome(cfg.AgentsDir, base)
+	}
+	return cfg, nil
+}
+
+func expandHome(p, base string) string {
+	if len(p) >= 2 && p[:2] == "~/" {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[2:])
+		}
+	}
+	if !filepath.IsAbs(p) {
+		return filepath.Join(base, p)
+	}
+	return p
+}
+
+// DBPath is where the database lives.
+func (c *Config) DBPath() string { return filepath.Join(c.DataDir, "agnx.db") }
+
+// WorkspaceDir is the directory an agent's file tools work in.
+func (c *Config) WorkspaceDir(agent string) string {
+	return filepath.Join(c.DataDir, "workspaces", agent)
+}
+
+// Init writes agnx.yaml and the default agent into the data dir, leaving
+// what already exists alone. It reports what it wrote.
+func Init(cfg *Config) ([]string, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir %s: %w (choose another with --data-dir)", cfg.DataDir, err)
+	}
+	var wrote []string
+	cfgPath := filepath.Join(cfg.DataDir, "agnx.yaml")
+	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(cfgPath, DefaultConfigYAML(), 0o600); err != nil {
+			return nil, fmt.Errorf("write %s: %w", cfgPath, err)
+		}
+		wrote = append(wrote, cfgPath)
+	}
+	name := cfg.Runtime.DefaultAgent
+	if _, err := os.Stat(filepath.Join(cfg.AgentsDir, name, "agent.yaml")); errors.Is(err, os.ErrNotExist) {
+		dir, err := agents.WriteTemplate(cfg.AgentsDir, name)
+		if err != nil {
+			return nil, err
+		}
+		wrote = append(wrote, dir)
+	}
+	return wrote, nil
+}

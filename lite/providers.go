@@ -1,0 +1,48 @@
+package lite
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/openai"
+)
+
+// Where the hosted OpenAI-compatible providers live, and the environment
+// variables their keys come from (keys never come from files).
+const (
+	openRouterURL = "https://openrouter.ai/api/v1"
+	envOpenAI     = "OPENAI_API_KEY"
+	envOpenRouter = "OPENROUTER_API_KEY"
+)
+
+// newProvider builds the client for an agent's spec.model. This map is the
+// one place that knows the concrete providers.
+func newProvider(m agents.Model) (runtime.Provider, error) {
+	switch m.Provider {
+	case "ollama":
+		return ollama.New(ollama.Options{BaseURL: m.BaseURL}), nil
+	case "openai":
+		key := os.Getenv(envOpenAI)
+		if key == "" && m.BaseURL == "" {
+			return nil, fmt.Errorf("provider openai needs an API key: export %s, or set spec.model.base_url to a local OpenAI-compatible server", envOpenAI)
+		}
+		return openai.New(openai.Options{Name: "openai", BaseURL: m.BaseURL, APIKey: openai.Key(key), KeyEnv: envOpenAI}), nil
+	case "openrouter":
+		key := os.Getenv(envOpenRouter)
+		if key == "" {
+			return nil, fmt.Errorf("provider openrouter needs an API key: export %s", envOpenRouter)
+		}
+		base := m.BaseURL
+		if base == "" {
+			base = openRouterURL
+		}
+		return openai.New(openai.Options{Name: "openrouter", BaseURL: base, APIKey: openai.Key(key), KeyEnv: envOpenRouter,
+			Headers: map[string]string{"X-Title": "agnx-lite"}}), nil
+	case "anthropic":
+		return nil, fmt.Errorf("provider anthropic is not available in this build yet: use ollama, openai or openrouter in spec.model.provider")
+	}
+	return nil, fmt.Errorf("unknown provider %q in spec.model.provider: use ollama, openai, openrouter or anthropic", m.Provider)
+}

@@ -1,0 +1,31 @@
+// Package runtime is the domain root of agnx-lite: sessions, turns, their
+// events, the single event loop that owns them, and the Provider and Tool
+// interfaces the loop drives.
+//
+// # The loop
+//
+// One goroutine, Loop.Run, owns every resident session. Everything that
+// changes a session arrives as a request in one bounded inbox: a user
+// message, a model's answer, a tool's result, a cancel. Slow work (a model
+// call, a tool call) runs in a worker goroutine that gets an immutable
+// request, owns nothing, and posts its result back. No mutex guards session
+// state.
+//
+// # Durability
+//
+// A durable event is folded into the session's state when it is recorded
+// and written in the next group commit: the loop drains what is waiting in
+// its inbox and commits it all in one bbolt transaction, one fsync per
+// batch. Work that depends on an event (calling the model after a user
+// message, running a tool after a tool_call, acknowledging a Send) starts
+// only after the commit. Tokens are never stored; the final answer is.
+//
+// A session's state is its context window, bounded by the agent's
+// max_history_tokens, so a checkpoint (every CheckpointEvery events and at
+// every turn end) is bounded too; recovery reads the latest checkpoint and
+// replays the events after it.
+//
+// runtime imports storage and agents (for types) and nothing from lite or
+// the gateways. Providers live in runtime/llm/<name>, built-in tools in
+// runtime/tools.
+package runtime

@@ -1,0 +1,21 @@
+// Package llm owns the HTTP plumbing every model provider shares: a
+// transport with a connect timeout and no overall deadline (streams are
+// long), a retry loop with capped exponential backoff and full jitter that
+// only runs before a stream has begun, a watchdog for the first-token and
+// stream-idle timeouts, a line reader for NDJSON and SSE bodies, the mapping
+// of failures to *runtime.ProviderError sentences, and a JSON string encoder
+// for hand-built request bodies.
+//
+// Providers live in sub-packages (llm/ollama, llm/openai) and the httptest
+// fakes in llm/llmtest. This package may import runtime, the standard library
+// and fastjson; never a provider, a gateway or storage.
+//
+// # Caveats
+//
+// Retries happen only inside [Client.Do], that is before the first byte of a
+// successful response body. Once a [Stream] is returned, any failure is final
+// for this call: the runtime decides whether to send the request again.
+//
+// Cancelling the caller's context always yields the context's error
+// (errors.Is(err, context.Canceled) holds), never a *runtime.ProviderError.
+package llm

@@ -1,0 +1,67 @@
+package llm
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// MaxLineBytes is the default cap on one line of a streamed body.
+const MaxLineBytes = 8 << 20
+
+// ErrLineTooLong is returned by [LineReader.ReadLine] when a line exceeds
+// the reader's cap.
+var ErrLineTooLong = errors.New("llm: stream line too long")
+
+// LineReader reads newline-terminated lines (NDJSON, SSE) without a fixed
+// line limit: a line longer than the bufio buffer is assembled in a scratch
+// buffer that grows up to Max bytes.
+type LineReader struct {
+	r       *bufio.Reader
+	scratch []byte
+	max     int
+}
+
+// NewLineReader returns a LineReader over r. max <= 0 means MaxLineBytes.
+func NewLineReader(r io.Reader, max int) *LineReader {
+	if max <= 0 {
+		max = MaxLineBytes
+	}
+	return &LineReader{r: bufio.NewReaderSize(r, 16<<10), max: max}
+}
+
+// ReadLine returns the next line without its "\n" or "\r\n". The slice is
+// valid until the next call. A final line without a newline is returned
+// with a nil error; the call after it returns io.EOF. Any other error means
+// the body broke off.
+func (l *LineReader) ReadLine() ([]byte, error) {
+	line, err := l.r.ReadSlice('\n')
+	switch {
+	case err == nil:
+		return trimEOL(line), nil
+	case err == io.EOF && len(line) > 0:
+		return trimEOL(line), nil
+	case err != bufio.ErrBufferFull:
+		return nil, err
+	}
+	l.scratch = append(l.scratch[:0], line...)
+	for {
+		line, err = l.r.ReadSlice('\n')
+		if len(l.scratch)+len(line) > l.max {
+			return nil, ErrLineTooLong
+		}
+		l.scratch = append(l.scratch, line...)
+		switch {
+		case err == nil, err == io.EOF:
+			return trimEOL(l.scratch), nil
+		case err != bufio.ErrBufferFull:
+			return nil, err
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}

@@ -1,0 +1,84 @@
+package openai
+
+import (
+	"strconv"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/llm"
+)
+
+// encodeRequest appends the /chat/completions body for req to dst. It is
+// built by hand for the same reasons as Ollama's: hot path, raw schemas.
+// max_tokens (not max_completion_tokens) is sent because local servers
+// only know the older name.
+func encodeRequest(dst []byte, req *runtime.Request) ([]byte, error) {
+	dst = append(dst, `{"model":`...)
+	dst = llm.AppendString(dst, req.Model)
+	dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true},"messages":[`...)
+	n := 0
+	if req.System != "" {
+		dst = append(dst, `{"role":"system","content":`...)
+		dst = llm.AppendString(dst, req.System)
+		dst = append(dst, '}')
+		n++
+	}
+	for i := range req.Messages {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendMessage(dst, &req.Messages[i])
+		n++
+	}
+	dst = append(dst, ']')
+	if len(req.Tools) > 0 {
+		var err error
+		if dst, err = llm.AppendTools(dst, req.Tools); err != nil {
+			return nil, err
+		}
+	}
+	if req.Temperature != nil {
+		dst = append(dst, `,"temperature":`...)
+		dst = llm.AppendFloat(dst, *req.Temperature)
+	}
+	if req.MaxOutputTokens > 0 {
+		dst = append(dst, `,"max_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(req.MaxOutputTokens), 10)
+	}
+	return append(dst, '}'), nil
+}
+
+func appendMessage(dst []byte, m *runtime.Message) []byte {
+	dst = append(dst, `{"role":`...)
+	dst = llm.AppendString(dst, string(m.Role))
+	dst = append(dst, `,"content":`...)
+	if m.Content == "" && len(m.ToolCalls) > 0 {
+		dst = append(dst, "null"...)
+	} else {
+		dst = llm.AppendString(dst, m.Content)
+	}
+	if m.Role == runtime.RoleTool {
+		dst = append(dst, `,"tool_call_id":`...)
+		dst = llm.AppendString(dst, m.ToolCallID)
+	}
+	if len(m.ToolCalls) > 0 {
+		dst = append(dst, `,"tool_calls":[`...)
+		for i, tc := range m.ToolCalls {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"id":`...)
+			dst = llm.AppendString(dst, tc.ID)
+			dst = append(dst, `,"type":"function","function":{"name":`...)
+			dst = llm.AppendString(dst, tc.Name)
+			dst = append(dst, `,"arguments":`...)
+			args := tc.Arguments
+			if args == "" {
+				args = "{}"
+			}
+			dst = llm.AppendString(dst, args)
+			dst = append(dst, '}', '}')
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}

@@ -1,0 +1,243 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// LoadedAgent is an agent ready to run: its spec, its provider and its
+// tools. The composition root builds and caches it; the loop only reads it.
+type LoadedAgent struct {
+	Spec     *agents.Agent
+	Provider Provider
+	Tools    []Tool
+}
+
+// AgentLoader gives the loop the agents it runs. LoadAgent is called from
+// the loop goroutine and must be quick once an agent is cached.
+type AgentLoader interface {
+	LoadAgent(name string) (*LoadedAgent, error)
+}
+
+// Options configures a Loop. Zero values mean defaults.
+type Options struct {
+	Store  *storage.Store
+	Agents AgentLoader
+	// MaxTurns is how many turns run at once; more wait in a queue. Default 2.
+	MaxTurns int
+	// MaxTools is how many tool calls run at once. Default 4.
+	MaxTools int
+	// InboxSize bounds the loop's inbox. Default 1024.
+	InboxSize int
+	// CheckpointEvery is how many events a session gets between
+	// checkpoints; a checkpoint is also written at every turn end. Default 50.
+	CheckpointEvery int
+	// SubscriberBuffer bounds each subscriber's queue. Default 256.
+	SubscriberBuffer int
+	Logger           *slog.Logger
+	Now              func() time.Time
+}
+
+// Loop is the single event loop. One goroutine, Run, owns every session;
+// everything else talks to it through its inbox.
+type Loop struct {
+	opts   Options
+	log    *slog.Logger
+	inbox  chan request
+	done   chan struct{}
+	ready  chan struct{}
+	runCtx context.Context
+	wg     sync.WaitGroup // workers
+
+	sessions map[string]*session
+	waiting  []*session // sessions with a turn to start, in order
+	running  int        // turns in flight
+	tools    toolPool
+	turnSeq  uint64
+	parser   fastjson.Parser
+
+	// The batch being built for the next group commit.
+	ops     []func(*storage.Tx) error
+	after   []func(error)
+	publish []published
+	dirty   map[*session]struct{}
+}
+
+// session is a resident session: its folded state plus what only lives
+// in memory (the running turn and live subscribers).
+type session struct {
+	st      *state
+	budget  int // max_history_tokens of its agent
+	turn    *turn
+	queued  bool // in Loop.waiting
+	subs    []*Subscription
+	sinceCP int
+}
+
+type published struct {
+	s *session
+	e Event
+}
+
+// request is anything that arrives in the inbox; handle runs on the loop
+// goroutine.
+type request interface{ handle(l *Loop) }
+
+// ErrClosed is returned by calls made after the loop stopped.
+var ErrClosed = errors.New("agnx-lite is shutting down: try again in a moment")
+
+// ErrSessionNotFound is returned for an unknown session id.
+var ErrSessionNotFound = errors.New("session not found")
+
+// New returns a loop; call Run to start it.
+func New(opts Options) *Loop {
+	if opts.MaxTurns <= 0 {
+		opts.MaxTurns = 2
+	}
+	if opts.MaxTools <= 0 {
+		opts.MaxTools = 4
+	}
+	if opts.InboxSize <= 0 {
+		opts.InboxSize = 1024
+	}
+	if opts.CheckpointEvery <= 0 {
+		opts.CheckpointEvery = 50
+	}
+	if opts.SubscriberBuffer <= 0 {
+		opts.SubscriberBuffer = 256
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Loop{
+		opts:     opts,
+		log:      opts.Logger,
+		inbox:    make(chan request, opts.InboxSize),
+		done:     make(chan struct{}),
+		ready:    make(chan struct{}),
+		sessions: make(map[string]*session),
+		dirty:    make(map[*session]struct{}),
+		tools:    toolPool{max: opts.MaxTools},
+	}
+}
+
+// Run recovers sessions that had a turn in flight, then serves the inbox
+// until ctx ends. On return every worker has stopped and everything
+// acknowledged is committed; turns still running stay marked active and
+// are resumed or marked interrupted by the next Run.
+func (l *Loop) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l.runCtx = ctx
+	defer func() {
+		close(l.done)
+		cancel()
+		l.wg.Wait()
+	}()
+	if err := l.recover(); err != nil {
+		return err
+	}
+	close(l.ready)
+	for {
+		select {
+		case <-ctx.Done():
+			l.flush()
+			for _, s := range l.sessions {
+				for _, sub := range s.subs {
+					sub.close()
+				}
+				s.subs = nil
+			}
+			return nil
+		case r := <-l.inbox:
+			r.handle(l)
+		}
+		l.drain()
+		l.flush()
+	}
+}
+
+// Ready is closed once Run has recovered interrupted sessions and serves
+// the inbox.
+func (l *Loop) Ready() <-chan struct{} { return l.ready }
+
+// Done is closed when Run has returned.
+func (l *Loop) Done() <-chan struct{} { return l.done }
+
+// drain handles what is already waiting, so one commit covers it all.
+func (l *Loop) drain() {
+	for range 256 {
+		select {
+		case r := <-l.inbox:
+			r.handle(l)
+		default:
+			return
+		}
+	}
+}
+
+// post sends a request to the loop; it fails once the loop stopped or ctx
+// ends.
+func (l *Loop) post(ctx context.Context, r request) error {
+	select {
+	case l.inbox <- r:
+		return nil
+	case <-l.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// call posts a request and waits for its reply.
+func call[T any](ctx context.Context, l *Loop, r request, reply chan result[T]) (T, error) {
+	var zero T
+	if err := l.post(ctx, r); err != nil {
+		return zero, err
+	}
+	select {
+	case res := <-reply:
+		return res.v, res.err
+	case <-l.done:
+		return zero, ErrClosed
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
+
+type result[T any] struct {
+	v   T
+	err error
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (l *Loop) now() time.Time { return l.opts.Now() }
+
+// budgetFor is the history budget of an agent, or the default when the
+// agent cannot be loaded (it may have been removed).
+func (l *Loop) budgetFor(agent string) int {
+	if a, err := l.opts.Agents.LoadAgent(agent); err == nil && a.Spec.Session.Context.MaxHistoryTokens > 0 {
+		return a.Spec.Session.Context.MaxHistoryTokens
+	}
+	return 20000
+}
+

@@ -1,0 +1,217 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// NewSession says what a new session is for.
+type NewSession struct {
+	Agent   string
+	Gateway string // "cli", "http", "telegram", ...
+	ChatID  string
+}
+
+// Input is one message from a user.
+type Input struct {
+	Content    string
+	SenderID   string
+	SenderName string
+}
+
+// CreateSession starts a session with an agent. It returns once the
+// session_start event is committed.
+func (l *Loop) CreateSession(ctx context.Context, ns NewSession) (SessionInfo, error) {
+	reply := make(chan result[SessionInfo], 1)
+	return call(ctx, l, &createReq{ns: ns, reply: reply}, reply)
+}
+
+type createReq struct {
+	ns    NewSession
+	reply chan result[SessionInfo]
+}
+
+func (r *createReq) handle(l *Loop) {
+	ag, err := l.opts.Agents.LoadAgent(r.ns.Agent)
+	if err != nil {
+		r.reply <- result[SessionInfo]{err: err}
+		return
+	}
+	id := newID()
+	s := &session{st: &state{ID: id}, budget: ag.Spec.Session.Context.MaxHistoryTokens}
+	l.sessions[id] = s
+	info := s.st.info()
+	meta := info.appendJSON(nil)
+	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.CreateSession(id, meta) })
+	l.record(s, Event{Type: EvSessionStart, Agent: ag.Spec.Name, OnDisconnect: ag.Spec.Session.OnDisconnect,
+		Gateway: r.ns.Gateway, ChatID: r.ns.ChatID})
+	l.afterCommit(func(err error) {
+		r.reply <- result[SessionInfo]{v: s.st.info(), err: err}
+	})
+}
+
+// Send appends a user message and starts a turn, or queues the message for
+// the next turn when one is running. It returns the message's seq once it
+// is committed: from then on it survives a crash.
+func (l *Loop) Send(ctx context.Context, sessionID string, in Input) (uint64, error) {
+	if in.Content == "" {
+		return 0, errors.New("the message is empty: type something to send")
+	}
+	reply := make(chan result[uint64], 1)
+	return call(ctx, l, &sendReq{sid: sessionID, in: in, reply: reply}, reply)
+}
+
+type sendReq struct {
+	sid   string
+	in    Input
+	reply chan result[uint64]
+}
+
+func (r *sendReq) handle(l *Loop) {
+	s, err := l.load(r.sid)
+	if err == nil && s.st.Ended {
+		err = fmt.Errorf("session %s has ended: start a new one", r.sid)
+	}
+	if err != nil {
+		r.reply <- result[uint64]{err: err}
+		return
+	}
+	l.record(s, Event{Type: EvUserMessage, Content: r.in.Content, SenderID: r.in.SenderID, SenderName: r.in.SenderName})
+	seq := s.st.LastSeq
+	l.afterCommit(func(err error) { r.reply <- result[uint64]{v: seq, err: err} })
+}
+
+// Subscribe returns a subscription to a session's live events, from the
+// next event on.
+func (l *Loop) Subscribe(ctx context.Context, sessionID string) (*Subscription, error) {
+	reply := make(chan result[*Subscription], 1)
+	return call(ctx, l, &subscribeReq{sid: sessionID, reply: reply}, reply)
+}
+
+type subscribeReq struct {
+	sid   string
+	reply chan result[*Subscription]
+}
+
+func (r *subscribeReq) handle(l *Loop) {
+	s, err := l.load(r.sid)
+	if err != nil {
+		r.reply <- result[*Subscription]{err: err}
+		return
+	}
+	sub := &Subscription{c: make(chan Event, l.opts.SubscriberBuffer), l: l, sid: r.sid}
+	s.subs = append(s.subs, sub)
+	r.reply <- result[*Subscription]{v: sub}
+}
+
+// Cancel stops the session's running turn; it reports whether there was one.
+func (l *Loop) Cancel(ctx context.Context, sessionID string) (bool, error) {
+	reply := make(chan result[bool], 1)
+	return call(ctx, l, &cancelReq{sid: sessionID, reply: reply}, reply)
+}
+
+type cancelReq struct {
+	sid   string
+	reply chan result[bool]
+}
+
+func (r *cancelReq) handle(l *Loop) {
+	s := l.sessions[r.sid]
+	if s == nil || !s.st.TurnActive {
+		r.reply <- result[bool]{}
+		return
+	}
+	l.endTurn(s, TurnCancelled)
+	l.afterCommit(func(err error) { r.reply <- result[bool]{v: err == nil, err: err} })
+}
+
+// DeleteSession removes a session and its whole log.
+func (l *Loop) DeleteSession(ctx context.Context, sessionID string) error {
+	reply := make(chan result[struct{}], 1)
+	_, err := call(ctx, l, &deleteReq{sid: sessionID, reply: reply}, reply)
+	return err
+}
+
+type deleteReq struct {
+	sid   string
+	reply chan result[struct{}]
+}
+
+func (r *deleteReq) handle(l *Loop) {
+	if s := l.sessions[r.sid]; s != nil {
+		l.drop(s, nil)
+		delete(l.dirty, s)
+	}
+	id := r.sid
+	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.DeleteSession(id) })
+	l.afterCommit(func(err error) {
+		if errors.Is(err, storage.ErrSessionNotFound) {
+			err = ErrSessionNotFound
+		}
+		r.reply <- result[struct{}]{err: err}
+	})
+}
+
+// Session returns what listings show of one session.
+func (l *Loop) Session(ctx context.Context, sessionID string) (SessionInfo, error) {
+	return ReadSession(l.opts.Store, sessionID)
+}
+
+// ReadSession reads a session's meta record from the store. Reads do not go
+// through the loop: bbolt readers never block the writer, and the meta
+// record is rewritten at every commit that touches the session.
+func ReadSession(st *storage.Store, sessionID string) (SessionInfo, error) {
+	var info SessionInfo
+	err := st.View(func(tx *storage.Tx) error {
+		meta, err := tx.Meta(sessionID)
+		if err != nil {
+			return err
+		}
+		var p fastjsonParser
+		info, err = decodeInfo(&p, meta)
+		return err
+	})
+	if errors.Is(err, storage.ErrSessionNotFound) {
+		return info, ErrSessionNotFound
+	}
+	return info, err
+}
+
+// ListSessions returns every session's meta record, newest first.
+func ListSessions(st *storage.Store) ([]SessionInfo, error) {
+	var out []SessionInfo
+	var p fastjsonParser
+	err := st.View(func(tx *storage.Tx) error {
+		return tx.Sessions(func(id string, meta []byte) error {
+			info, err := decodeInfo(&p, meta)
+			if err != nil {
+				return fmt.Errorf("session %s: %w", id, err)
+			}
+			out = append(out, info)
+			return nil
+		})
+	})
+	sortSessions(out)
+	return out, err
+}
+
+// ReadEvents calls fn for each event of the session after seq `after`.
+func ReadEvents(st *storage.Store, sessionID string, after uint64, fn func(Event) error) error {
+	var p fastjsonParser
+	err := st.View(func(tx *storage.Tx) error {
+		return tx.Events(sessionID, after, func(seq uint64, data []byte) error {
+			e, err := DecodeEvent(&p, data)
+			if err != nil {
+				return fmt.Errorf("session %s event %d: %w", sessionID, seq, err)
+			}
+			return fn(e)
+		})
+	})
+	if errors.Is(err, storage.ErrSessionNotFound) {
+		return ErrSessionNotFound
+	}
+	return err
+}

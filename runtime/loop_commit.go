@@ -1,0 +1,208 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// record appends a durable event to the session: it is folded into the
+// state at once (so later handlers in the same batch see it) and queued for
+// the next group commit. Subscribers see it only after the commit.
+func (l *Loop) record(s *session, e Event) {
+	wasActive := s.st.TurnActive
+	e.Seq = s.st.LastSeq + 1
+	e.Time = l.now()
+	s.st.apply(&e, s.budget)
+	data := e.AppendJSON(nil)
+	id, seq := s.st.ID, e.Seq
+	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.AppendEvent(id, seq, data) })
+	if s.st.TurnActive != wasActive {
+		active := s.st.TurnActive
+		l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.SetActive(id, active) })
+	}
+	l.want(s)
+	l.publish = append(l.publish, published{s, e})
+	l.dirty[s] = struct{}{}
+	s.sinceCP++
+	if s.sinceCP >= l.opts.CheckpointEvery || e.Type == EvTurnEnd {
+		l.checkpoint(s)
+	}
+}
+
+func (l *Loop) checkpoint(s *session) {
+	data := s.st.encodeCheckpoint(nil)
+	id, seq := s.st.ID, s.st.LastSeq
+	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.PutCheckpoint(id, seq, data) })
+	s.sinceCP = 0
+}
+
+// want queues the session for a turn if its state has one to run.
+func (l *Loop) want(s *session) {
+	if s.st.TurnActive && s.turn == nil && !s.queued {
+		s.queued = true
+		l.waiting = append(l.waiting, s)
+	}
+}
+
+// afterCommit runs fn on the loop goroutine once the current batch is
+// committed, with the commit's error.
+func (l *Loop) afterCommit(fn func(error)) { l.after = append(l.after, fn) }
+
+// flush commits the batch in one transaction (one fsync), then publishes
+// its events, runs what waited for it and starts the work it made ready.
+// Starting work may record more events (a turn that fails at once), so it
+// repeats until nothing is left.
+func (l *Loop) flush() {
+	for {
+		l.commit()
+		l.schedule()
+		if len(l.ops) == 0 && len(l.after) == 0 {
+			return
+		}
+	}
+}
+
+func (l *Loop) commit() {
+	if len(l.ops) == 0 && len(l.after) == 0 {
+		return
+	}
+	for s := range l.dirty {
+		info := s.st.info()
+		meta := info.appendJSON(nil)
+		id := s.st.ID
+		l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.PutMeta(id, meta) })
+	}
+	var err error
+	if len(l.ops) > 0 {
+		err = l.opts.Store.Update(func(tx *storage.Tx) error {
+			for _, op := range l.ops {
+				if err := op(tx); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	pub, after, dirty := l.publish, l.after, l.dirty
+	clear(l.ops)
+	l.ops, l.publish, l.after = l.ops[:0], nil, nil
+	l.dirty = make(map[*session]struct{})
+	if err != nil {
+		l.log.Error("commit failed", "err", err, "sessions", len(dirty))
+		// Memory is ahead of the disk now: forget those sessions; the next
+		// use rebuilds them from what was committed.
+		for s := range dirty {
+			l.drop(s, err)
+		}
+	} else {
+		for _, p := range pub {
+			p.s.publish(p.e)
+		}
+	}
+	for _, fn := range after {
+		fn(err)
+	}
+}
+
+// drop forgets a resident session: its turn is cancelled and its
+// subscribers are told why and closed.
+func (l *Loop) drop(s *session, why error) {
+	if l.sessions[s.st.ID] != s {
+		return
+	}
+	delete(l.sessions, s.st.ID)
+	if s.turn != nil {
+		s.turn.cancel()
+		s.turn = nil
+		l.running--
+	}
+	for _, sub := range s.subs {
+		if why != nil {
+			sub.send(Event{Type: EvError, Code: "internal_error", Content: why.Error()})
+		}
+		sub.close()
+	}
+	s.subs = nil
+}
+
+// load returns the resident session, or rebuilds it from its latest
+// checkpoint and the events after it.
+func (l *Loop) load(id string) (*session, error) {
+	if s, ok := l.sessions[id]; ok {
+		return s, nil
+	}
+	var st *state
+	err := l.opts.Store.View(func(tx *storage.Tx) error {
+		cpSeq, cp, err := tx.LatestCheckpoint(id)
+		if err != nil {
+			return err
+		}
+		if cp != nil {
+			if st, err = decodeCheckpoint(&l.parser, cp); err != nil {
+				l.log.Warn("checkpoint unreadable, replaying the whole log", "session", id, "err", err)
+				st, cpSeq = nil, 0
+			}
+		}
+		if st == nil {
+			st = &state{ID: id}
+		}
+		budget := 0
+		return tx.Events(id, cpSeq, func(seq uint64, data []byte) error {
+			e, err := DecodeEvent(&l.parser, data)
+			if err != nil {
+				return fmt.Errorf("session %s event %d: %w", id, seq, err)
+			}
+			if budget == 0 && st.Agent != "" {
+				budget = l.budgetFor(st.Agent)
+			}
+			st.apply(&e, budget)
+			return nil
+		})
+	})
+	if errors.Is(err, storage.ErrSessionNotFound) {
+		return nil, ErrSessionNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	if st.LastSeq == 0 {
+		return nil, ErrSessionNotFound
+	}
+	s := &session{st: st, budget: l.budgetFor(st.Agent)}
+	l.sessions[id] = s
+	return s, nil
+}
+
+// recover finds the sessions that had a turn in flight when the process
+// stopped. An agent with on_disconnect: continue resumes the turn; the
+// others get turn_end{interrupted} and wait for the next message.
+func (l *Loop) recover() error {
+	var ids []string
+	err := l.opts.Store.View(func(tx *storage.Tx) error {
+		return tx.ActiveSessions(func(id string) error {
+			ids = append(ids, id)
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("find interrupted sessions: %w", err)
+	}
+	for _, id := range ids {
+		s, err := l.load(id)
+		if err != nil {
+			l.log.Error("cannot recover session", "session", id, "err", err)
+			continue
+		}
+		if s.st.OnDisconnect == "continue" {
+			l.log.Info("resuming interrupted turn", "session", id)
+			l.want(s)
+			continue
+		}
+		l.log.Info("marking interrupted turn", "session", id)
+		l.record(s, Event{Type: EvTurnEnd, Reason: TurnInterrupted})
+	}
+	l.flush()
+	return nil
+}

@@ -1,0 +1,234 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime/textcall"
+)
+
+// turn is the in-memory part of a running turn. The durable part (the
+// messages, the open tool calls) lives in the session's state.
+type turn struct {
+	id     uint64
+	ctx    context.Context
+	cancel context.CancelFunc
+	agent  *LoadedAgent
+	round  int // model calls made
+	calls  int // tool calls still running
+}
+
+// schedule starts queued turns while the turn limit allows, then queued
+// tool calls while the tool limit allows.
+func (l *Loop) schedule() {
+	for l.running < l.opts.MaxTurns && len(l.waiting) > 0 {
+		s := l.waiting[0]
+		l.waiting[0] = nil
+		l.waiting = l.waiting[1:]
+		s.queued = false
+		if l.sessions[s.st.ID] != s || s.turn != nil || !s.st.TurnActive {
+			continue
+		}
+		l.startTurn(s)
+	}
+	l.runTools()
+}
+
+func (l *Loop) startTurn(s *session) {
+	ag, err := l.opts.Agents.LoadAgent(s.st.Agent)
+	if err != nil {
+		l.record(s, Event{Type: EvError, Code: "agent_unavailable", Content: err.Error()})
+		l.endTurn(s, TurnFailed)
+		return
+	}
+	l.running++
+	l.turnSeq++
+	ctx, cancel := context.WithCancel(l.runCtx)
+	s.turn = &turn{id: l.turnSeq, ctx: ctx, cancel: cancel, agent: ag}
+	if len(s.st.OpenCalls) > 0 {
+		// A resumed turn stopped while tools ran: run what is unanswered.
+		l.startTools(s, s.st.OpenCalls)
+		return
+	}
+	l.callModel(s)
+}
+
+// endTurn closes the turn with a turn_end event. Messages that arrived
+// during the turn start the next one.
+func (l *Loop) endTurn(s *session, reason string) {
+	if t := s.turn; t != nil {
+		t.cancel()
+		s.turn = nil
+		l.running--
+	}
+	l.record(s, Event{Type: EvTurnEnd, Reason: reason})
+}
+
+// callModel starts a worker for the next model call of the turn. The
+// request shares the session's history: appends after this point land
+// beyond the slice's capacity, so the worker never sees them.
+func (l *Loop) callModel(s *session) {
+	t := s.turn
+	t.round++
+	spec := t.agent.Spec
+	h := s.st.History
+	req := &Request{
+		Model:           spec.Model.Name,
+		System:          spec.RenderSystem(l.now()),
+		Messages:        h[:len(h):len(h)],
+		Temperature:     spec.Model.Temperature,
+		MaxOutputTokens: spec.Model.MaxOutputTokens,
+		ContextTokens:   spec.Model.MaxInputTokens,
+		KeepAlive:       spec.Model.KeepAlive,
+	}
+	// After max_tool_iterations rounds the model gets no tools and must
+	// answer in text.
+	withTools := t.round <= maxIterations(t.agent) && len(t.agent.Tools) > 0
+	if withTools {
+		req.Tools = t.agent.toolSpecs()
+	}
+	w := streamWorker{l: l, sid: s.st.ID, turn: t.id, agent: t.agent, req: req, withTools: withTools,
+		timeout: time.Duration(spec.Session.LLMTimeoutSeconds) * time.Second}
+	l.wg.Add(1)
+	go w.run(t.ctx)
+}
+
+func maxIterations(a *LoadedAgent) int {
+	if n := a.Spec.Session.MaxToolIterations; n > 0 {
+		return n
+	}
+	return 10
+}
+
+// streamWorker runs one model call. It owns nothing: it reads its
+// request, posts deltas and posts the result back to the loop.
+type streamWorker struct {
+	l         *Loop
+	sid       string
+	turn      uint64
+	agent     *LoadedAgent
+	req       *Request
+	withTools bool
+	timeout   time.Duration
+}
+
+func (w *streamWorker) run(ctx context.Context) {
+	defer w.l.wg.Done()
+	callCtx := ctx
+	if w.timeout > 0 {
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, w.timeout)
+		defer cancel()
+	}
+	filter := textcall.NewFilter(func(text string) {
+		_ = w.l.post(ctx, &deltaReq{sid: w.sid, turn: w.turn, text: text})
+	})
+	resp, err := w.agent.Provider.Stream(callCtx, w.req, func(d Delta) {
+		if d.Text != "" {
+			filter.Write(d.Text)
+		}
+	})
+	switch {
+	case err != nil:
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("the model did not finish within %d seconds: raise spec.session.llm_timeout_seconds or use a smaller model",
+				int(w.timeout/time.Second))
+		}
+	case w.withTools && len(resp.Message.ToolCalls) == 0:
+		calls, rest := textcall.Extract(resp.Message.Content, w.agent.hasTool)
+		if len(calls) == 0 {
+			filter.Flush()
+			break
+		}
+		filter.Discard()
+		resp.Message.Content = rest
+		for _, c := range calls {
+			resp.Message.ToolCalls = append(resp.Message.ToolCalls, ToolCall{Name: c.Name, Arguments: c.Arguments})
+		}
+	default:
+		filter.Flush()
+	}
+	_ = w.l.post(context.Background(), &streamDone{sid: w.sid, turn: w.turn, resp: resp, err: err})
+}
+
+type deltaReq struct {
+	sid  string
+	turn uint64
+	text string
+}
+
+func (r *deltaReq) handle(l *Loop) {
+	if s := l.sessions[r.sid]; s != nil && s.turn != nil && s.turn.id == r.turn {
+		s.publish(Event{Type: EvToken, Content: r.text})
+	}
+}
+
+type streamDone struct {
+	sid  string
+	turn uint64
+	resp *Response
+	err  error
+}
+
+func (r *streamDone) handle(l *Loop) {
+	s := l.sessions[r.sid]
+	if s == nil || s.turn == nil || s.turn.id != r.turn {
+		return // the turn was cancelled or the session dropped
+	}
+	t := s.turn
+	if r.err != nil {
+		if t.ctx.Err() != nil {
+			l.endTurn(s, TurnCancelled)
+			return
+		}
+		code, msg := describe(r.err)
+		l.log.Warn("model call failed", "session", r.sid, "agent", s.st.Agent, "code", code, "err", r.err)
+		l.record(s, Event{Type: EvError, Code: code, Content: msg})
+		l.endTurn(s, TurnFailed)
+		return
+	}
+	msg := r.resp.Message
+	calls := msg.ToolCalls
+	for i := range calls {
+		if calls[i].ID == "" {
+			calls[i].ID = "call_" + strconv.FormatUint(s.st.LastSeq+1, 10) + "_" + strconv.Itoa(i)
+		}
+	}
+	l.record(s, Event{Type: EvAssistant, Agent: s.st.Agent, Content: msg.Content, ToolCalls: calls, Usage: r.resp.Usage})
+	if len(calls) == 0 || t.round > maxIterations(t.agent) {
+		l.endTurn(s, TurnCompleted)
+		return
+	}
+	for _, c := range calls {
+		l.record(s, Event{Type: EvToolCall, CallID: c.ID, ToolName: c.Name, Arguments: c.Arguments})
+	}
+	l.afterCommit(func(err error) {
+		if err == nil && s.turn == t {
+			l.startTools(s, calls)
+		}
+	})
+}
+
+// describe turns a model failure into an event code and the sentence the
+// user sees.
+func describe(err error) (code, msg string) {
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		codes := [...]string{
+			ErrUnknown: "provider_error", ErrUnreachable: "provider_unreachable",
+			ErrModelNotFound: "model_not_found", ErrAuth: "provider_auth",
+			ErrRateLimited: "rate_limited", ErrServer: "provider_error",
+			ErrBadRequest: "provider_rejected", ErrBadResponse: "bad_response",
+			ErrTimeout: "timeout", ErrInterrupted: "stream_interrupted",
+		}
+		code = "provider_error"
+		if int(pe.Kind) < len(codes) {
+			code = codes[pe.Kind]
+		}
+		return code, pe.Error()
+	}
+	return "internal_error", err.Error()
+}

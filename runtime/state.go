@@ -1,0 +1,170 @@
+package runtime
+
+import "time"
+
+// state is a session folded from its events: what the loop needs to run
+// the next turn, and what a checkpoint stores. Its size is bounded by the
+// agent's history budget, not by the length of the log: the full history
+// stays in the events, the state keeps the context window.
+type state struct {
+	ID           string
+	Agent        string
+	Gateway      string
+	ChatID       string
+	OnDisconnect string
+	Created      time.Time
+	Updated      time.Time
+	LastSeq      uint64
+
+	// History is the context window sent to the model. Elements are never
+	// modified once appended: in-flight requests share the backing array.
+	History    []Message
+	HistTokens int
+	// Pending holds user messages that arrived while a turn ran; they start
+	// the next turn.
+	Pending []Message
+	// TurnActive is true from the user message that starts a turn to its
+	// turn_end.
+	TurnActive bool
+	// OpenCalls are tool calls asked for and not yet answered.
+	OpenCalls []ToolCall
+
+	Usage   Usage
+	Turns   int
+	Preview string
+	Ended   bool
+}
+
+// interruptedResult is the tool result recorded for a call that never
+// finished, so the context stays valid for providers that require every
+// tool call to be answered.
+const interruptedResult = "error: the tool call was interrupted before it returned a result"
+
+// apply folds one durable event into the state. It is the only place state
+// changes, so replaying the log after a checkpoint rebuilds the same state.
+// budget is the agent's max_history_tokens.
+func (s *state) apply(e *Event, budget int) {
+	s.LastSeq = e.Seq
+	s.Updated = e.Time
+	switch e.Type {
+	case EvSessionStart:
+		s.Agent, s.OnDisconnect = e.Agent, e.OnDisconnect
+		s.Gateway, s.ChatID = e.Gateway, e.ChatID
+		s.Created = e.Time
+	case EvUserMessage:
+		m := Message{Role: RoleUser, Content: e.Content}
+		if s.Preview == "" {
+			s.Preview = preview(e.Content)
+		}
+		if s.TurnActive {
+			s.Pending = append(s.Pending, m)
+			return
+		}
+		s.push(m)
+		s.TurnActive = true
+	case EvAssistant:
+		s.push(Message{Role: RoleAssistant, Content: e.Content, ToolCalls: e.ToolCalls})
+		s.OpenCalls = e.ToolCalls
+		s.Usage = s.Usage.Add(e.Usage)
+	case EvToolResult:
+		s.answer(e.CallID, e.ToolName, e.Content)
+	case EvTurnEnd:
+		for len(s.OpenCalls) > 0 {
+			c := s.OpenCalls[0]
+			s.answer(c.ID, c.Name, interruptedResult)
+		}
+		s.TurnActive = false
+		s.Turns++
+		s.trim(budget)
+		if len(s.Pending) > 0 {
+			for _, m := range s.Pending {
+				s.push(m)
+			}
+			s.Pending = nil
+			s.TurnActive = true
+		}
+	case EvSessionEnd:
+		s.Ended = true
+	}
+}
+
+func (s *state) push(m Message) {
+	s.History = append(s.History, m)
+	s.HistTokens += estimateTokens(&m)
+}
+
+// answer records a tool result and closes its open call. Results for calls
+// that are not open (a duplicate, or one after an interruption) are ignored
+// so the context never carries an orphan tool message.
+func (s *state) answer(id, name, content string) {
+	for i, c := range s.OpenCalls {
+		if c.ID != id {
+			continue
+		}
+		if name == "" {
+			name = c.Name
+		}
+		s.OpenCalls = append(s.OpenCalls[:i:i], s.OpenCalls[i+1:]...)
+		s.push(Message{Role: RoleTool, Content: content, ToolCallID: id, ToolName: name})
+		return
+	}
+}
+
+// trim drops the oldest whole exchanges (from one user message to the
+// next) until the window fits the budget. The newest exchange always stays.
+func (s *state) trim(budget int) {
+	if budget <= 0 || s.HistTokens <= budget {
+		return
+	}
+	tokens := s.HistTokens
+	cut := 0
+	for i := 1; i < len(s.History) && tokens > budget; i++ {
+		if s.History[i].Role != RoleUser {
+			continue
+		}
+		for j := cut; j < i; j++ {
+			tokens -= estimateTokens(&s.History[j])
+		}
+		cut = i
+	}
+	if cut == 0 {
+		return
+	}
+	// Copy into a new array so the dropped prefix can be freed; the old
+	// array may still be read by an in-flight request, so it is not reused.
+	s.History = append([]Message(nil), s.History[cut:]...)
+	s.HistTokens = tokens
+}
+
+// estimateTokens is a cheap stand-in for a tokenizer: about four bytes a
+// token, plus a few tokens of framing per message.
+func estimateTokens(m *Message) int {
+	n := len(m.Content) + len(m.ToolCallID)
+	for _, c := range m.ToolCalls {
+		n += len(c.Name) + len(c.Arguments) + len(c.ID)
+	}
+	return n/4 + 4
+}
+
+func preview(s string) string {
+	const max = 80
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// status is the session's state in listings.
+func (s *state) status() string {
+	switch {
+	case s.Ended:
+		return "ended"
+	case s.TurnActive:
+		return "running"
+	}
+	return "idle"
+}

@@ -1,0 +1,72 @@
+// Package storage is agnx-lite's durable state: one bbolt file
+// (<data_dir>/agnx.db) holding an append-only event log per session, the
+// session checkpoints recovery starts from, the set of sessions with a
+// turn in flight, and a small key/value space for gateway cursors,
+// schedules and counters.
+//
+// It stores opaque bytes. The runtime encodes events, session meta and
+// checkpoints (JSON) and decides what they mean; storage decides only
+// where they live and that nothing acknowledged is lost. It imports bbolt
+// and the standard library, nothing else, and no bbolt type appears in its
+// API.
+//
+// Work happens in closures, as in bbolt: Update commits when fn returns
+// nil and rolls back on error; View reads a consistent snapshot. A *Tx is
+// valid only inside its closure. The runtime's event loop is the only
+// writer and does group commit itself: it drains its inbox, calls Update
+// once for the batch (one fsync), and acknowledges after Update returns.
+//
+// # Layout
+//
+// Bucket and key names are the on-disk contract:
+//
+//	meta/schema_version         uint64 big-endian; SchemaVersion today
+//	sessions/<id>/meta          session meta (the runtime's bytes)
+//	sessions/<id>/last_seq      uint64 big-endian; survives PruneEvents
+//	sessions/<id>/events/       key: uint64 big-endian seq, value: event
+//	sessions/<id>/checkpoints/  key: uint64 big-endian seq, value: state
+//	active/<id>                 empty value: session has a turn in flight
+//	kv/<key>                    anything
+//
+// Event seqs start at 1 and are contiguous: AppendEvent accepts only
+// LastSeq+1, and PruneEvents removes only a prefix. Open creates the
+// layout on a new file, migrates older files forward through a table of
+// migrations (one transaction), and refuses files from a newer build.
+//
+// Open writes <path>.pid while it holds the writer lock, so a second
+// process can say who holds the file. Every failure a user can cause at
+// Open or commit comes back as one sentence with a typed error:
+// *LockedError, *NotWritableError, *DiskFullError, *CorruptError,
+// *SchemaError; each matches a sentinel (ErrLocked, ErrNotWritable,
+// ErrDiskFull, ErrCorrupt, ErrSchemaTooNew) with errors.Is.
+//
+// # Caveats
+//
+// Update holds the writer lock while fn runs. Do slow work (encoding,
+// I/O) before calling it, not inside.
+//
+// Slices passed to callbacks (Events, Sessions) point into the memory map
+// and are valid only during the callback; keep a copy if needed. Returned
+// slices (Meta, KV, LatestCheckpoint) are already copies.
+//
+// The file never shrinks: deleted sessions and pruned events free pages
+// that later writes reuse. Reclaiming disk space needs an offline compact
+// (bbolt's Compact into a new file), not provided here.
+//
+// The freelist is not written on commit (NoFreelistSync): Open rebuilds
+// it by scanning the file, which costs time proportional to the file size
+// on every start. Memory-mapped pages count toward RSS only once touched,
+// but a full scan (Check, a big Events replay) touches them.
+//
+// The lock is flock(2): it is per open file and is not reliable on NFS.
+// Two Stores on one path in one process exclude each other like two
+// processes do. A stale <path>.pid after a crash is harmless: it is
+// overwritten on the next Open and ignored if its process is gone.
+//
+// Open recovers from panics that bbolt raises on some damaged files and
+// reports them as *CorruptError; the file handle of such a failed open is
+// left to the garbage collector.
+//
+// NoSync gives up durability for speed: with it, a power cut may lose or
+// damage acknowledged data. Use it in tests and benchmarks only.
+package storage
