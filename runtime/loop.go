@@ -240,4 +240,3 @@ func (l *Loop) budgetFor(agent string) int {
 	}
 	return 20000
 }
-
