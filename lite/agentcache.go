@@ -93,6 +93,10 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if err != nil {
 		return nil, err
 	}
+	if spec.Name != name {
+		return nil, &agents.Error{File: filepath.Join(dir, agents.FileName), Line: 0,
+			Msg: fmt.Sprintf("metadata.name %q does not match the folder name %q: rename one so they agree", spec.Name, name)}
+	}
 	spec.Workspace = c.cfg.WorkspaceDir(spec.Name)
 	if err := os.MkdirAll(spec.Workspace, 0o700); err != nil {
 		return nil, fmt.Errorf("create workspace of agent %s: %w", name, err)

@@ -111,14 +111,17 @@ func (s *state) answer(id, name, content string) {
 }
 
 // trim drops the oldest whole exchanges (from one user message to the
-// next) until the window fits the budget. The newest exchange always stays.
+// next) once the window outgrows the budget, down to three quarters of it,
+// so the copy it makes happens every few turns rather than every turn. The
+// newest exchange always stays.
 func (s *state) trim(budget int) {
 	if budget <= 0 || s.HistTokens <= budget {
 		return
 	}
+	target := budget * 3 / 4
 	tokens := s.HistTokens
 	cut := 0
-	for i := 1; i < len(s.History) && tokens > budget; i++ {
+	for i := 1; i < len(s.History) && tokens > target; i++ {
 		if s.History[i].Role != RoleUser {
 			continue
 		}

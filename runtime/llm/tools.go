@@ -19,9 +19,9 @@ func AppendTools(dst []byte, tools []runtime.ToolSpec) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"type":"function","function":{"name":`...)
-		dst = AppendString(dst, t.Name)
+		dst = runtime.AppendJSONString(dst, t.Name)
 		dst = append(dst, `,"description":`...)
-		dst = AppendString(dst, t.Description)
+		dst = runtime.AppendJSONString(dst, t.Description)
 		dst = append(dst, `,"parameters":`...)
 		switch {
 		case len(t.Schema) == 0:

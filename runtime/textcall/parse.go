@@ -72,7 +72,10 @@ func parseCall(v *fastjson.Value, known func(string) bool, strict bool) (Call, b
 	case a == nil || a.Type() == fastjson.TypeNull:
 		return Call{Name: name, Arguments: "{}"}, true
 	case a.Type() == fastjson.TypeObject:
-		return Call{Name: name, Arguments: string(a.MarshalTo(nil))}, true
+		// fastjson lets raw control characters through in strings.
+		if args := string(a.MarshalTo(nil)); isObject(args) {
+			return Call{Name: name, Arguments: args}, true
+		}
 	case a.Type() == fastjson.TypeString:
 		s := strings.TrimSpace(string(a.GetStringBytes()))
 		if s == "" {

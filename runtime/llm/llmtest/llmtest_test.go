@@ -10,7 +10,7 @@ import (
 )
 
 func TestSplit(t *testing.T) {
-	assert.Equal(t, []string{"ab", "cd", "e"}, split("abcde", 3))
+	assert.Equal(t, []string{"a", "bc", "de"}, split("abcde", 3))
 	assert.Equal(t, "héllo wörld", strings.Join(split("héllo wörld", 4), ""))
 	assert.Equal(t, []string{"a ", "b ", "c"}, split("a b c", 0))
 	assert.Len(t, split("ab", 10), 2)

@@ -93,7 +93,11 @@ func (d *decoder) toolCall(tc *fastjson.Value) error {
 	case a == nil || a.Type() == fastjson.TypeNull:
 		d.args = append(d.args, '{', '}')
 	case a.Type() == fastjson.TypeObject:
-		d.args = a.MarshalTo(d.args)
+		// fastjson parses lazily and lets raw control characters through
+		// in strings; check the re-encoded text is valid JSON.
+		if d.args = a.MarshalTo(d.args); !llm.IsObject(d.args) {
+			return d.srv.BadResponse(fmt.Errorf("tool call %q: arguments are not valid JSON", name))
+		}
 	case a.Type() == fastjson.TypeString && llm.IsObject(a.GetStringBytes()):
 		d.args = append(d.args, a.GetStringBytes()...)
 	default:

@@ -12,12 +12,12 @@ import (
 // call arguments are raw JSON that encoding/json would re-parse.
 func encodeRequest(dst []byte, req *runtime.Request) ([]byte, error) {
 	dst = append(dst, `{"model":`...)
-	dst = llm.AppendString(dst, req.Model)
+	dst = runtime.AppendJSONString(dst, req.Model)
 	dst = append(dst, `,"stream":true,"messages":[`...)
 	n := 0
 	if req.System != "" {
 		dst = append(dst, `{"role":"system","content":`...)
-		dst = llm.AppendString(dst, req.System)
+		dst = runtime.AppendJSONString(dst, req.System)
 		dst = append(dst, '}')
 		n++
 	}
@@ -38,19 +38,19 @@ func encodeRequest(dst []byte, req *runtime.Request) ([]byte, error) {
 	dst = appendOptions(dst, req)
 	if req.KeepAlive != "" {
 		dst = append(dst, `,"keep_alive":`...)
-		dst = llm.AppendString(dst, req.KeepAlive)
+		dst = runtime.AppendJSONString(dst, req.KeepAlive)
 	}
 	return append(dst, '}'), nil
 }
 
 func appendMessage(dst []byte, m *runtime.Message) []byte {
 	dst = append(dst, `{"role":`...)
-	dst = llm.AppendString(dst, string(m.Role))
+	dst = runtime.AppendJSONString(dst, string(m.Role))
 	dst = append(dst, `,"content":`...)
-	dst = llm.AppendString(dst, m.Content)
+	dst = runtime.AppendJSONString(dst, m.Content)
 	if m.Role == runtime.RoleTool && m.ToolName != "" {
 		dst = append(dst, `,"tool_name":`...)
-		dst = llm.AppendString(dst, m.ToolName)
+		dst = runtime.AppendJSONString(dst, m.ToolName)
 	}
 	if len(m.ToolCalls) > 0 {
 		dst = append(dst, `,"tool_calls":[`...)
@@ -59,7 +59,7 @@ func appendMessage(dst []byte, m *runtime.Message) []byte {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"function":{"name":`...)
-			dst = llm.AppendString(dst, tc.Name)
+			dst = runtime.AppendJSONString(dst, tc.Name)
 			dst = append(dst, `,"arguments":`...)
 			// Ollama wants an object; arguments a model garbled are sent
 			// as {} so one bad call cannot make every later request fail.

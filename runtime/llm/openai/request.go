@@ -13,12 +13,12 @@ import (
 // only know the older name.
 func encodeRequest(dst []byte, req *runtime.Request) ([]byte, error) {
 	dst = append(dst, `{"model":`...)
-	dst = llm.AppendString(dst, req.Model)
+	dst = runtime.AppendJSONString(dst, req.Model)
 	dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true},"messages":[`...)
 	n := 0
 	if req.System != "" {
 		dst = append(dst, `{"role":"system","content":`...)
-		dst = llm.AppendString(dst, req.System)
+		dst = runtime.AppendJSONString(dst, req.System)
 		dst = append(dst, '}')
 		n++
 	}
@@ -49,16 +49,16 @@ func encodeRequest(dst []byte, req *runtime.Request) ([]byte, error) {
 
 func appendMessage(dst []byte, m *runtime.Message) []byte {
 	dst = append(dst, `{"role":`...)
-	dst = llm.AppendString(dst, string(m.Role))
+	dst = runtime.AppendJSONString(dst, string(m.Role))
 	dst = append(dst, `,"content":`...)
 	if m.Content == "" && len(m.ToolCalls) > 0 {
 		dst = append(dst, "null"...)
 	} else {
-		dst = llm.AppendString(dst, m.Content)
+		dst = runtime.AppendJSONString(dst, m.Content)
 	}
 	if m.Role == runtime.RoleTool {
 		dst = append(dst, `,"tool_call_id":`...)
-		dst = llm.AppendString(dst, m.ToolCallID)
+		dst = runtime.AppendJSONString(dst, m.ToolCallID)
 	}
 	if len(m.ToolCalls) > 0 {
 		dst = append(dst, `,"tool_calls":[`...)
@@ -67,15 +67,15 @@ func appendMessage(dst []byte, m *runtime.Message) []byte {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"id":`...)
-			dst = llm.AppendString(dst, tc.ID)
+			dst = runtime.AppendJSONString(dst, tc.ID)
 			dst = append(dst, `,"type":"function","function":{"name":`...)
-			dst = llm.AppendString(dst, tc.Name)
+			dst = runtime.AppendJSONString(dst, tc.Name)
 			dst = append(dst, `,"arguments":`...)
 			args := tc.Arguments
 			if args == "" {
 				args = "{}"
 			}
-			dst = llm.AppendString(dst, args)
+			dst = runtime.AppendJSONString(dst, args)
 			dst = append(dst, '}', '}')
 		}
 		dst = append(dst, ']')
