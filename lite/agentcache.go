@@ -23,6 +23,9 @@ type agentCache struct {
 	log *slog.Logger
 	// newProvider is a field so tests can inject fakes.
 	newProvider func(agents.Model) (runtime.Provider, error)
+	// recheck is how often a cached agent's files are compared with the
+	// disk.
+	recheck time.Duration
 
 	mu     sync.Mutex
 	loaded map[string]*cachedAgent
@@ -36,14 +39,27 @@ type cachedAgent struct {
 
 var _ runtime.AgentLoader = (*agentCache)(nil)
 
-// ErrAgentNotFound is returned for an agent with no folder.
+// ErrAgentNotFound matches (errors.Is) the error for an agent with no
+// folder.
 var ErrAgentNotFound = errors.New("agent not found")
 
-// recheck is how often a cached agent's files are compared with the disk.
-const recheck = time.Second
+// AgentNotFoundError says which agent is missing and how to make it.
+type AgentNotFoundError struct{ Name, Dir string }
+
+func (e *AgentNotFoundError) Error() string {
+	if !agents.ValidName(e.Name) {
+		return fmt.Sprintf("%q is not a valid agent name: use letters, digits and hyphens", e.Name)
+	}
+	return fmt.Sprintf("no agent %q in %s: create it with \"agnx-lite agent create %s\" or list them with \"agnx-lite agent list\"",
+		e.Name, e.Dir, e.Name)
+}
+
+// Is makes errors.Is(err, ErrAgentNotFound) hold.
+func (e *AgentNotFoundError) Is(target error) bool { return target == ErrAgentNotFound }
 
 func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
-	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, loaded: make(map[string]*cachedAgent)}
+	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
+		loaded: make(map[string]*cachedAgent)}
 }
 
 // LoadAgent returns the agent, building it if it is not loaded or its files
@@ -53,7 +69,7 @@ func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 	defer c.mu.Unlock()
 	now := time.Now()
 	ca := c.loaded[name]
-	if ca != nil && now.Sub(ca.checked) < recheck {
+	if ca != nil && now.Sub(ca.checked) < c.recheck {
 		return ca.agent, nil
 	}
 	dir := filepath.Join(c.cfg.AgentsDir, name)
@@ -83,11 +99,10 @@ func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 
 func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if !agents.ValidName(name) {
-		return nil, fmt.Errorf("%w: %q is not a valid agent name (letters, digits and hyphens)", ErrAgentNotFound, name)
+		return nil, &AgentNotFoundError{Name: name, Dir: c.cfg.AgentsDir}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "agent.yaml")); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: no agent %q in %s: create it with \"agnx-lite agent create %s\" or list them with \"agnx-lite agent list\"",
-			ErrAgentNotFound, name, c.cfg.AgentsDir, name)
+	if _, err := os.Stat(filepath.Join(dir, agents.FileName)); errors.Is(err, fs.ErrNotExist) {
+		return nil, &AgentNotFoundError{Name: name, Dir: c.cfg.AgentsDir}
 	}
 	spec, err := agents.Load(dir)
 	if err != nil {

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
+)
+
+// cli runs the CLI in-process against a data dir and a fake Ollama.
+type cli struct {
+	t    *testing.T
+	dir  string
+	fake *llmtest.Server
+}
+
+func newCLI(t *testing.T) *cli {
+	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	t.Setenv("AGNX_LITE_HOME", "")
+	return &cli{t: t, dir: t.TempDir(), fake: fake}
+}
+
+func (c *cli) run(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	args = append(args[:1:1], append([]string{"-d", c.dir}, args[1:]...)...)
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCLI_RunFirstStart(t *testing.T) {
+	c := newCLI(t)
+	code, out, errs := c.run("run", "-m", "hello there")
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "echo: hello there\n", out)
+	assert.Contains(t, errs, "first start: wrote")
+	assert.FileExists(t, filepath.Join(c.dir, "agnx.yaml"))
+	assert.FileExists(t, filepath.Join(c.dir, "agents", "assistant", "agent.yaml"))
+
+	code, out, errs = c.run("run", "-m", `use list_dir {}`)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "list_dir said: . is empty\n", out)
+	assert.NotContains(t, errs, "first start")
+}
+
+func TestCLI_Sessions(t *testing.T) {
+	c := newCLI(t)
+	code, _, errs := c.run("run", "-m", "remember the milk")
+	require.Equal(t, 0, code, errs)
+
+	code, out, _ := c.run("session", "list")
+	require.Equal(t, 0, code)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2)
+	assert.Contains(t, lines[1], "remember the milk")
+	id := strings.Fields(lines[1])[0]
+
+	code, out, _ = c.run("session", "show", id)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "you> remember the milk")
+	assert.Contains(t, out, "assistant> echo: remember the milk")
+
+	code, out, _ = c.run("session", "export", id)
+	require.Equal(t, 0, code)
+	jsonl := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, jsonl, 4)
+	assert.Contains(t, jsonl[0], `"type":"session_start"`)
+	assert.Contains(t, jsonl[2], `"type":"assistant_response"`)
+
+	// Continuing the session carries its history to the model.
+	code, _, errs = c.run("run", "--session", id, "-m", "what did I say?")
+	require.Equal(t, 0, code, errs)
+	reqs := c.fake.Requests()
+	assert.Equal(t, "remember the milk", reqs[len(reqs)-1].Messages[1].Content)
+
+	code, out, _ = c.run("session", "delete", id)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "deleted session "+id)
+	code, _, errs = c.run("session", "show", id)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "no session "+id)
+}
+
+func TestCLI_Agents(t *testing.T) {
+	c := newCLI(t)
+	code, out, _ := c.run("init")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "wrote")
+
+	code, out, _ = c.run("agent", "create", "helper")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "created")
+	code, out, _ = c.run("agent", "list")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "assistant")
+	assert.Contains(t, out, "helper")
+
+	code, out, _ = c.run("agent", "validate")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "ok    helper")
+
+	yaml := filepath.Join(c.dir, "agents", "helper", "agent.yaml")
+	data, err := os.ReadFile(yaml)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(yaml, bytes.Replace(data, []byte("provider: ollama"), []byte("provider: olama"), 1), 0o644))
+	code, out, errs := c.run("agent", "validate", "helper")
+	assert.Equal(t, 1, code)
+	assert.Regexp(t, `FAIL  .*helper/agent.yaml:\d+: spec.model.provider "olama" is not one of`, out)
+	assert.Contains(t, errs, "1 of 1 agents are invalid")
+
+	code, _, errs = c.run("run", "-a", "helper", "-m", "hi")
+	assert.Equal(t, 1, code)
+	assert.Regexp(t, `^agnx-lite: .*helper/agent.yaml:\d+: `, errs, "a bad agent file is one line with file:line")
+}
+
+func TestCLI_Errors(t *testing.T) {
+	c := newCLI(t)
+	code, _, errs := c.run("run")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "give the message with -m")
+
+	code, _, errs = c.run("frobnicate")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `unknown command "frobnicate"`)
+
+	code, _, errs = c.run("run", "-a", "ghost", "-m", "hi")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, `no agent "ghost"`)
+
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:1")
+	code, out, errs := c.run("run", "-m", "hi")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, 1, strings.Count(errs, "cannot reach Ollama at http://127.0.0.1:1"), errs)
+	assert.Contains(t, errs, "ollama serve")
+
+	code, out, _ = c.run("version")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "agnx-lite dev")
+}

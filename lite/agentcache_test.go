@@ -1,0 +1,146 @@
+package lite
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+func newTestCache(t *testing.T) (*agentCache, *Config) {
+	t.Helper()
+	cfg := crashConfig(t.TempDir())
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	c := newAgentCache(cfg, slog.New(slog.DiscardHandler))
+	c.recheck = 0
+	return c, cfg
+}
+
+// edit rewrites a file with a modification time in the future, as a later
+// edit would have, without waiting for the clock.
+func edit(t *testing.T, path string, fn func(string) string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, []byte(fn(string(data))), 0o644))
+	future := time.Now().Add(time.Duration(len(data)) * time.Second)
+	require.NoError(t, os.Chtimes(path, future, future))
+}
+
+func TestAgentCache_LoadAgent(t *testing.T) {
+	c, cfg := newTestCache(t)
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Equal(t, "assistant", a.Spec.Name)
+	assert.Equal(t, "qwen3:1.7b", a.Spec.Model.Name)
+	assert.Equal(t, cfg.WorkspaceDir("assistant"), a.Spec.Workspace)
+	assert.DirExists(t, a.Spec.Workspace)
+	var names []string
+	for _, tool := range a.Tools {
+		names = append(names, tool.Spec().Name)
+	}
+	assert.Equal(t, []string{"read_file", "list_dir"}, names)
+
+	again, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Same(t, a, again, "an unchanged agent is not rebuilt")
+}
+
+func TestAgentCache_ReloadAndKeepLastGood(t *testing.T) {
+	c, cfg := newTestCache(t)
+	yaml := filepath.Join(cfg.AgentsDir, "assistant", agents.FileName)
+	first, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+
+	edit(t, yaml, func(s string) string { return strings.Replace(s, "qwen3:1.7b", "llama3.2:3b", 1) })
+	second, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Equal(t, "llama3.2:3b", second.Spec.Model.Name, "a changed file reloads the agent")
+	assert.NotSame(t, first, second)
+
+	edit(t, yaml, func(s string) string { return s + "\nbogus: [\n" })
+	third, err := c.LoadAgent("assistant")
+	require.NoError(t, err, "an invalid edit keeps the last good version")
+	assert.Same(t, second, third)
+
+	soul := filepath.Join(cfg.AgentsDir, "assistant", "SOUL.md")
+	edit(t, yaml, func(s string) string { return strings.Replace(s, "\nbogus: [\n", "", 1) })
+	edit(t, soul, func(string) string { return "You are a pirate." })
+	fourth, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Contains(t, fourth.Spec.RenderSystem(time.Now()), "You are a pirate.", "a prompt edit reloads too")
+}
+
+func TestAgentCache_Errors(t *testing.T) {
+	c, cfg := newTestCache(t)
+	_, err := c.LoadAgent("ghost")
+	assert.ErrorIs(t, err, ErrAgentNotFound)
+	assert.ErrorContains(t, err, `agnx-lite agent create ghost`)
+
+	_, err = c.LoadAgent("../etc")
+	assert.ErrorIs(t, err, ErrAgentNotFound)
+	assert.ErrorContains(t, err, "not a valid agent name")
+
+	_, err = agents.WriteTemplate(cfg.AgentsDir, "copy")
+	require.NoError(t, err)
+	edit(t, filepath.Join(cfg.AgentsDir, "copy", agents.FileName), func(s string) string {
+		return strings.Replace(s, "name: copy", "name: other", 1)
+	})
+	_, err = c.LoadAgent("copy")
+	assert.ErrorContains(t, err, `metadata.name "other" does not match the folder name "copy"`)
+}
+
+func TestNewProvider(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENROUTER_API_KEY", "")
+	_, err := newProvider(agents.Model{Provider: "openai", Name: "gpt-4o-mini"})
+	assert.ErrorContains(t, err, "export OPENAI_API_KEY")
+	_, err = newProvider(agents.Model{Provider: "openai", Name: "local", BaseURL: "http://127.0.0.1:8080/v1"})
+	assert.NoError(t, err, "a local OpenAI-compatible server needs no key")
+	_, err = newProvider(agents.Model{Provider: "openrouter", Name: "x"})
+	assert.ErrorContains(t, err, "export OPENROUTER_API_KEY")
+	t.Setenv("OPENROUTER_API_KEY", "sk-or-test")
+	_, err = newProvider(agents.Model{Provider: "openrouter", Name: "x"})
+	assert.NoError(t, err)
+	_, err = newProvider(agents.Model{Provider: "ollama", Name: "qwen3:1.7b"})
+	assert.NoError(t, err)
+}
+
+func TestLocate(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(EnvDataDir, "")
+	cfg, err := Locate("", dir)
+	require.NoError(t, err)
+	assert.Equal(t, dir, cfg.DataDir)
+	assert.Equal(t, filepath.Join(dir, "agents"), cfg.AgentsDir)
+	assert.Empty(t, cfg.File, "no agnx.yaml yet: the embedded defaults")
+
+	wrote, err := Init(cfg)
+	require.NoError(t, err)
+	assert.Len(t, wrote, 2)
+	wrote, err = Init(cfg)
+	require.NoError(t, err)
+	assert.Empty(t, wrote, "init leaves what exists alone")
+
+	cfg, err = Locate("", dir)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "agnx.yaml"), cfg.File)
+
+	t.Setenv(EnvDataDir, dir)
+	cfg, err = Locate("", "")
+	require.NoError(t, err)
+	assert.Equal(t, dir, cfg.DataDir)
+
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("runtime:\n  max_concurrent_turns: many\n"), 0o644))
+	_, err = Locate(bad, "")
+	assert.ErrorContains(t, err, bad+":2:")
+}
