@@ -31,9 +31,9 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; done
 
-bench:
+bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./storage/ ./runtime/... | tee bench/last.txt
-	$(GO) run ./bench/rss
+	$(GO) run ./bench/rss -bin $(BIN)
 
 cross:
 	@ci/cross.sh "$(GO)" "$(LDFLAGS)"

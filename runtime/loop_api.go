@@ -124,6 +124,10 @@ func (r *cancelReq) handle(l *Loop) {
 		r.reply <- result[bool]{}
 		return
 	}
+	if t := s.turn; t != nil && t.partial.Len() > 0 {
+		// Keep what the user already saw of the answer.
+		l.record(s, Event{Type: EvAssistant, Agent: s.st.Agent, Content: t.partial.String()})
+	}
 	l.endTurn(s, TurnCancelled)
 	l.afterCommit(func(err error) { r.reply <- result[bool]{v: err == nil, err: err} })
 }

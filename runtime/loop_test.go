@@ -177,10 +177,15 @@ func TestLoop_Cancel(t *testing.T) {
 	assert.True(t, ok)
 	evs := collect(ctx, t, sub)
 	assert.Equal(t, runtime.TurnCancelled, evs[len(evs)-1].Reason)
+	kept := find(evs, runtime.EvAssistant)
+	require.Len(t, kept, 1, "the part the user saw is kept")
+	assert.True(t, strings.HasPrefix("a long answer that stalls", kept[0].Content), kept[0].Content)
 	sub.Close()
 
 	evs = h.turn(sid, "next")
 	assert.Equal(t, "fresh", find(evs, runtime.EvAssistant)[0].Content)
+	msgs := h.fake.Requests()[1].Messages
+	assert.Equal(t, []string{"user", "assistant", "user"}, []string{msgs[1].Role, msgs[2].Role, msgs[3].Role})
 }
 
 func TestLoop_ConversationSurvivesRestart(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime/textcall"
@@ -19,6 +20,9 @@ type turn struct {
 	agent  *LoadedAgent
 	round  int // model calls made
 	calls  int // tool calls still running
+	// partial is the answer streamed so far in this round; a cancelled
+	// turn keeps it, since the user saw it.
+	partial strings.Builder
 }
 
 // schedule starts queued turns while the turn limit allows, then queued
@@ -162,6 +166,7 @@ type deltaReq struct {
 
 func (r *deltaReq) handle(l *Loop) {
 	if s := l.sessions[r.sid]; s != nil && s.turn != nil && s.turn.id == r.turn {
+		s.turn.partial.WriteString(r.text)
 		s.publish(Event{Type: EvToken, Content: r.text})
 	}
 }
@@ -179,6 +184,7 @@ func (r *streamDone) handle(l *Loop) {
 		return // the turn was cancelled or the session dropped
 	}
 	t := s.turn
+	t.partial.Reset()
 	if r.err != nil {
 		if t.ctx.Err() != nil {
 			l.endTurn(s, TurnCancelled)
