@@ -15,6 +15,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime/llm"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/openai"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -44,11 +45,18 @@ type harness struct {
 
 func newHarness(t *testing.T, h llmtest.Handler) *harness {
 	t.Helper()
+	return newHarnessKind(t, llmtest.Ollama, h)
+}
+
+// newHarnessKind talks to a fake of the given wire format through the
+// matching real client.
+func newHarnessKind(t *testing.T, kind llmtest.Kind, h llmtest.Handler) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "workspace")
 	require.NoError(t, os.MkdirAll(ws, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("buy milk"), 0o644))
-	fake := llmtest.NewHandler(t, llmtest.Ollama, h)
+	fake := llmtest.NewHandler(t, kind, h)
 	spec := &agents.Agent{
 		Name:      "assistant",
 		Workspace: ws,
@@ -59,11 +67,15 @@ func newHarness(t *testing.T, h llmtest.Handler) *harness {
 			Context: agents.Context{MaxHistoryTokens: 20000, MaxToolResultTokens: 8000, ToolResultTruncation: "head"},
 		},
 	}
+	httpOpts := llm.Options{MaxAttempts: 1, IdleTimeout: 5 * time.Second, FirstTokenTimeout: 5 * time.Second}
+	var p runtime.Provider = ollama.New(ollama.Options{BaseURL: fake.BaseURL(), HTTP: httpOpts})
+	if kind == llmtest.OpenAI {
+		p = openai.New(openai.Options{BaseURL: fake.BaseURL(), APIKey: "sk-test", KeyEnv: "OPENAI_API_KEY", HTTP: httpOpts})
+	}
 	agent := &runtime.LoadedAgent{
-		Spec: spec,
-		Provider: ollama.New(ollama.Options{BaseURL: fake.BaseURL(), HTTP: llm.Options{
-			MaxAttempts: 1, IdleTimeout: 5 * time.Second, FirstTokenTimeout: 5 * time.Second}}),
-		Tools: []runtime.Tool{&tools.ReadFile{Workspace: ws}, &tools.ListDir{Workspace: ws}},
+		Spec:     spec,
+		Provider: p,
+		Tools:    []runtime.Tool{&tools.ReadFile{Workspace: ws}, &tools.ListDir{Workspace: ws}},
 	}
 	hs := &harness{t: t, dir: dir, fake: fake, agent: agent,
 		opts: runtime.Options{Agents: loader{"assistant": agent}, CheckpointEvery: 5}}

@@ -120,7 +120,7 @@ func (l *Loop) drop(s *session, why error) {
 	}
 	for _, sub := range s.subs {
 		if why != nil {
-			sub.send(Event{Type: EvError, Code: "internal_error", Content: why.Error()})
+			sub.send(Event{Type: EvError, Code: "storage_error", Content: why.Error()})
 		}
 		sub.close()
 	}

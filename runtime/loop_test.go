@@ -62,6 +62,25 @@ func TestLoop_ToolCall(t *testing.T) {
 	assert.Equal(t, "read_file", last.ToolName)
 }
 
+func TestLoop_OpenAICompatible(t *testing.T) {
+	h := newHarnessKind(t, llmtest.OpenAI, llmtest.Script(
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "call_a", Name: "read_file", Arguments: `{"path":"notes.txt"}`}}, ArgChunks: 4},
+		llmtest.Reply{Text: "It says buy milk.", Chunks: 4},
+	))
+	sid := h.session()
+	evs := h.turn(sid, "read my notes")
+	assert.Equal(t, []runtime.EventType{runtime.EvUserMessage, runtime.EvAssistant, runtime.EvToolCall,
+		runtime.EvToolResult, runtime.EvAssistant, runtime.EvTurnEnd}, types(evs))
+	call := find(evs, runtime.EvAssistant)[0].ToolCalls[0]
+	assert.Equal(t, runtime.ToolCall{ID: "call_a", Name: "read_file", Arguments: `{"path":"notes.txt"}`}, call,
+		"argument fragments are assembled")
+	assert.Equal(t, "It says buy milk.", tokens(evs))
+	second := h.fake.Requests()[1]
+	assert.Equal(t, "Bearer sk-test", second.Header.Get("Authorization"))
+	assert.Equal(t, "call_a", second.Last().ToolCallID)
+	assert.Equal(t, "buy milk", second.Last().Content)
+}
+
 func TestLoop_TextToolCall(t *testing.T) {
 	h := newHarness(t, llmtest.Script(
 		llmtest.Reply{Text: "Let me look. " + llmtest.TextToolCall("read_file", `{"path":"notes.txt"}`), Chunks: 12},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,6 +44,9 @@ func (p *turnPrinter) follow(ctx context.Context, sub *runtime.Subscription, int
 			cancel()
 		case e, ok := <-sub.C():
 			if !ok {
+				if last.err != "" {
+					return last, errors.New(last.err)
+				}
 				if sub.Lagged() {
 					return last, fmt.Errorf("fell behind the session's events; see the answer with \"agnx-lite session show\"")
 				}

@@ -129,13 +129,12 @@ func (g *globals) cfg() (*lite.Config, error) {
 	return lite.Locate(g.config, g.dataDir)
 }
 
-// logger writes JSON logs to stderr. Interactive commands keep quiet
-// unless asked: what the user must know is printed as a sentence.
+// logger writes JSON logs to stderr. The CLI logs nothing unless asked
+// with -v: what the user must know is printed as one sentence.
 func (g *globals) logger() *slog.Logger {
-	level := slog.LevelError
+	level := slog.LevelError + 4
 	switch {
 	case g.quiet:
-		level = slog.LevelError + 4
 	case g.verbose == 1:
 		level = slog.LevelInfo
 	case g.verbose >= 2:

@@ -71,7 +71,7 @@ const readFileSchema = `{"type":"object","properties":{` +
 	`"path":{"type":"string","description":"File path relative to the workspace"},` +
 	`"offset":{"type":"integer","description":"First line to read, counting from 1 (default 1)"},` +
 	`"limit":{"type":"integer","description":"How many lines to read (default: all)"}},` +
-	`"required":["path"]}`
+	`"required":["path"],"additionalProperties":false}`
 
 // Spec describes read_file to the model.
 func (t *ReadFile) Spec() runtime.ToolSpec {

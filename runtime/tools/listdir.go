@@ -23,7 +23,7 @@ type listDirArgs struct {
 }
 
 const listDirSchema = `{"type":"object","properties":{` +
-	`"path":{"type":"string","description":"Directory relative to the workspace (default: the workspace itself)"}}}`
+	`"path":{"type":"string","description":"Directory relative to the workspace (default: the workspace itself)"}},"additionalProperties":false}`
 
 // Spec describes list_dir to the model.
 func (t *ListDir) Spec() runtime.ToolSpec {
