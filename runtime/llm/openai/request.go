@@ -14,22 +14,8 @@ import (
 func encodeRequest(dst []byte, req *runtime.Request) ([]byte, error) {
 	dst = append(dst, `{"model":`...)
 	dst = runtime.AppendJSONString(dst, req.Model)
-	dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true},"messages":[`...)
-	n := 0
-	if req.System != "" {
-		dst = append(dst, `{"role":"system","content":`...)
-		dst = runtime.AppendJSONString(dst, req.System)
-		dst = append(dst, '}')
-		n++
-	}
-	for i := range req.Messages {
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendMessage(dst, &req.Messages[i])
-		n++
-	}
-	dst = append(dst, ']')
+	dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true},`...)
+	dst = llm.AppendMessages(dst, req.System, req.Messages, appendMessage)
 	if len(req.Tools) > 0 {
 		var err error
 		if dst, err = llm.AppendTools(dst, req.Tools); err != nil {

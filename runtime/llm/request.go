@@ -48,3 +48,22 @@ func (g *CallIDs) Next(n int) string {
 	}
 	return "call_" + g.tag + "_" + strconv.Itoa(n)
 }
+
+// AppendMessages appends `"messages":[...]`: a system message first when
+// system is set, then each message written by one, the provider's own
+// encoding of a message.
+func AppendMessages(dst []byte, system string, msgs []runtime.Message, one func([]byte, *runtime.Message) []byte) []byte {
+	dst = append(dst, `"messages":[`...)
+	if system != "" {
+		dst = append(dst, `{"role":"system","content":`...)
+		dst = runtime.AppendJSONString(dst, system)
+		dst = append(dst, '}')
+	}
+	for i := range msgs {
+		if i > 0 || system != "" {
+			dst = append(dst, ',')
+		}
+		dst = one(dst, &msgs[i])
+	}
+	return append(dst, ']')
+}
