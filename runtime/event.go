@@ -35,6 +35,10 @@ const (
 	TurnFailed      = "failed"
 	TurnCancelled   = "cancelled"
 	TurnInterrupted = "interrupted"
+	// TurnPaused ends a turn whose client went away when the agent's
+	// on_disconnect is pause: it stops at the next safe point, and the
+	// next message goes on from there.
+	TurnPaused = "paused"
 )
 
 // Event is one entry of a session's log, or an ephemeral token for live
@@ -63,7 +67,8 @@ type Event struct {
 	Arguments string
 	Success   bool
 
-	// error: Code; turn_end: Reason is the outcome; session_end: the reason.
+	// error: Code; turn_end: Reason is the outcome, Usage the turn's
+	// tokens; session_end: the reason.
 	Code   string
 	Reason string
 }
@@ -113,6 +118,10 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		o.str("message", e.Content)
 	case EvTurnEnd:
 		o.str("status", e.Reason)
+		if e.Usage != (Usage{}) {
+			o.key("usage")
+			o.b = appendUsage(o.b, e.Usage)
+		}
 	case EvSessionEnd:
 		o.str("reason", e.Reason)
 	case EvToken:
@@ -198,6 +207,9 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 		e.Code, e.Content = str("code"), str("message")
 	case EvTurnEnd:
 		e.Reason = str("status")
+		if u := v.Get("usage"); u != nil {
+			e.Usage = Usage{u.GetInt("prompt_tokens"), u.GetInt("completion_tokens")}
+		}
 	case EvSessionEnd:
 		e.Reason = str("reason")
 	case EvToken:

@@ -62,6 +62,10 @@ type Loop struct {
 
 	sessions map[string]*session
 	waiting  []*session // sessions with a turn to start, in order
+	// draining is set by Drain: no new turn starts; drained are told when
+	// the last running turn ends.
+	draining bool
+	drained  []chan struct{}
 	running  int        // turns in flight
 	tools    toolPool
 	turnSeq  uint64
@@ -155,6 +159,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
+			l.interruptAll()
 			l.flush()
 			for _, s := range l.sessions {
 				for _, sub := range s.subs {
@@ -169,6 +174,22 @@ func (l *Loop) Run(ctx context.Context) error {
 		l.drain()
 		l.flush()
 	}
+}
+
+// interruptAll ends the running turns of agents whose on_disconnect is
+// pause as interrupted, keeping what was streamed; turns of agents that
+// continue stay active and are resumed by the next Run.
+func (l *Loop) interruptAll() {
+	for _, s := range l.sessions {
+		if !s.st.TurnActive || s.st.OnDisconnect == "continue" {
+			continue
+		}
+		if t := s.turn; t != nil && t.partial.Len() > 0 {
+			l.record(s, Event{Type: EvAssistant, Agent: s.st.Agent, Content: t.partial.String()})
+		}
+		l.endTurn(s, TurnInterrupted)
+	}
+	l.draining = true // nothing new starts while the batch commits
 }
 
 // Ready is closed once Run has recovered interrupted sessions and serves

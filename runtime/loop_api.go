@@ -71,6 +71,10 @@ type sendReq struct {
 }
 
 func (r *sendReq) handle(l *Loop) {
+	if l.draining {
+		r.reply <- result[uint64]{err: ErrClosed}
+		return
+	}
 	s, err := l.load(r.sid)
 	if err == nil && s.st.Ended {
 		err = fmt.Errorf("session %s has ended: start a new one", r.sid)
@@ -218,4 +222,75 @@ func ReadEvents(st *storage.Store, sessionID string, after uint64, fn func(Event
 		return ErrSessionNotFound
 	}
 	return err
+}
+
+// Drain stops new turns from starting (messages are still stored and wait
+// for the next start) and returns when no turn is running or ctx ends. A
+// graceful shutdown drains with a deadline, then cancels Run.
+func (l *Loop) Drain(ctx context.Context) error {
+	reply := make(chan result[chan struct{}], 1)
+	done, err := call(ctx, l, &drainReq{reply: reply}, reply)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+type drainReq struct{ reply chan result[chan struct{}] }
+
+func (r *drainReq) handle(l *Loop) {
+	l.draining = true
+	c := make(chan struct{})
+	l.drained = append(l.drained, c)
+	r.reply <- result[chan struct{}]{v: c}
+}
+
+// Disconnect tells the loop that the client that started the session's
+// turn went away. When the agent's on_disconnect is pause and nobody else
+// watches the session, the turn stops at its next safe point (turn_end
+// paused) and the next message goes on from there; with continue, the turn
+// finishes and is stored. It reports whether the turn will pause.
+func (l *Loop) Disconnect(ctx context.Context, sessionID string) (bool, error) {
+	reply := make(chan result[bool], 1)
+	return call(ctx, l, &disconnectReq{sid: sessionID, reply: reply}, reply)
+}
+
+type disconnectReq struct {
+	sid   string
+	reply chan result[bool]
+}
+
+func (r *disconnectReq) handle(l *Loop) {
+	s := l.sessions[r.sid]
+	pause := s != nil && s.turn != nil && s.st.OnDisconnect != "continue" && len(s.subs) == 0
+	if pause {
+		s.turn.pause = true
+	}
+	r.reply <- result[bool]{v: pause}
+}
+
+// Stats are the loop's gauges, for status pages and metrics.
+type Stats struct {
+	Resident int // sessions in memory
+	Running  int // turns running
+	Waiting  int // turns queued behind the turn limit
+	Inbox    int // requests waiting in the inbox
+}
+
+// Stats reads the loop's gauges.
+func (l *Loop) Stats(ctx context.Context) (Stats, error) {
+	reply := make(chan result[Stats], 1)
+	return call(ctx, l, &statsReq{reply: reply}, reply)
+}
+
+type statsReq struct{ reply chan result[Stats] }
+
+func (r *statsReq) handle(l *Loop) {
+	r.reply <- result[Stats]{v: Stats{Resident: len(l.sessions), Running: l.running,
+		Waiting: len(l.waiting), Inbox: len(l.inbox)}}
 }

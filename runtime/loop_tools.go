@@ -123,6 +123,10 @@ func (l *Loop) toolResult(j toolJob, res Result) {
 	if t.calls > 0 {
 		return
 	}
+	if t.pause {
+		l.endTurn(s, TurnPaused)
+		return
+	}
 	l.afterCommit(func(err error) {
 		if err == nil && s.turn == t {
 			l.callModel(s)

@@ -23,12 +23,16 @@ type turn struct {
 	// partial is the answer streamed so far in this round; a cancelled
 	// turn keeps it, since the user saw it.
 	partial strings.Builder
+	usage   Usage
+	// pause asks the turn to stop at its next safe point: after the
+	// current model or tool call, before the next one starts.
+	pause bool
 }
 
 // schedule starts queued turns while the turn limit allows, then queued
 // tool calls while the tool limit allows.
 func (l *Loop) schedule() {
-	for l.running < l.opts.MaxTurns && len(l.waiting) > 0 {
+	for !l.draining && l.running < l.opts.MaxTurns && len(l.waiting) > 0 {
 		s := l.waiting[0]
 		l.waiting[0] = nil
 		l.waiting = l.waiting[1:]
@@ -39,6 +43,12 @@ func (l *Loop) schedule() {
 		l.startTurn(s)
 	}
 	l.runTools()
+	if l.draining && l.running == 0 {
+		for _, c := range l.drained {
+			close(c)
+		}
+		l.drained = nil
+	}
 }
 
 func (l *Loop) startTurn(s *session) {
@@ -63,12 +73,14 @@ func (l *Loop) startTurn(s *session) {
 // endTurn closes the turn with a turn_end event. Messages that arrived
 // during the turn start the next one.
 func (l *Loop) endTurn(s *session, reason string) {
+	var usage Usage
 	if t := s.turn; t != nil {
 		t.cancel()
+		usage = t.usage
 		s.turn = nil
 		l.running--
 	}
-	l.record(s, Event{Type: EvTurnEnd, Reason: reason})
+	l.record(s, Event{Type: EvTurnEnd, Reason: reason, Usage: usage})
 }
 
 // callModel starts a worker for the next model call of the turn. The
@@ -204,8 +216,13 @@ func (r *streamDone) handle(l *Loop) {
 		}
 	}
 	l.record(s, Event{Type: EvAssistant, Agent: s.st.Agent, Content: msg.Content, ToolCalls: calls, Usage: r.resp.Usage})
+	t.usage = t.usage.Add(r.resp.Usage)
 	if len(calls) == 0 || t.round > maxIterations(t.agent) {
 		l.endTurn(s, TurnCompleted)
+		return
+	}
+	if t.pause {
+		l.endTurn(s, TurnPaused)
 		return
 	}
 	for _, c := range calls {
