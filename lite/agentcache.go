@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,7 +42,7 @@ var _ runtime.AgentLoader = (*agentCache)(nil)
 
 // ErrAgentNotFound matches (errors.Is) the error for an agent with no
 // folder.
-var ErrAgentNotFound = errors.New("agent not found")
+var ErrAgentNotFound = runtime.ErrAgentNotFound
 
 // AgentNotFoundError says which agent is missing and how to make it.
 type AgentNotFoundError struct{ Name, Dir string }
@@ -160,6 +161,26 @@ func newestMod(a *agents.Agent) time.Time {
 	return newest
 }
 
-// Agents lists the agents defined in the agents dir (names only: nothing
-// is parsed).
-func (c *agentCache) list() ([]agents.Entry, error) { return agents.List(c.cfg.AgentsDir) }
+// loadedNames lists the agents built so far, sorted.
+func (c *agentCache) loadedNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make([]string, 0, len(c.loaded))
+	for n := range c.loaded {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// reload rebuilds a loaded agent now; on error the last good version stays.
+func (c *agentCache) reload(name string) error {
+	la, err := c.build(name, filepath.Join(c.cfg.AgentsDir, name))
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loaded[name] = &cachedAgent{agent: la, checked: time.Now()}
+	return nil
+}

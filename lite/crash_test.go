@@ -59,12 +59,12 @@ func TestCrashChild(t *testing.T) {
 		if i%3 == 1 {
 			msg = "use list_dir {} " + msg
 		}
-		seq, err := app.Loop.Send(ctx, sid, runtime.Input{Content: msg})
+		sent, err := app.Loop.Send(ctx, sid, runtime.Input{Content: msg})
 		if err != nil {
 			fmt.Println("send-error", err)
 			os.Exit(3)
 		}
-		fmt.Printf("ack %d %s\n", seq, msg)
+		fmt.Printf("ack %d %s\n", sent.Seq, msg)
 		for e := range sub.C() {
 			if e.Type == runtime.EvTurnEnd {
 				fmt.Printf("done %d\n", e.Seq)

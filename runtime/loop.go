@@ -104,6 +104,13 @@ var ErrClosed = errors.New("agnx-lite is shutting down: try again in a moment")
 // ErrSessionNotFound is returned for an unknown session id.
 var ErrSessionNotFound = errors.New("session not found")
 
+// ErrAgentNotFound is matched (errors.Is) by an AgentLoader's error for an
+// agent that does not exist.
+var ErrAgentNotFound = errors.New("agent not found")
+
+// ErrSessionEnded is returned for a message to a session that has ended.
+var ErrSessionEnded = errors.New("the session has ended")
+
 // New returns a loop; call Run to start it.
 func New(opts Options) *Loop {
 	if opts.MaxTurns <= 0 {

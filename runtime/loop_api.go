@@ -53,39 +53,49 @@ func (r *createReq) handle(l *Loop) {
 	})
 }
 
+// Sent is what Send did with a message.
+type Sent struct {
+	// Seq is the user_message event's seq.
+	Seq uint64
+	// Queued is true when a turn was running: the message starts the next
+	// turn, after that one's turn_end.
+	Queued bool
+}
+
 // Send appends a user message and starts a turn, or queues the message for
-// the next turn when one is running. It returns the message's seq once it
-// is committed: from then on it survives a crash.
-func (l *Loop) Send(ctx context.Context, sessionID string, in Input) (uint64, error) {
+// the next turn when one is running. It returns once the message is
+// committed: from then on it survives a crash.
+func (l *Loop) Send(ctx context.Context, sessionID string, in Input) (Sent, error) {
 	if in.Content == "" {
-		return 0, errors.New("the message is empty: type something to send")
+		return Sent{}, errors.New("the message is empty: type something to send")
 	}
-	reply := make(chan result[uint64], 1)
+	reply := make(chan result[Sent], 1)
 	return call(ctx, l, &sendReq{sid: sessionID, in: in, reply: reply}, reply)
 }
 
 type sendReq struct {
 	sid   string
 	in    Input
-	reply chan result[uint64]
+	reply chan result[Sent]
 }
 
 func (r *sendReq) handle(l *Loop) {
 	if l.draining {
-		r.reply <- result[uint64]{err: ErrClosed}
+		r.reply <- result[Sent]{err: ErrClosed}
 		return
 	}
 	s, err := l.load(r.sid)
 	if err == nil && s.st.Ended {
-		err = fmt.Errorf("session %s has ended: start a new one", r.sid)
+		err = fmt.Errorf("%w: start a new one", ErrSessionEnded)
 	}
 	if err != nil {
-		r.reply <- result[uint64]{err: err}
+		r.reply <- result[Sent]{err: err}
 		return
 	}
+	queued := s.st.TurnActive
 	l.record(s, Event{Type: EvUserMessage, Content: r.in.Content, SenderID: r.in.SenderID, SenderName: r.in.SenderName})
-	seq := s.st.LastSeq
-	l.afterCommit(func(err error) { r.reply <- result[uint64]{v: seq, err: err} })
+	sent := Sent{Seq: s.st.LastSeq, Queued: queued}
+	l.afterCommit(func(err error) { r.reply <- result[Sent]{v: sent, err: err} })
 }
 
 // Subscribe returns a subscription to a session's live events, from the

@@ -31,6 +31,8 @@ func commands() map[string]command {
 		"init":    {"init [DIR]", "write agnx.yaml and the default agent into the data dir", runInit},
 		"chat":    {"chat [-a AGENT] [--session ID | -C]", "talk to an agent (streaming REPL)", runChat},
 		"run":     {"run [-a AGENT] -m MESSAGE", "send one message, print the answer", runRun},
+		"serve":   {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one", runServe},
+		"attach":  {"attach [ID] | --list", "follow a session: its history, then live events", runAttach},
 		"session": {"session list | show ID | delete ID | export ID", "inspect and manage sessions", runSession},
 		"agent":   {"agent list | validate [NAME] | create NAME", "inspect and manage agents", runAgent},
 		"version": {"version", "print the version", runVersion},
@@ -97,7 +99,7 @@ func printUsage(w io.Writer, cmds map[string]command) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-46s %s\n", cmds[n].usage, cmds[n].short)
+		fmt.Fprintf(w, "  %-50s %s\n", cmds[n].usage, cmds[n].short)
 	}
 	fmt.Fprint(w, "\nGlobal flags: -c FILE (agnx.yaml), -d/--data-dir DIR (default ~/.agnx-lite or $AGNX_LITE_HOME), -v/-vv, -q\n")
 }

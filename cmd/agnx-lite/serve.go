@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/agnx-lite/agnx-lite/lite"
+)
+
+func runServe(g *globals, args []string) error {
+	fs := g.flags("serve")
+	host := fs.String("host", "", "address to bind (default server.host, 127.0.0.1)")
+	port := fs.IntP("port", "p", 0, "port to listen on (default server.port, 8080)")
+	agentsDir := fs.String("agents-dir", "", "folder of agents (default <data-dir>/agents)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return runServeClient(g, fs.Arg(0), fs.Args()[1:])
+	}
+	cfg, err := g.cfg()
+	if err != nil {
+		return err
+	}
+	if *host != "" {
+		cfg.Server.Host = *host
+	}
+	if *port != 0 {
+		cfg.Server.Port = *port
+	}
+	if *agentsDir != "" {
+		cfg.AgentsDir = *agentsDir
+	}
+	if err := ensureInit(g, cfg); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return lite.Serve(ctx, cfg, &lite.ServeOptions{
+		Options: lite.Options{Logger: g.daemonLogger()},
+		Version: version,
+	})
+}
+
+// daemonLogger logs JSON lines to stderr at info (the journal keeps them).
+func (g *globals) daemonLogger() *slog.Logger {
+	level := slog.LevelInfo
+	switch {
+	case g.quiet:
+		level = slog.LevelWarn
+	case g.verbose > 0:
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewJSONHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+}

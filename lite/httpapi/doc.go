@@ -1,0 +1,17 @@
+// Package httpapi is agnx-lite's HTTP gateway: the Agnx HTTP API (agents,
+// sessions, messages, SSE streams, approvals, admin), health and version
+// routes and an A2A agent card. Errors are RFC 7807 problem+json.
+//
+// SSE streams carry the session's durable events with `id:` set to their
+// seq, so a client that reconnects with Last-Event-ID gets what it missed
+// from the log, then live events: no gap, no duplicate. Tokens stream
+// without ids and are not replayed; the final message is.
+//
+// Closed by default: without an API token only loopback clients are
+// served; admin routes need the admin token (or loopback when none is
+// set); bodies are capped at 2 MB. A slow client never blocks the loop:
+// its subscription is bounded and dropped when it falls behind, and the
+// client resumes with Last-Event-ID.
+//
+// httpapi imports runtime, storage and agents; lite wires it.
+package httpapi

@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"net/http"
+	"os"
+	goruntime "runtime"
+	"time"
+)
+
+func (s *Server) livez(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz is ready only while the loop runs over an open database.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-s.o.Loop.Done():
+		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime has stopped")
+		return
+	case <-s.closing:
+		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the server is shutting down")
+		return
+	case <-s.o.Loop.Ready():
+	default:
+		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime is still starting")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func (s *Server) version(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{
+		"version": s.o.Version, "go": goruntime.Version(), "os": goruntime.GOOS, "arch": goruntime.GOARCH,
+	})
+}
+
+// agentCard is the A2A agent card: the server as one agent whose skills
+// are the agents it hosts.
+func (s *Server) agentCard(w http.ResponseWriter, r *http.Request) {
+	list, err := s.o.Agents.List()
+	if err != nil {
+		writeProblem(w, r, http.StatusInternalServerError, codeInternal, err.Error())
+		return
+	}
+	type skill struct {
+		ID          string   `json:"id"`
+		Name        string   `json:"name"`
+		Description string   `json:"description"`
+		Tags        []string `json:"tags"`
+	}
+	skills := []skill{}
+	for _, a := range list {
+		if a.Err != "" {
+			continue
+		}
+		desc := a.Description
+		if desc == "" {
+			desc = "agent " + a.Name
+		}
+		skills = append(skills, skill{ID: a.Name, Name: a.Name, Description: desc, Tags: []string{a.Provider}})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"protocolVersion":    "0.3.0",
+		"name":               "agnx-lite",
+		"description":        "A personal AI-agent runtime for small hardware.",
+		"url":                s.o.BaseURL + "/api/v1",
+		"preferredTransport": "HTTP+JSON",
+		"version":            s.o.Version,
+		"capabilities":       map[string]bool{"streaming": true, "pushNotifications": false},
+		"defaultInputModes":  []string{"text/plain"},
+		"defaultOutputModes": []string{"text/plain"},
+		"skills":             skills,
+	})
+}
+
+// status is what `agnx-lite serve status` prints.
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	st, err := s.o.Loop.Stats(r.Context())
+	if err != nil {
+		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, err.Error())
+		return
+	}
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"pid":               os.Getpid(),
+		"version":           s.o.Version,
+		"address":           s.o.BaseURL,
+		"uptime_seconds":    int64(time.Since(s.started).Seconds()),
+		"sessions_resident": st.Resident,
+		"turns_running":     st.Running,
+		"turns_waiting":     st.Waiting,
+		"inbox":             st.Inbox,
+		"goroutines":        goruntime.NumGoroutine(),
+		"heap_bytes":        ms.HeapInuse,
+	})
+}
+
+func (s *Server) shutdown(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusAccepted, map[string]string{"status": "shutting down"})
+	if s.o.Shutdown != nil {
+		go s.o.Shutdown()
+	}
+}
+
+func (s *Server) reloadAgents(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"agents": s.o.Agents.Reload()})
+}

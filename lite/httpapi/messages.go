@@ -1,0 +1,112 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// messageJSON is one message of a session's history.
+type messageJSON struct {
+	Seq        uint64         `json:"seq"`
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	Timestamp  time.Time      `json:"timestamp"`
+	ToolCalls  []toolCallJSON `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	ToolName   string         `json:"tool_name,omitempty"`
+}
+
+// listMessages returns the conversation from the log.
+func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
+	out := []messageJSON{}
+	err := runtime.ReadEvents(s.o.Store, r.PathValue("id"), 0, func(e runtime.Event) error {
+		m := messageJSON{Seq: e.Seq, Content: e.Content, Timestamp: e.Time.UTC()}
+		switch e.Type {
+		case runtime.EvUserMessage:
+			m.Role = "user"
+		case runtime.EvAssistant:
+			m.Role, m.ToolCalls = "assistant", toCalls(e.ToolCalls)
+		case runtime.EvToolResult:
+			m.Role, m.ToolCallID, m.ToolName = "tool", e.CallID, e.ToolName
+		default:
+			return nil
+		}
+		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"messages": out})
+}
+
+// postMessage sends a message and answers when its turn ends.
+func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
+	sub, sent, ok := s.send(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	ctx, cancel := context.WithTimeout(r.Context(), s.o.RequestTimeout)
+	defer cancel()
+	f := newTurnFollower(sent)
+	var answer, errMsg string
+	var calls []runtime.ToolCall
+	for {
+		select {
+		case <-ctx.Done():
+			s.clientGone(sub, id)
+			if r.Context().Err() == nil {
+				writeProblem(w, r, http.StatusGatewayTimeout, codeUnavailable,
+					"the turn did not end within server.request_timeout_seconds: it goes on; read it with GET .../messages")
+			}
+			return
+		case e, open := <-sub.C():
+			if !open {
+				writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime stopped before the turn ended")
+				return
+			}
+			keep, done := f.accept(&e)
+			if !keep {
+				continue
+			}
+			switch e.Type {
+			case runtime.EvAssistant:
+				answer, calls = e.Content, e.ToolCalls
+			case runtime.EvError:
+				errMsg = e.Content
+			}
+			if !done {
+				continue
+			}
+			sub.Close()
+			if e.Reason == runtime.TurnFailed {
+				writeProblem(w, r, http.StatusBadGateway, codeProvider, errMsg)
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{
+				"role": "assistant", "content": answer, "status": e.Reason,
+				"tool_calls": toCalls(calls), "usage": toUsage(e.Usage), "seq": e.Seq,
+			})
+			return
+		}
+	}
+}
+
+type toolCallJSON struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+func toCalls(calls []runtime.ToolCall) []toolCallJSON {
+	out := make([]toolCallJSON, len(calls))
+	for i, c := range calls {
+		out[i] = toolCallJSON{c.ID, c.Name, c.Arguments}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// problem is an RFC 7807 error body.
+type problem struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail,omitempty"`
+	Instance string `json:"instance,omitempty"`
+}
+
+// Problem codes, as urn:agnx:problem:<code>.
+const (
+	codeNotFound        = "not_found"
+	codeInvalid         = "invalid_request"
+	codeUnauthorized    = "unauthorized"
+	codeForbidden       = "forbidden"
+	codeConflict        = "conflict"
+	codeInternal        = "internal_error"
+	codeSessionNotFound = "session_not_found"
+	codeSessionEnded    = "session_ended"
+	codeAgentNotFound   = "agent_not_found"
+	codeTooLarge        = "payload_too_large"
+	codeUnavailable     = "service_unavailable"
+	codeProvider        = "provider_error"
+)
+
+var titles = map[string]string{
+	codeNotFound: "Not found", codeInvalid: "Invalid request", codeUnauthorized: "Unauthorized",
+	codeForbidden: "Forbidden", codeConflict: "Conflict", codeInternal: "Internal error",
+	codeSessionNotFound: "Session not found", codeSessionEnded: "Session ended",
+	codeAgentNotFound: "Agent not found", codeTooLarge: "Payload too large",
+	codeUnavailable: "Service unavailable", codeProvider: "Model provider error",
+}
+
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(problem{
+		Type: "urn:agnx:problem:" + code, Title: titles[code], Status: status,
+		Detail: detail, Instance: r.URL.Path,
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// decode reads a JSON body into v: one object, no unknown fields, at most
+// the body limit. Its error is the sentence for a 400 or 413.
+func decode(r *http.Request, v any) (status int, err error) {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if dec.More() {
+		return http.StatusBadRequest, errors.New("the body holds more than one JSON value: send one object")
+	}
+	if _, err := io.Copy(io.Discard, r.Body); err != nil {
+		return decodeError(err)
+	}
+	return 0, nil
+}
+
+func decodeError(err error) (int, error) {
+	var tooBig *http.MaxBytesError
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &tooBig):
+		return http.StatusRequestEntityTooLarge, fmt.Errorf("the body is larger than %d bytes: send less", tooBig.Limit)
+	case errors.Is(err, io.EOF):
+		return http.StatusBadRequest, errors.New("the body is empty: send a JSON object")
+	case errors.As(err, &syntax):
+		return http.StatusBadRequest, fmt.Errorf("the body is not valid JSON (at byte %d): send a JSON object", syntax.Offset)
+	case errors.As(err, &typ):
+		return http.StatusBadRequest, fmt.Errorf("field %q must be a %s, not a %s", typ.Field, typ.Type, typ.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return http.StatusBadRequest, fmt.Errorf("unknown field %s: remove it", field)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return http.StatusBadRequest, errors.New("the body ends in the middle of the JSON: send a whole object")
+	}
+	return http.StatusBadRequest, fmt.Errorf("the body could not be read: %v", err)
+}

@@ -1,0 +1,206 @@
+package httpapi
+
+import (
+	"crypto/subtle"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// Agents is what the API needs of the agent registry.
+type Agents interface {
+	// List returns the agents defined, in name order; an agent whose files
+	// are invalid is listed with Err set.
+	List() ([]AgentInfo, error)
+	// Get loads one agent; the error says what is wrong with it.
+	Get(name string) (*agents.Agent, error)
+	// Reload re-reads every loaded agent now and reports each.
+	Reload() []AgentInfo
+}
+
+// AgentInfo is an agent as listings show it.
+type AgentInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Provider    string `json:"provider,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Err         string `json:"error,omitempty"`
+}
+
+// Options configure a Server.
+type Options struct {
+	Loop   *runtime.Loop
+	Store  *storage.Store
+	Agents Agents
+	// Version is reported by /version and the agent card.
+	Version string
+	// APIToken guards /api/v1; empty: loopback clients only.
+	APIToken string
+	// AdminToken guards /api/admin/v1; empty: loopback clients only (and
+	// the API token, when one is set).
+	AdminToken string
+	// KeepAlive is the SSE keep-alive interval; 0 means 15 s, <0 none.
+	KeepAlive time.Duration
+	// RequestTimeout bounds a synchronous message; 0 means 300 s.
+	RequestTimeout time.Duration
+	// MaxBody caps request bodies; 0 means 2 MB.
+	MaxBody int64
+	// Shutdown is called by POST /api/admin/v1/shutdown.
+	Shutdown func()
+	// BaseURL is the server's address as clients reach it, for the agent
+	// card ("http://127.0.0.1:8080").
+	BaseURL string
+	Logger  *slog.Logger
+}
+
+// Server is the HTTP API. It is an http.Handler.
+type Server struct {
+	o       Options
+	log     *slog.Logger
+	mux     *http.ServeMux
+	closing chan struct{}
+	started time.Time
+}
+
+// New returns the API handler.
+func New(o Options) *Server {
+	if o.KeepAlive == 0 {
+		o.KeepAlive = 15 * time.Second
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = 300 * time.Second
+	}
+	if o.MaxBody == 0 {
+		o.MaxBody = 2 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{o: o, log: o.Logger, mux: http.NewServeMux(), closing: make(chan struct{}), started: time.Now()}
+	for _, rt := range s.routes() {
+		s.mux.Handle(rt.pattern, s.guard(rt.access, rt.h))
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, r, http.StatusNotFound, codeNotFound, "no route "+r.Method+" "+r.URL.Path+": see docs/openapi.yaml")
+	})
+	return s
+}
+
+// access says who may call a route.
+type access int
+
+const (
+	public access = iota
+	api
+	admin
+)
+
+type route struct {
+	pattern string
+	access  access
+	h       http.HandlerFunc
+}
+
+func (s *Server) routes() []route {
+	return []route{
+		{"GET /livez", public, s.livez},
+		{"GET /readyz", public, s.readyz},
+		{"GET /version", public, s.version},
+		{"GET /.well-known/agent-card.json", public, s.agentCard},
+		{"GET /api/v1/agents", api, s.listAgents},
+		{"GET /api/v1/agents/{name}", api, s.getAgent},
+		{"GET /api/v1/sessions", api, s.listSessions},
+		{"POST /api/v1/sessions", api, s.createSession},
+		{"GET /api/v1/sessions/{id}", api, s.getSession},
+		{"DELETE /api/v1/sessions/{id}", api, s.deleteSession},
+		{"GET /api/v1/sessions/{id}/messages", api, s.listMessages},
+		{"POST /api/v1/sessions/{id}/messages", api, s.postMessage},
+		{"POST /api/v1/sessions/{id}/stream", api, s.stream},
+		{"GET /api/v1/sessions/{id}/events", api, s.events},
+		{"POST /api/v1/sessions/{id}/cancel", api, s.cancel},
+		{"POST /api/v1/sessions/{id}/approve", api, s.approve},
+		{"POST /api/admin/v1/shutdown", admin, s.shutdown},
+		{"POST /api/admin/v1/reload-agents", admin, s.reloadAgents},
+		{"GET /api/admin/v1/status", admin, s.status},
+	}
+}
+
+// Routes lists the patterns the server serves ("GET /livez", ...), for
+// documentation checks.
+func Routes() []string {
+	var out []string
+	for _, r := range (&Server{}).routes() {
+		out = append(out, r.pattern)
+	}
+	return out
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Close ends the open event streams, so a graceful shutdown of the HTTP
+// server does not wait for them.
+func (s *Server) Close() {
+	select {
+	case <-s.closing:
+	default:
+		close(s.closing)
+	}
+}
+
+// guard checks who is calling and caps the body.
+func (s *Server) guard(a access, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a != public {
+			if code, msg := s.authorize(a, r); code != 0 {
+				if code == http.StatusUnauthorized {
+					w.Header().Set("WWW-Authenticate", `Bearer realm="agnx-lite"`)
+				}
+				pc := codeUnauthorized
+				if code == http.StatusForbidden {
+					pc = codeForbidden
+				}
+				writeProblem(w, r, code, pc, msg)
+				return
+			}
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.o.MaxBody)
+		h(w, r)
+	})
+}
+
+func (s *Server) authorize(a access, r *http.Request) (int, string) {
+	token := s.o.APIToken
+	if a == admin && s.o.AdminToken != "" {
+		token = s.o.AdminToken
+	}
+	if token == "" {
+		if !loopback(r.RemoteAddr) {
+			return http.StatusForbidden, "this server answers loopback clients only: set server.api_token to allow others"
+		}
+		return 0, ""
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+		if a == admin {
+			return http.StatusUnauthorized, "missing or wrong admin token: send Authorization: Bearer <server.admin_token>"
+		}
+		return http.StatusUnauthorized, "missing or wrong API token: send Authorization: Bearer <server.api_token>"
+	}
+	return 0, ""
+}
+
+func loopback(remote string) bool {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

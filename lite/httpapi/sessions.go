@@ -1,0 +1,161 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// sessionJSON is a session in API responses.
+type sessionJSON struct {
+	ID        string    `json:"session_id"`
+	Agent     string    `json:"agent"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Gateway   string    `json:"gateway,omitempty"`
+	ChatID    string    `json:"chat_id,omitempty"`
+	Turns     int       `json:"turns"`
+	LastSeq   uint64    `json:"last_seq"`
+	Preview   string    `json:"preview,omitempty"`
+	Usage     usageJSON `json:"usage"`
+}
+
+type usageJSON struct {
+	Prompt     int `json:"prompt_tokens"`
+	Completion int `json:"completion_tokens"`
+	Total      int `json:"total_tokens"`
+}
+
+func toUsage(u runtime.Usage) usageJSON {
+	return usageJSON{u.PromptTokens, u.CompletionTokens, u.Total()}
+}
+
+func toSession(i runtime.SessionInfo) sessionJSON {
+	return sessionJSON{ID: i.ID, Agent: i.Agent, Status: i.Status, CreatedAt: i.Created.UTC(), UpdatedAt: i.Updated.UTC(),
+		Gateway: i.Gateway, ChatID: i.ChatID, Turns: i.Turns, LastSeq: i.LastSeq, Preview: i.Preview, Usage: toUsage(i.Usage)}
+}
+
+// sessionError answers for an error of the loop or the store.
+func sessionError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, runtime.ErrSessionNotFound):
+		writeProblem(w, r, http.StatusNotFound, codeSessionNotFound, "no session "+r.PathValue("id"))
+	case errors.Is(err, runtime.ErrSessionEnded):
+		writeProblem(w, r, http.StatusGone, codeSessionEnded, err.Error())
+	case errors.Is(err, runtime.ErrAgentNotFound):
+		writeProblem(w, r, http.StatusNotFound, codeAgentNotFound, err.Error())
+	case errors.Is(err, runtime.ErrClosed):
+		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, err.Error())
+	case r.Context().Err() != nil:
+		// The client is gone; nobody reads the answer.
+	default:
+		writeProblem(w, r, http.StatusInternalServerError, codeInternal, err.Error())
+	}
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
+	list, err := runtime.ListSessions(s.o.Store)
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	agent := r.URL.Query().Get("agent")
+	out := make([]sessionJSON, 0, len(list))
+	for _, i := range list {
+		if agent == "" || i.Agent == agent {
+			out = append(out, toSession(i))
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": out})
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Agent   string `json:"agent"`
+		Gateway string `json:"gateway"`
+		ChatID  string `json:"chat_id"`
+	}
+	if status, err := decode(r, &body); err != nil {
+		writeProblem(w, r, status, problemCode(status), err.Error())
+		return
+	}
+	if body.Agent == "" {
+		writeProblem(w, r, http.StatusBadRequest, codeInvalid, `field "agent" is required: name the agent to talk to`)
+		return
+	}
+	if body.Gateway == "" {
+		body.Gateway = "http"
+	}
+	info, err := s.o.Loop.CreateSession(r.Context(), runtime.NewSession{Agent: body.Agent, Gateway: body.Gateway, ChatID: body.ChatID})
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/v1/sessions/"+info.ID)
+	writeJSON(w, http.StatusCreated, toSession(info))
+}
+
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	info, err := runtime.ReadSession(s.o.Store, r.PathValue("id"))
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toSession(info))
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	if err := s.o.Loop.DeleteSession(r.Context(), r.PathValue("id")); err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := runtime.ReadSession(s.o.Store, id); err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	ok, err := s.o.Loop.Cancel(r.Context(), id)
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"cancelled": ok})
+}
+
+// approve answers a pending approval. Tools that ask for approval come
+// with the sandboxed tools; until then no approval is ever pending.
+func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		CallID   string `json:"call_id"`
+		Decision string `json:"decision"`
+	}
+	if status, err := decode(r, &body); err != nil {
+		writeProblem(w, r, status, problemCode(status), err.Error())
+		return
+	}
+	switch body.Decision {
+	case "allow_once", "allow_always", "deny":
+	default:
+		writeProblem(w, r, http.StatusBadRequest, codeInvalid, `field "decision" must be allow_once, allow_always or deny`)
+		return
+	}
+	if _, err := runtime.ReadSession(s.o.Store, r.PathValue("id")); err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	writeProblem(w, r, http.StatusNotFound, codeNotFound, "no approval is pending for call_id "+body.CallID)
+}
+
+func problemCode(status int) string {
+	if status == http.StatusRequestEntityTooLarge {
+		return codeTooLarge
+	}
+	return codeInvalid
+}

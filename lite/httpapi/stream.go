@@ -1,0 +1,218 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// turnFollower picks, from a session's live events, those of the turn a
+// message started: everything after the message, until as many turn_ends
+// as it takes (two when the message was queued behind a running turn).
+type turnFollower struct {
+	after uint64
+	need  int
+	ended int
+}
+
+func newTurnFollower(sent runtime.Sent) *turnFollower {
+	f := &turnFollower{after: sent.Seq, need: 1}
+	if sent.Queued {
+		f.need = 2
+	}
+	return f
+}
+
+// accept reports whether e belongs to the stream and whether it ends it.
+func (f *turnFollower) accept(e *runtime.Event) (keep, done bool) {
+	if e.Durable() && e.Seq <= f.after {
+		return false, false
+	}
+	if e.Type == runtime.EvTurnEnd {
+		f.ended++
+		return true, f.ended >= f.need
+	}
+	return true, false
+}
+
+type messageBody struct {
+	Content    string `json:"content"`
+	SenderID   string `json:"sender_id"`
+	SenderName string `json:"sender_name"`
+}
+
+// send decodes a message body, subscribes to the session and sends the
+// message. On error it has answered the request.
+func (s *Server) send(w http.ResponseWriter, r *http.Request) (*runtime.Subscription, runtime.Sent, bool) {
+	var body messageBody
+	if status, err := decode(r, &body); err != nil {
+		writeProblem(w, r, status, problemCode(status), err.Error())
+		return nil, runtime.Sent{}, false
+	}
+	if body.Content == "" {
+		writeProblem(w, r, http.StatusBadRequest, codeInvalid, `field "content" is required and must not be empty`)
+		return nil, runtime.Sent{}, false
+	}
+	id := r.PathValue("id")
+	sub, err := s.o.Loop.Subscribe(r.Context(), id)
+	if err != nil {
+		sessionError(w, r, err)
+		return nil, runtime.Sent{}, false
+	}
+	sent, err := s.o.Loop.Send(r.Context(), id, runtime.Input{Content: body.Content, SenderID: body.SenderID, SenderName: body.SenderName})
+	if err != nil {
+		sub.Close()
+		sessionError(w, r, err)
+		return nil, runtime.Sent{}, false
+	}
+	return sub, sent, true
+}
+
+// clientGone runs when a client leaves before its turn ended: the agent's
+// on_disconnect decides whether the turn goes on.
+func (s *Server) clientGone(sub *runtime.Subscription, id string) {
+	sub.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if paused, err := s.o.Loop.Disconnect(ctx, id); err == nil && paused {
+		s.log.Info("client left mid-turn; pausing the turn", "session", id)
+	}
+}
+
+// stream sends a message and streams its turn as SSE.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	sub, sent, ok := s.send(w, r)
+	if !ok {
+		return
+	}
+	sse := newSSE(w)
+	if err := sse.send(sent.Seq, "start", []byte("{}")); err != nil {
+		s.clientGone(sub, r.PathValue("id"))
+		return
+	}
+	f := newTurnFollower(sent)
+	s.pump(r, sse, sub, f.accept)
+}
+
+// events streams a session's events: with Last-Event-ID (or ?after=N)
+// first what the log holds after that seq, then live events, with no gap
+// and no duplicate. ?until=turn_end ends the stream after the next
+// turn_end; without it the stream stays open.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	after, err := resumePoint(r)
+	if err != nil {
+		writeProblem(w, r, http.StatusBadRequest, codeInvalid, err.Error())
+		return
+	}
+	untilEnd := r.URL.Query().Get("until") == "turn_end"
+	sub, err := s.o.Loop.Subscribe(r.Context(), id)
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	sse := newSSE(w)
+	// The subscription started first, so whatever commits from now on
+	// arrives live; the log has the rest. Events in both are skipped by seq.
+	last := after
+	done := false
+	err = runtime.ReadEvents(s.o.Store, id, after, func(e runtime.Event) error {
+		if done {
+			return nil
+		}
+		last = e.Seq
+		done = untilEnd && e.Type == runtime.EvTurnEnd
+		return sse.event(&e)
+	})
+	if err != nil || done {
+		sub.Close()
+		return
+	}
+	var pending []runtime.Event // tokens held until it is clear they are new
+	s.pump(r, sse, sub, func(e *runtime.Event) (bool, bool) {
+		if !e.Durable() {
+			pending = append(pending, *e)
+			return false, false
+		}
+		if e.Seq <= last {
+			pending = pending[:0] // tokens of a message the log already gave
+			return false, false
+		}
+		for i := range pending {
+			if sse.event(&pending[i]) != nil {
+				break
+			}
+		}
+		pending = pending[:0]
+		return true, untilEnd && e.Type == runtime.EvTurnEnd
+	})
+}
+
+func resumePoint(r *http.Request) (uint64, error) {
+	v := r.Header.Get("Last-Event-ID")
+	if q := r.URL.Query().Get("after"); q != "" {
+		v = q
+	}
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, errBadResume
+	}
+	return n, nil
+}
+
+var errBadResume = &resumeError{}
+
+type resumeError struct{}
+
+func (*resumeError) Error() string {
+	return "Last-Event-ID (or ?after=) must be the seq of an event: a whole number"
+}
+
+// pump copies accepted events to the client until one ends the stream, the
+// client leaves, the subscription is dropped or the server closes. It
+// sends keep-alive comments while the session is quiet.
+func (s *Server) pump(r *http.Request, sse *sseWriter, sub *runtime.Subscription, accept func(*runtime.Event) (keep, done bool)) {
+	id := r.PathValue("id")
+	var tick <-chan time.Time
+	if s.o.KeepAlive > 0 {
+		t := time.NewTicker(s.o.KeepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			s.clientGone(sub, id)
+			return
+		case <-s.closing:
+			sub.Close()
+			return
+		case <-tick:
+			if sse.keepAlive() != nil {
+				s.clientGone(sub, id)
+				return
+			}
+		case e, ok := <-sub.C():
+			if !ok {
+				// Dropped for falling behind (or the loop stopped): the
+				// client resumes with Last-Event-ID.
+				return
+			}
+			keep, done := accept(&e)
+			if keep && sse.event(&e) != nil {
+				s.clientGone(sub, id)
+				return
+			}
+			if done {
+				sub.Close()
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package lite
+
+import (
+	"path/filepath"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+)
+
+// registry gives the HTTP API its view of the agents: listings read the
+// folders (and each agent.yaml, to show its model), Get loads one, and
+// Reload re-reads the loaded ones now.
+type registry struct{ c *agentCache }
+
+var _ httpapi.Agents = registry{}
+
+func (r registry) List() ([]httpapi.AgentInfo, error) {
+	list, err := agents.List(r.c.cfg.AgentsDir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]httpapi.AgentInfo, 0, len(list))
+	for _, e := range list {
+		out = append(out, info(e.Name, e.Dir))
+	}
+	return out, nil
+}
+
+func info(name, dir string) httpapi.AgentInfo {
+	a, err := agents.Load(dir)
+	if err != nil {
+		return httpapi.AgentInfo{Name: name, Err: err.Error()}
+	}
+	return httpapi.AgentInfo{Name: name, Description: a.Description, Version: a.Version,
+		Provider: a.Model.Provider, Model: a.Model.Name}
+}
+
+func (r registry) Get(name string) (*agents.Agent, error) {
+	la, err := r.c.LoadAgent(name)
+	if err != nil {
+		return nil, err
+	}
+	return la.Spec, nil
+}
+
+// Reload rebuilds every loaded agent from its files; an invalid one keeps
+// its last good version and is reported with its error.
+func (r registry) Reload() []httpapi.AgentInfo {
+	names := r.c.loadedNames()
+	out := make([]httpapi.AgentInfo, 0, len(names))
+	for _, n := range names {
+		i := info(n, filepath.Join(r.c.cfg.AgentsDir, n))
+		if i.Err == "" {
+			if err := r.c.reload(n); err != nil {
+				i.Err = err.Error()
+			}
+		}
+		out = append(out, i)
+	}
+	return out
+}

@@ -1,0 +1,209 @@
+package lite
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+)
+
+// Shutdown bounds: running turns get drainTimeout to finish, the HTTP
+// server closeTimeout more to let its handlers return.
+const (
+	drainTimeout = 10 * time.Second
+	closeTimeout = 5 * time.Second
+)
+
+// ServeOptions tune Serve.
+type ServeOptions struct {
+	Options
+	Version string
+	// Ready is called once the server accepts connections, with its base
+	// URL.
+	Ready func(baseURL string)
+}
+
+// Daemon is what `serve` writes to <data_dir>/serve.json so the CLI can
+// find the running daemon.
+type Daemon struct {
+	PID     int       `json:"pid"`
+	URL     string    `json:"url"`
+	Started time.Time `json:"started"`
+}
+
+// DaemonFile is where a running daemon describes itself.
+func (c *Config) DaemonFile() string { return filepath.Join(c.DataDir, "serve.json") }
+
+// ReadDaemon reads serve.json; it returns nil when no daemon is running
+// (no file, or its process is gone).
+func ReadDaemon(cfg *Config) *Daemon {
+	data, err := os.ReadFile(cfg.DaemonFile())
+	if err != nil {
+		return nil
+	}
+	var d Daemon
+	if json.Unmarshal(data, &d) != nil || d.PID <= 0 || d.URL == "" {
+		return nil
+	}
+	if err := syscall.Kill(d.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return nil
+	}
+	return &d
+}
+
+// Serve runs the daemon until ctx ends or an admin asks it to stop: the
+// loop, the store and the HTTP API. Stopping is graceful: no new
+// connection or turn is accepted, running turns get drainTimeout to end
+// (then those of pause agents are marked interrupted and those of continue
+// agents resume at the next start), everything is committed, the database
+// is closed.
+func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
+	if err := checkBind(cfg); err != nil {
+		return err
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+		o.Logger = log
+	}
+	app, err := Open(cfg, &o.Options)
+	if err != nil {
+		return err
+	}
+	addr := net.JoinHostPort(cfg.Server.Host, strconv.Itoa(cfg.Server.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		app.Close()
+		return fmt.Errorf("cannot listen on %s: %v (is another server on that port? set server.port or use -p)", addr, err)
+	}
+	if n := cfg.Server.MaxConnections; n > 0 {
+		ln = limitListener(ln, n)
+	}
+	base := "http://" + ln.Addr().String()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	api := httpapi.New(httpapi.Options{
+		Loop: app.Loop, Store: app.Store, Agents: registry{app.Agents}, Version: o.Version,
+		APIToken: cfg.Server.APIToken.Value(), AdminToken: cfg.Server.AdminToken.Value(),
+		KeepAlive:      seconds(cfg.Server.KeepAliveIntervalSeconds, -1),
+		RequestTimeout: seconds(cfg.Server.RequestTimeoutSeconds, 0),
+		Shutdown:       stop, BaseURL: base, Logger: log,
+	})
+	srv := &http.Server{
+		Handler:           api,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       seconds(cfg.Server.IdleTimeoutSeconds, 0),
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	if err := writeDaemon(cfg, base); err != nil {
+		log.Warn("cannot write serve.json; the CLI will find the daemon from the config", "err", err)
+	}
+	defer os.Remove(cfg.DaemonFile())
+	log.Info("ready", "url", base, "pid", os.Getpid(), "data_dir", cfg.DataDir, "agents_dir", cfg.AgentsDir)
+	if o.Ready != nil {
+		o.Ready(base)
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		log.Error("http server stopped", "err", err)
+	}
+	log.Info("shutting down")
+	return shutdown(app, api, srv, log)
+}
+
+func shutdown(app *App, api *httpapi.Server, srv *http.Server, log *slog.Logger) error {
+	closing := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout+closeTimeout)
+		defer cancel()
+		closing <- srv.Shutdown(ctx) // stops accepting at once, then waits for handlers
+	}()
+	drainCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	if err := app.Loop.Drain(drainCtx); err != nil {
+		log.Warn("turns still running at shutdown; they are interrupted or resume at the next start", "err", err)
+	}
+	cancel()
+	api.Close() // ends event streams once the turns they follow are over
+	if err := <-closing; err != nil {
+		log.Warn("http server did not close cleanly", "err", err)
+	}
+	err := app.Close()
+	log.Info("stopped")
+	return err
+}
+
+// checkBind refuses to serve a non-loopback address without an API token.
+func checkBind(cfg *Config) error {
+	host := cfg.Server.Host
+	ip := net.ParseIP(host)
+	loop := host == "localhost" || (ip != nil && ip.IsLoopback())
+	if !loop && cfg.Server.APIToken.Value() == "" {
+		return fmt.Errorf("refusing to serve on %s without a token: set server.api_token (e.g. api_token: ${AGNX_API_TOKEN}) or bind 127.0.0.1", host)
+	}
+	return nil
+}
+
+func writeDaemon(cfg *Config, url string) error {
+	data, _ := json.Marshal(Daemon{PID: os.Getpid(), URL: url, Started: time.Now().UTC()})
+	tmp := cfg.DaemonFile() + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, cfg.DaemonFile())
+}
+
+// seconds turns a config value into a duration; 0 means def.
+func seconds(n int, def time.Duration) time.Duration {
+	if n == 0 {
+		return def
+	}
+	return time.Duration(n) * time.Second
+}
+
+// limitListener caps open connections: Accept waits while n are open.
+func limitListener(l net.Listener, n int) net.Listener {
+	return &limited{Listener: l, sem: make(chan struct{}, n)}
+}
+
+type limited struct {
+	net.Listener
+	sem chan struct{}
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	l.sem <- struct{}{}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+type limitedConn struct {
+	net.Conn
+	release func()
+	closed  bool
+}
+
+func (c *limitedConn) Close() error {
+	if !c.closed {
+		c.closed = true
+		c.release()
+	}
+	return c.Conn.Close()
+}
