@@ -1,0 +1,223 @@
+package bwrap
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) {
+	Init() // this test binary is also the sandbox's init
+	os.Exit(m.Run())
+}
+
+// sandbox skips the test where bwrap cannot run, saying why.
+func sandbox(t *testing.T) (*Runner, string) {
+	t.Helper()
+	if st := Probe(context.Background()); !st.Usable {
+		t.Skip("bubblewrap unusable here: " + st.Problem)
+	}
+	ws := filepath.Join(t.TempDir(), "ws")
+	require.NoError(t, os.MkdirAll(ws, 0o777))
+	require.NoError(t, os.Chmod(ws, 0o777)) // the sandbox user may write
+	return &Runner{}, ws
+}
+
+func run(t *testing.T, r *Runner, p Policy, script string) Result {
+	t.Helper()
+	res, err := r.Run(context.Background(), p, []string{"/bin/sh", "-c", script}, nil)
+	require.NoError(t, err)
+	return res
+}
+
+func TestRun_Basics(t *testing.T) {
+	r, ws := sandbox(t)
+	p := Policy{Workspace: ws}
+	res := run(t, r, p, `echo hello; pwd; id -u; echo "$HOME"; echo out > made.txt; exit 3`)
+	assert.Equal(t, 3, res.ExitCode)
+	assert.Equal(t, "hello\n/workspace\n1000\n/workspace\n", string(res.Output))
+	data, err := os.ReadFile(filepath.Join(ws, "made.txt"))
+	require.NoError(t, err, "the workspace is writable and shared")
+	assert.Equal(t, "out\n", string(data))
+
+	res, err = r.Run(context.Background(), p, []string{"cat"}, []byte("from stdin"))
+	require.NoError(t, err)
+	assert.Equal(t, "from stdin", string(res.Output))
+
+	res = run(t, r, p, "env | sort")
+	assert.NotContains(t, string(res.Output), "AGNX", "the environment is cleared")
+	assert.Contains(t, string(res.Output), "PATH=")
+}
+
+func TestRun_Limits(t *testing.T) {
+	r, ws := sandbox(t)
+	res := run(t, r, Policy{Workspace: ws, Limits: Limits{MemoryMB: 300, MaxProcs: 50, FileMB: 7}}, "cat /proc/self/limits")
+	out := string(res.Output)
+	assert.Regexp(t, `Max address space\s+314572800\s+314572800`, out)
+	assert.Regexp(t, `Max processes\s+50\s+50`, out)
+	assert.Regexp(t, `Max file size\s+7340032\s+7340032`, out)
+
+	res = run(t, r, Policy{Workspace: ws, Limits: Limits{FileMB: 1}}, "head -c 3000000 /dev/zero > big; echo rc=$?")
+	assert.Contains(t, string(res.Output), "rc=1", "a file past FileMB cannot be written")
+}
+
+// The escape suite: none of these may reach outside the sandbox.
+func TestRun_Escapes(t *testing.T) {
+	r, ws := sandbox(t)
+	home := t.TempDir()
+	secret := filepath.Join(home, "secret.txt")
+	require.NoError(t, os.WriteFile(secret, []byte("TOP-SECRET"), 0o644))
+	p := Policy{Workspace: ws}
+
+	cases := map[string]string{
+		"planted secret":  "cat " + secret,
+		"etc shadow":      "cat /etc/shadow",
+		"root home":       "ls /root",
+		"proc of host":    "cat /proc/1/environ; ls /proc | grep -c '^[0-9]'",
+		"escape via link": "ln -s " + secret + " l; cat l",
+		"dotdot":          "cat ../" + filepath.Base(home) + "/secret.txt",
+	}
+	for name, script := range cases {
+		t.Run(name, func(t *testing.T) {
+			res := run(t, r, p, script)
+			assert.NotContains(t, string(res.Output), "TOP-SECRET")
+			assert.NotContains(t, string(res.Output), "root:", "no /etc/shadow")
+		})
+	}
+
+	t.Run("write outside", func(t *testing.T) {
+		res := run(t, r, p, "echo x > /usr/pwned; echo x > /etc/pwned; echo x > /tmp/pwned-"+filepath.Base(ws)+"; echo done")
+		assert.Contains(t, string(res.Output), "done")
+		assert.NoFileExists(t, "/usr/pwned")
+		assert.NoFileExists(t, "/etc/pwned")
+		assert.NoFileExists(t, "/tmp/pwned-"+filepath.Base(ws), "/tmp is private")
+	})
+}
+
+func TestRun_NoNetwork(t *testing.T) {
+	r, ws := sandbox(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("REACHED\n"))
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	script := "exec 3<>/dev/tcp/127.0.0.1/" + itoa(port) + " && cat <&3; " +
+		"(echo > /dev/tcp/127.0.0.1/" + itoa(port) + ") 2>&1; cat /sys/class/net/*/operstate 2>/dev/null; ls /sys/class/net"
+	bash := []string{"/bin/bash", "-c", script}
+	res, err := r.Run(context.Background(), Policy{Workspace: ws}, bash, nil)
+	require.NoError(t, err)
+	assert.NotContains(t, string(res.Output), "REACHED", "the host's loopback is not reachable")
+
+	res, err = r.Run(context.Background(), Policy{Workspace: ws, Network: true}, bash, nil)
+	require.NoError(t, err)
+	assert.Contains(t, string(res.Output), "REACHED", "with the network granted it is")
+}
+
+func TestRun_TimeoutKillsTheTree(t *testing.T) {
+	r, ws := sandbox(t)
+	marker := "agnx-sleep-" + filepath.Base(ws)
+	start := time.Now()
+	res := run(t, r, Policy{Workspace: ws, Limits: Limits{Timeout: 300 * time.Millisecond}},
+		"cp /bin/sleep ./"+marker+"; ./"+marker+" 100 & ./"+marker+" 100")
+	assert.True(t, res.TimedOut)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assertGone(t, marker)
+}
+
+func TestRun_NothingOutlivesTheCommand(t *testing.T) {
+	r, ws := sandbox(t)
+	marker := "agnx-bg-" + filepath.Base(ws)
+	res := run(t, r, Policy{Workspace: ws}, "cp /bin/sleep ./"+marker+"; (setsid ./"+marker+" 100 &) ; echo started")
+	assert.False(t, res.TimedOut)
+	assert.Contains(t, string(res.Output), "started")
+	assertGone(t, marker)
+}
+
+func TestRun_ForkBomb(t *testing.T) {
+	r, ws := sandbox(t)
+	if os.Geteuid() == 0 {
+		// RLIMIT_NPROC does not bind root: run the sandbox as nobody, as a
+		// daemon running as root would be configured to.
+		r.Credential = &syscall.Credential{Uid: 65534, Gid: 65534}
+		r.Init = worldReadableCopy(t)
+		if st := r.probe(); st != "" {
+			t.Skip("bwrap cannot run as nobody here: " + st)
+		}
+		require.NoError(t, os.Chmod(filepath.Dir(ws), 0o755))
+	}
+	marker := "agnx-bomb-" + filepath.Base(ws)
+	start := time.Now()
+	res := run(t, r, Policy{Workspace: ws, Limits: Limits{Timeout: 3 * time.Second, MaxProcs: 32}},
+		"cp /bin/sh ./"+marker+"; ./"+marker+" -c 'b() { b | b & }; b'; sleep 1; echo survived")
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Contains(t, string(res.Output), "fork", "the process limit stopped the bomb")
+	assertGone(t, marker)
+}
+
+func TestRun_OutputFlood(t *testing.T) {
+	r, ws := sandbox(t)
+	start := time.Now()
+	res := run(t, r, Policy{Workspace: ws, Limits: Limits{MaxOutput: 1000}}, "head -c 100000000 /dev/zero | tr '\\0' x; echo")
+	assert.Len(t, res.Output, 1000)
+	assert.EqualValues(t, 100000001-1000, res.Cut)
+	assert.Less(t, time.Since(start), 10*time.Second, "the flood is drained, not stalled")
+}
+
+// assertGone checks no host process runs the named program.
+func assertGone(t *testing.T, name string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		out, _ := exec.Command("pgrep", "-f", name).Output()
+		return strings.TrimSpace(string(out)) == ""
+	}, 5*time.Second, 20*time.Millisecond, "a sandboxed process outlived its command")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// probe runs `true` in the sandbox and returns the problem, if any.
+func (r *Runner) probe() string {
+	res, err := r.Run(context.Background(), Policy{}, []string{"true"}, nil)
+	if err != nil {
+		return err.Error()
+	}
+	if res.ExitCode != 0 {
+		return string(res.Output)
+	}
+	return ""
+}
+
+// worldReadableCopy copies this test binary where nobody can read it (the
+// build cache is private), to serve as the sandbox's init.
+func worldReadableCopy(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	data, err := os.ReadFile(self)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	for d := dir; d != filepath.Dir(d) && d != os.TempDir(); d = filepath.Dir(d) {
+		require.NoError(t, os.Chmod(d, 0o755))
+	}
+	p := filepath.Join(dir, "init")
+	require.NoError(t, os.WriteFile(p, data, 0o755))
+	return p
+}

@@ -1,0 +1,148 @@
+package bwrap
+
+import (
+	"os"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Policy says what a sandboxed command may reach.
+type Policy struct {
+	// Workspace is the host directory bound read-write at WorkDir.
+	Workspace string
+	// WorkDir is where the workspace appears inside; default /workspace.
+	WorkDir string
+	// ReadOnly lists more host paths bound read-only at the same place.
+	ReadOnly []string
+	// Network shares the host's network; otherwise the sandbox has only a
+	// loopback interface of its own.
+	Network bool
+	// Env is the whole environment inside (it starts cleared); PATH, HOME
+	// and LANG get defaults when missing.
+	Env map[string]string
+	Limits
+}
+
+// Limits bound one command. Zero values mean the defaults.
+type Limits struct {
+	Timeout   time.Duration // default 60 s
+	MaxOutput int           // bytes of output kept; default 256 KiB
+	MemoryMB  int           // address space; default 1024
+	MaxProcs  int           // processes of the sandbox user; default 128
+	FileMB    int           // largest file it may write; default 256
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = 60 * time.Second
+	}
+	if l.MaxOutput <= 0 {
+		l.MaxOutput = 256 << 10
+	}
+	if l.MemoryMB <= 0 {
+		l.MemoryMB = 1024
+	}
+	if l.MaxProcs <= 0 {
+		l.MaxProcs = 128
+	}
+	if l.FileMB <= 0 {
+		l.FileMB = 256
+	}
+	return l
+}
+
+// sandboxUID is who the command runs as inside its user namespace.
+const sandboxUID = "1000"
+
+// systemDirs are bound read-only (or recreated as the host's symlinks, on
+// merged-/usr systems).
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"}
+
+// etcFiles are the parts of /etc programs need; secrets (/etc/shadow, ssh
+// keys) are not among them.
+var etcFiles = []string{
+	"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+	"/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
+	"/etc/ssl", "/etc/ca-certificates", "/etc/mime.types", "/etc/os-release",
+}
+
+// netFiles are bound only when the network is granted.
+var netFiles = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/gai.conf"}
+
+// Args returns bwrap's arguments (without "bwrap" itself) to run command
+// under p. initPath, when set, is a host executable bound into the sandbox
+// and run first to apply the resource limits (see Init).
+func Args(p Policy, initPath string, command []string) []string {
+	lim := p.Limits.withDefaults()
+	wd := p.WorkDir
+	if wd == "" {
+		wd = "/workspace"
+	}
+	a := []string{"--unshare-all", "--unshare-user", "--uid", sandboxUID, "--gid", sandboxUID,
+		"--die-with-parent", "--new-session", "--hostname", "sandbox"}
+	if p.Network {
+		a = append(a, "--share-net")
+	}
+	for _, d := range systemDirs {
+		a = appendBind(a, d)
+	}
+	etc := etcFiles
+	if p.Network {
+		etc = append(etc[:len(etc):len(etc)], netFiles...)
+	}
+	for _, f := range etc {
+		a = appendBind(a, f)
+	}
+	for _, f := range p.ReadOnly {
+		a = append(a, "--ro-bind-try", f, f)
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	if p.Workspace != "" {
+		a = append(a, "--bind", p.Workspace, wd, "--chdir", wd)
+	}
+	a = append(a, "--clearenv")
+	for _, kv := range env(p.Env, wd) {
+		a = append(a, "--setenv", kv[0], kv[1])
+	}
+	if initPath != "" {
+		a = append(a, "--ro-bind", initPath, initInside, "--", initInside, InitArg,
+			strconv.Itoa(lim.MemoryMB), strconv.Itoa(lim.MaxProcs), strconv.Itoa(lim.FileMB), "--")
+	} else {
+		a = append(a, "--")
+	}
+	return append(a, command...)
+}
+
+// appendBind binds a host path read-only, or recreates it as a symlink
+// when it is one (merged /usr); a missing path is skipped.
+func appendBind(a []string, path string) []string {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return a
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		if target, err := os.Readlink(path); err == nil {
+			return append(a, "--symlink", target, path)
+		}
+		return a
+	}
+	return append(a, "--ro-bind", path, path)
+}
+
+func env(m map[string]string, home string) [][2]string {
+	out := make([][2]string, 0, len(m)+3)
+	defaults := map[string]string{
+		"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8",
+	}
+	for k, v := range defaults {
+		if _, ok := m[k]; !ok {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	for k, v := range m {
+		out = append(out, [2]string{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}

@@ -1,0 +1,63 @@
+package bwrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Status is what Probe found.
+type Status struct {
+	Path    string // the bwrap executable, "" when missing
+	Version string // "bubblewrap 0.8.0"
+	// Usable is true when a trivial command ran in the sandbox.
+	Usable bool
+	// Problem says what is wrong and how to fix it, when not Usable.
+	Problem string
+}
+
+// Probe checks that bwrap is installed and can create its namespaces here.
+func Probe(ctx context.Context) Status {
+	var st Status
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		st.Problem = "bubblewrap is not installed: install it with \"sudo apt-get install bubblewrap\""
+		return st
+	}
+	st.Path = path
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, path, "--version").Output(); err == nil {
+		st.Version = strings.TrimSpace(string(out))
+	}
+	r := &Runner{Bwrap: path}
+	res, err := r.Run(ctx, Policy{Limits: Limits{Timeout: 5 * time.Second}}, []string{"true"}, nil)
+	switch {
+	case err != nil:
+		st.Problem = err.Error()
+	case res.ExitCode != 0:
+		st.Problem = namespaceHint(string(res.Output))
+	default:
+		st.Usable = true
+	}
+	return st
+}
+
+// namespaceHint turns bwrap's complaint into the fix.
+func namespaceHint(out string) string {
+	out = strings.TrimSpace(out)
+	if strings.Contains(out, "namespace") || strings.Contains(out, "Operation not permitted") {
+		fix := "enable unprivileged user namespaces (sudo sysctl -w kernel.unprivileged_userns_clone=1, " +
+			"or on Ubuntu 24.04+ an AppArmor profile for bwrap)"
+		if _, err := os.Stat("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); errors.Is(err, os.ErrNotExist) {
+			fix = "enable unprivileged user namespaces (sudo sysctl -w kernel.unprivileged_userns_clone=1 " +
+				"or user.max_user_namespaces > 0)"
+		}
+		return fmt.Sprintf("bubblewrap cannot create its sandbox (%s): %s", out, fix)
+	}
+	return fmt.Sprintf("bubblewrap cannot create its sandbox: %s", out)
+}

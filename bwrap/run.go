@@ -1,0 +1,137 @@
+package bwrap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Result is what a sandboxed command did.
+type Result struct {
+	// Output is stdout and stderr as they interleaved, cut at MaxOutput.
+	Output []byte
+	// Cut is how many bytes of output were dropped.
+	Cut      int64
+	ExitCode int
+	// TimedOut is true when the deadline killed it.
+	TimedOut bool
+	Duration time.Duration
+}
+
+// Runner runs commands in bubblewrap.
+type Runner struct {
+	// Bwrap is the bwrap executable; empty means "bwrap" on PATH.
+	Bwrap string
+	// Init is this binary, bound into the sandbox to set the limits; empty
+	// means os.Executable().
+	Init string
+	// Credential, when set, runs bwrap as that user: a daemon running as
+	// root can keep the sandbox unprivileged (RLIMIT_NPROC does not bind
+	// root). The workspace must then be writable by that user.
+	Credential *syscall.Credential
+}
+
+// ErrUnavailable is returned when bwrap cannot run here; the error's text
+// says how to fix it.
+var ErrUnavailable = errors.New("the bubblewrap sandbox is not available")
+
+// Run runs command under p with stdin as its input. It returns an error
+// only when the sandbox itself could not run; what the command did, a
+// non-zero exit or a timeout included, is in the Result.
+func (r *Runner) Run(ctx context.Context, p Policy, command []string, stdin []byte) (Result, error) {
+	bin, initPath, err := r.paths()
+	if err != nil {
+		return Result{}, err
+	}
+	lim := p.Limits.withDefaults()
+	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	cmd := exec.Command(bin, Args(p, initPath, command)...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	out := &capped{max: lim.MaxOutput}
+	cmd.Stdout, cmd.Stderr = out, out
+	// Its own process group, so the deadline kills bwrap and, with it, the
+	// sandbox's pid namespace and everything in it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: r.Credential}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{}, fmt.Errorf("%w: start %s: %v", ErrUnavailable, bin, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var werr error
+	timedOut := false
+	select {
+	case werr = <-done:
+	case <-ctx.Done():
+		timedOut = ctx.Err() == context.DeadlineExceeded
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		werr = <-done
+	}
+	res := Result{Output: out.buf.Bytes(), Cut: out.cut, TimedOut: timedOut, Duration: time.Since(start)}
+	var exit *exec.ExitError
+	switch {
+	case werr == nil:
+	case errors.As(werr, &exit):
+		res.ExitCode = exit.ExitCode()
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.ExitCode = 128 + int(ws.Signal())
+		}
+	default:
+		return res, fmt.Errorf("run sandbox: %w", werr)
+	}
+	if ctx.Err() == context.Canceled && !timedOut {
+		return res, context.Canceled
+	}
+	return res, nil
+}
+
+func (r *Runner) paths() (bin, initPath string, err error) {
+	bin = r.Bwrap
+	if bin == "" {
+		bin = "bwrap"
+	}
+	if bin, err = exec.LookPath(bin); err != nil {
+		return "", "", fmt.Errorf("%w: bwrap is not installed: install it with \"sudo apt-get install bubblewrap\"", ErrUnavailable)
+	}
+	initPath = r.Init
+	if initPath == "" {
+		if initPath, err = os.Executable(); err != nil {
+			return "", "", fmt.Errorf("%w: cannot find this program's path: %v", ErrUnavailable, err)
+		}
+	}
+	return bin, initPath, nil
+}
+
+// capped keeps the first max bytes written and counts the rest, never
+// blocking the writer (a command flooding its output is drained, not
+// stalled).
+type capped struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+	cut int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := c.max - c.buf.Len()
+	if room >= len(p) {
+		return c.buf.Write(p)
+	}
+	if room > 0 {
+		c.buf.Write(p[:room])
+	}
+	c.cut += int64(len(p) - max(room, 0))
+	return len(p), nil
+}
+
+var _ io.Writer = (*capped)(nil)
