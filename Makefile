@@ -11,10 +11,10 @@ export CGO_ENABLED := 0
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agnx-lite
 
-# Chat with the default agent; the first start writes the defaults into
-# ~/.agnx-lite (or $AGNX_LITE_HOME).
+# Run the daemon on the embedded defaults; the first start writes them into
+# ~/.agnx-lite (or $AGNX_LITE_HOME). It prints how to chat with it.
 run: build
-	@$(BIN) chat $(ARGS)
+	@$(BIN) serve $(ARGS)
 
 test: lint
 	$(GO) test -count=1 ./...

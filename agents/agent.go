@@ -123,4 +123,13 @@ type ToolRef struct {
 	Path string `yaml:"path"`
 	// URL is the endpoint of an MCP server over HTTP (extension).
 	URL string `yaml:"url"`
+	// Network lets bash or a cli tool reach the network from its sandbox
+	// (extension; default: no network).
+	Network bool `yaml:"network"`
+	// AllowPrivate lets web fetch loopback, link-local and private
+	// addresses (extension; default: refused).
+	AllowPrivate bool `yaml:"allow_private"`
+	// TimeoutSeconds caps one call of bash or a cli tool (extension;
+	// default 60 for cli, the model's choice up to 600 for bash).
+	TimeoutSeconds int `yaml:"timeout_seconds"`
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
-	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
 // agentCache builds agents on first use and keeps them; a changed file
@@ -27,6 +26,7 @@ type agentCache struct {
 	// recheck is how often a cached agent's files are compared with the
 	// disk.
 	recheck time.Duration
+	tools   *toolFactory
 
 	mu     sync.Mutex
 	loaded map[string]*cachedAgent
@@ -59,8 +59,9 @@ func (e *AgentNotFoundError) Error() string {
 func (e *AgentNotFoundError) Is(target error) bool { return target == ErrAgentNotFound }
 
 func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
+	sb := &sandboxes{mode: cfg.Sandbox.Mode, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
-		loaded: make(map[string]*cachedAgent)}
+		tools: &toolFactory{sandboxes: sb, log: log}, loaded: make(map[string]*cachedAgent)}
 }
 
 // LoadAgent returns the agent, building it if it is not loaded or its files
@@ -121,32 +122,11 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}
-	ts, err := buildTools(spec)
+	ts, err := c.tools.build(spec)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}
 	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts}, nil
-}
-
-// buildTools turns spec.tools into tools. Kinds that later issues bring
-// (cli, wasm, mcp, the sandboxed shell) are refused by name so the user
-// knows what is missing rather than finding it silently absent.
-func buildTools(a *agents.Agent) ([]runtime.Tool, error) {
-	var out []runtime.Tool
-	for _, ref := range a.Tools {
-		if ref.Type != "builtin" {
-			return nil, fmt.Errorf("tools of type %q are not supported by this build yet: remove %q from spec.tools", ref.Type, ref.Name)
-		}
-		switch ref.Name {
-		case "read_file":
-			out = append(out, &tools.ReadFile{Workspace: a.Workspace})
-		case "list_dir":
-			out = append(out, &tools.ListDir{Workspace: a.Workspace})
-		default:
-			return nil, fmt.Errorf("there is no built-in tool %q in this build (available: read_file, list_dir): remove it from spec.tools", ref.Name)
-		}
-	}
-	return out, nil
 }
 
 // newestMod is the newest modification time of the agent's folder and the

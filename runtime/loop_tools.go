@@ -66,7 +66,10 @@ func (l *Loop) runTools() {
 		}
 		l.tools.running++
 		l.wg.Add(1)
-		go l.runTool(j, tool, j.t.agent.Spec.Session.Context)
+		st := j.s.st
+		ctx := WithCall(j.t.ctx, CallInfo{SessionID: st.ID, Agent: st.Agent, CallID: j.call.ID,
+			Turns: st.Turns, Usage: st.Usage, Created: st.Created, Events: st.LastSeq})
+		go l.runTool(ctx, j, tool, j.t.agent.Spec.Session.Context)
 	}
 }
 
@@ -81,7 +84,7 @@ func unknownTool(name string, a *LoadedAgent) string {
 // runTool is a worker: it runs one call and posts the result back. A Go
 // error or a panic from the tool becomes an error result: a broken tool
 // never takes the turn, or the daemon, down.
-func (l *Loop) runTool(j toolJob, tool Tool, limits agents.Context) {
+func (l *Loop) runTool(ctx context.Context, j toolJob, tool Tool, limits agents.Context) {
 	defer l.wg.Done()
 	res := func() (res Result) {
 		defer func() {
@@ -90,7 +93,7 @@ func (l *Loop) runTool(j toolJob, tool Tool, limits agents.Context) {
 				res = ErrorResult(fmt.Sprintf("error: tool %s crashed", j.call.Name))
 			}
 		}()
-		r, err := tool.Run(j.t.ctx, []byte(j.call.Arguments))
+		r, err := tool.Run(ctx, []byte(j.call.Arguments))
 		if err != nil {
 			return ErrorResult("error: " + err.Error())
 		}

@@ -1,6 +1,9 @@
 package runtime
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Tool is something the model can call. Run gets the call's arguments as a
 // JSON object and decodes them into its own typed struct.
@@ -25,3 +28,35 @@ type Result struct {
 
 // ErrorResult is a Result the model reads as a failure.
 func ErrorResult(msg string) Result { return Result{Content: msg, IsError: true} }
+
+// Subjecter is a Tool that names what a call acts on (a command line, a
+// path, a URL), for policies to match; a tool without it is matched by
+// name alone.
+type Subjecter interface {
+	Subject(args []byte) string
+}
+
+// CallInfo tells a tool which call it serves. The loop puts it in the
+// context it runs tools with.
+type CallInfo struct {
+	SessionID string
+	Agent     string
+	CallID    string
+	Turns     int
+	Usage     Usage
+	Created   time.Time
+	Events    uint64
+}
+
+type callKey struct{}
+
+// WithCall returns ctx carrying info.
+func WithCall(ctx context.Context, info CallInfo) context.Context {
+	return context.WithValue(ctx, callKey{}, info)
+}
+
+// CallFrom returns the call a tool serves, if ctx carries one.
+func CallFrom(ctx context.Context) (CallInfo, bool) {
+	info, ok := ctx.Value(callKey{}).(CallInfo)
+	return info, ok
+}

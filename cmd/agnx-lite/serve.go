@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -42,6 +43,15 @@ func runServe(g *globals, args []string) error {
 	return lite.Serve(ctx, cfg, &lite.ServeOptions{
 		Options: lite.Options{Logger: g.daemonLogger()},
 		Version: version,
+		Ready: func(url string) {
+			if isTerminal(os.Stderr) {
+				fmt.Fprintf(g.stderr, "\nagnx-lite is serving at %s (data in %s)\n"+
+					"  chat with it:  agnx-lite chat -d %s\n"+
+					"  or over HTTP:  curl %s/api/v1/agents\n"+
+					"  stop it:       Ctrl-C, or agnx-lite serve stop -d %s\n\n",
+					url, cfg.DataDir, cfg.DataDir, url, cfg.DataDir)
+			}
+		},
 	})
 }
 
