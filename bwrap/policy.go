@@ -94,10 +94,11 @@ func Args(p Policy, initPath string, command []string) []string {
 	for _, f := range etc {
 		a = appendBind(a, f)
 	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	// After /tmp's tmpfs, so a path under /tmp is not hidden by it.
 	for _, f := range p.ReadOnly {
 		a = append(a, "--ro-bind-try", f, f)
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
 	if p.Workspace != "" {
 		a = append(a, "--bind", p.Workspace, wd, "--chdir", wd)
 	}

@@ -35,9 +35,10 @@ func HTMLText(doc string) string {
 		if end < 0 {
 			break
 		}
+		closing := strings.HasPrefix(lower[i+1:], "/")
 		tag := tagName(lower[i+1 : i+end])
 		i += end + 1
-		if skip(tag) {
+		if !closing && skip(tag) {
 			if k := strings.Index(lower[i:], "</"+tag); k >= 0 {
 				i += k
 			} else {
@@ -73,21 +74,14 @@ func skip(tag string) bool {
 	return false
 }
 
-// collapse trims each line, squeezes spaces and drops repeated blank lines.
+// collapse trims each line, squeezes spaces and drops blank lines: the
+// model's context is better spent on text than on layout.
 func collapse(s string) string {
 	var out []string
-	blank := false
 	for _, line := range strings.Split(s, "\n") {
-		line = strings.Join(strings.Fields(line), " ")
-		if line == "" {
-			if !blank && len(out) > 0 {
-				out = append(out, "")
-			}
-			blank = true
-			continue
+		if line = strings.Join(strings.Fields(line), " "); line != "" {
+			out = append(out, line)
 		}
-		out = append(out, line)
-		blank = false
 	}
-	return strings.TrimSpace(strings.Join(out, "\n"))
+	return strings.Join(out, "\n")
 }

@@ -1,0 +1,119 @@
+package lite
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// toolAgent writes an agent with the given spec.tools lines and loads it.
+func toolAgent(t *testing.T, mode string, toolsYAML string, files map[string]string) *runtime.LoadedAgent {
+	t.Helper()
+	c, cfg := newTestCache(t)
+	c.tools.sandboxes.mode = mode
+	dir := filepath.Join(cfg.AgentsDir, "assistant")
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o755))
+	}
+	yaml := filepath.Join(dir, agents.FileName)
+	data, err := os.ReadFile(yaml)
+	require.NoError(t, err)
+	i := strings.Index(string(data), "  tools:")
+	require.Positive(t, i)
+	require.NoError(t, os.WriteFile(yaml, []byte(string(data[:i])+"  tools:\n"+toolsYAML), 0o644))
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	return a
+}
+
+func needSandbox(t *testing.T) {
+	if st := bwrap.Probe(context.Background()); !st.Usable {
+		t.Skip("bubblewrap unusable here: " + st.Problem)
+	}
+}
+
+func call(t *testing.T, a *runtime.LoadedAgent, name, args string) runtime.Result {
+	t.Helper()
+	for _, tool := range a.Tools {
+		if tool.Spec().Name == name {
+			res, err := tool.Run(context.Background(), []byte(args))
+			require.NoError(t, err)
+			return res
+		}
+	}
+	t.Fatalf("agent has no tool %s", name)
+	return runtime.Result{}
+}
+
+func TestTools_BashInTheSandbox(t *testing.T) {
+	needSandbox(t)
+	a := toolAgent(t, "bwrap", "    - {type: builtin, name: bash}\n    - {type: builtin, name: read_file}\n", nil)
+	res := call(t, a, "bash", `{"command":"echo hi > made.txt; pwd; id -u; ls / | grep -c root; exit 2"}`)
+	assert.True(t, res.IsError)
+	assert.Equal(t, "/workspace\n1000\n0\n[exit code 2]", res.Content)
+	var details map[string]any
+	require.NoError(t, json.Unmarshal(res.Details, &details))
+	assert.EqualValues(t, 2, details["exit_code"])
+	assert.Equal(t, "hi\n", call(t, a, "read_file", `{"path":"made.txt"}`).Content, "bash writes the same workspace the file tools read")
+
+	res = call(t, a, "bash", `{"command":"sleep 5","timeout_seconds":1}`)
+	assert.Contains(t, res.Content, "[timed out after 1s")
+}
+
+func TestTools_CLITool(t *testing.T) {
+	needSandbox(t)
+	a := toolAgent(t, "bwrap",
+		"    - {type: cli, name: weather, command: ./tools/weather/run, description: Weather for a city., readme: ./tools/weather/README.md}\n",
+		map[string]string{
+			"tools/weather/run":       "#!/bin/sh\nread args\necho \"forecast for $args: sunny\"\nls /root 2>&1 | head -1\n",
+			"tools/weather/README.md": "Pass {\"city\": NAME}.",
+		})
+	spec := a.Tools[0].Spec()
+	assert.Equal(t, "Weather for a city.\n\nPass {\"city\": NAME}.", spec.Description)
+	res := call(t, a, "weather", `{"city":"Oslo"}`)
+	assert.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, `forecast for {"city":"Oslo"}: sunny`)
+	assert.Contains(t, res.Content, "No such file or directory", "the CLI tool runs sandboxed")
+}
+
+func TestTools_BashRefusesWithoutSandbox(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no bwrap to be found
+	a := toolAgent(t, "bwrap", "    - {type: builtin, name: bash}\n", nil)
+	res := call(t, a, "bash", `{"command":"echo should not run"}`)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "sudo apt-get install bubblewrap")
+	assert.NotContains(t, res.Content, "should not run")
+}
+
+func TestTools_TrustMode(t *testing.T) {
+	a := toolAgent(t, "trust", "    - {type: builtin, name: bash}\n", nil)
+	res := call(t, a, "bash", `{"command":"pwd; echo $HOME"}`)
+	assert.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, filepath.Join("workspaces", "assistant"))
+}
+
+func TestTools_UnknownBuiltin(t *testing.T) {
+	c, cfg := newTestCache(t)
+	yaml := filepath.Join(cfg.AgentsDir, "assistant", agents.FileName)
+	data, _ := os.ReadFile(yaml)
+	require.NoError(t, os.WriteFile(yaml, []byte(strings.Replace(string(data), "name: list_dir", "name: teleport", 1)), 0o644))
+	_, err := c.LoadAgent("assistant")
+	assert.ErrorContains(t, err, `there is no built-in tool "teleport"`)
+
+	require.NoError(t, os.WriteFile(yaml, []byte(strings.Replace(string(data), "name: list_dir", "name: schedule", 1)), 0o644))
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err, "an Agnx built-in this build lacks is left out, not fatal")
+	assert.Len(t, a.Tools, 1)
+}
