@@ -66,7 +66,7 @@ type Loop struct {
 	// the last running turn ends.
 	draining bool
 	drained  []chan struct{}
-	running  int        // turns in flight
+	running  int // turns in flight
 	tools    toolPool
 	turnSeq  uint64
 	parser   fastjson.Parser
