@@ -1,0 +1,270 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+)
+
+// PolicyFile, PolicyLocalFile: the tiers of an agent's tool policy. The
+// workspace tier is a PolicyFile in the data dir.
+const (
+	PolicyFile      = "policy.yaml"
+	PolicyLocalFile = "policy.local.yaml"
+)
+
+// Decision is what a policy says of one tool call.
+type Decision int
+
+// The decisions.
+const (
+	Allow Decision = iota
+	Ask
+	Deny
+)
+
+func (d Decision) String() string { return [...]string{"allow", "ask", "deny"}[d] }
+
+// Policy is the merged tool policy of an agent: deny and allow rules and
+// notify patterns are the union of every tier, the mode is the most
+// specific tier's. Deny wins over allow.
+type Policy struct {
+	// Mode is dangerous (run what is not denied), ask (ask for what is not
+	// allowed) or restrict (run only what is allowed).
+	Mode   string
+	Allow  []Rule
+	Deny   []Rule
+	Notify Notify
+	// Files are the policy files read, for reloads.
+	Files []string
+}
+
+// Notify says which calls are reported, and where.
+type Notify struct {
+	Enabled    bool
+	Patterns   []Rule
+	Deliveries []Delivery
+}
+
+// Delivery is one place notifications go: type log, or type webhook with a
+// URL.
+type Delivery struct {
+	Type string `yaml:"type"`
+	URL  string `yaml:"url"`
+}
+
+// Rule matches tool calls: "bash:git *" matches bash calls whose command
+// matches the glob "git *"; "read_file" matches every read_file call;
+// "mcp:github:*" matches every tool of the MCP server github. In globs, *
+// matches any run of characters (spaces and slashes included), ? one
+// character, and \ escapes the next one.
+type Rule struct {
+	Tool    string
+	Subject string // empty: any call of the tool
+	Raw     string
+}
+
+// ParseRule parses "tool[:subject]".
+func ParseRule(s string) (Rule, error) {
+	r := Rule{Raw: s}
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return r, errors.New("a rule may not be empty")
+	}
+	if strings.HasPrefix(t, "mcp:") {
+		r.Tool = t
+		return r, nil
+	}
+	tool, subject, _ := strings.Cut(t, ":")
+	r.Tool, r.Subject = strings.TrimSpace(tool), subject
+	if r.Tool == "" {
+		return r, fmt.Errorf("rule %q names no tool: write tool:pattern, e.g. bash:git *", s)
+	}
+	if strings.ContainsAny(r.Tool, " \t") {
+		return r, fmt.Errorf("rule %q: a tool name has no spaces; write tool:pattern, e.g. bash:git *", s)
+	}
+	return r, nil
+}
+
+// Matches reports whether the rule covers a call of tool with subject.
+func (r Rule) Matches(tool, subject string) bool {
+	if !Wildcard(r.Tool, tool) {
+		return false
+	}
+	return r.Subject == "" || Wildcard(r.Subject, subject)
+}
+
+// Decide applies the policy to one call; it also returns the rule that
+// decided, when one did.
+func (p *Policy) Decide(tool, subject string) (Decision, string) {
+	for _, r := range p.Deny {
+		if r.Matches(tool, subject) {
+			return Deny, r.Raw
+		}
+	}
+	for _, r := range p.Allow {
+		if r.Matches(tool, subject) {
+			return Allow, r.Raw
+		}
+	}
+	switch p.Mode {
+	case "ask":
+		return Ask, ""
+	case "restrict":
+		return Deny, ""
+	}
+	return Allow, ""
+}
+
+// Notifies reports whether a call is to be reported.
+func (p *Policy) Notifies(tool, subject string) bool {
+	if !p.Notify.Enabled {
+		return false
+	}
+	if len(p.Notify.Patterns) == 0 {
+		return true
+	}
+	for _, r := range p.Notify.Patterns {
+		if r.Matches(tool, subject) {
+			return true
+		}
+	}
+	return false
+}
+
+// Wildcard matches s against a glob where * is any run of characters, ?
+// any one, and \ escapes. It backtracks only to the last star, so it runs
+// in O(len(pattern)*len(s)) at worst.
+func Wildcard(pattern, s string) bool {
+	p, i := 0, 0
+	star, mark := -1, 0
+	for i < len(s) {
+		if p < len(pattern) {
+			switch c := pattern[p]; {
+			case c == '*':
+				star, mark = p, i
+				p++
+				continue
+			case c == '?':
+				p++
+				i++
+				continue
+			case c == '\\' && p+1 < len(pattern):
+				if pattern[p+1] == s[i] {
+					p += 2
+					i++
+					continue
+				}
+			case c == s[i]:
+				p++
+				i++
+				continue
+			}
+		}
+		if star < 0 {
+			return false
+		}
+		p = star + 1
+		mark++
+		i = mark
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
+}
+
+// policyFile is policy.yaml.
+type policyFile struct {
+	APIVersion string     `yaml:"apiVersion"`
+	Kind       string     `yaml:"kind"`
+	Mode       string     `yaml:"mode"`
+	Deny       []string   `yaml:"deny"`
+	Allow      []string   `yaml:"allow"`
+	Notify     notifyFile `yaml:"notify"`
+}
+
+type notifyFile struct {
+	Enabled    bool       `yaml:"enabled"`
+	Patterns   []string   `yaml:"patterns"`
+	Deliveries []Delivery `yaml:"deliveries"`
+}
+
+// LoadPolicy reads the policy tiers in order, most general first (the
+// workspace's, the agent's, the agent's local one); missing files are
+// skipped. No file at all gives mode dangerous with no rules.
+func LoadPolicy(files ...string) (*Policy, error) {
+	p := &Policy{Mode: "dangerous"}
+	for _, f := range files {
+		data, _, err := readFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := p.merge(f, data); err != nil {
+			return nil, err
+		}
+		p.Files = append(p.Files, f)
+	}
+	return p, nil
+}
+
+func (p *Policy) merge(file string, data []byte) error {
+	doc, err := ParseYAML(file, data)
+	if err != nil {
+		return err
+	}
+	var pf policyFile
+	if err := doc.Decode(&pf); err != nil {
+		return err
+	}
+	if pf.APIVersion != "" {
+		if err := oneOf(doc, "apiVersion", pf.APIVersion, "agnx/v1alpha1", "duragent/v1alpha1"); err != nil {
+			return err
+		}
+	}
+	if pf.Kind != "" && pf.Kind != "Policy" {
+		return doc.Errorf("kind", "kind must be Policy, not %q", pf.Kind)
+	}
+	if pf.Mode != "" {
+		if err := oneOf(doc, "mode", pf.Mode, "dangerous", "ask", "restrict"); err != nil {
+			return err
+		}
+		p.Mode = pf.Mode
+	}
+	rules := func(key string, in []string, out *[]Rule) error {
+		for i, s := range in {
+			r, err := ParseRule(s)
+			if err != nil {
+				return doc.Errorf(key+"["+strconv.Itoa(i)+"]", "%s", err)
+			}
+			*out = append(*out, r)
+		}
+		return nil
+	}
+	if err := rules("deny", pf.Deny, &p.Deny); err != nil {
+		return err
+	}
+	if err := rules("allow", pf.Allow, &p.Allow); err != nil {
+		return err
+	}
+	if err := rules("notify.patterns", pf.Notify.Patterns, &p.Notify.Patterns); err != nil {
+		return err
+	}
+	p.Notify.Enabled = p.Notify.Enabled || pf.Notify.Enabled
+	for i, d := range pf.Notify.Deliveries {
+		key := "notify.deliveries[" + strconv.Itoa(i) + "]"
+		if err := oneOf(doc, key+".type", d.Type, "log", "webhook"); err != nil {
+			return err
+		}
+		if d.Type == "webhook" && !strings.HasPrefix(d.URL, "http://") && !strings.HasPrefix(d.URL, "https://") {
+			return doc.Errorf(key+".url", "%s.url must be an http or https URL", key)
+		}
+		p.Notify.Deliveries = append(p.Notify.Deliveries, d)
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package agents
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestWildcard(t *testing.T) {
+	tests := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"git *", "git status", true},
+		{"git *", "git", false},
+		{"git*", "git", true},
+		{"*", "", true},
+		{"rm -rf /*", "rm -rf /home/me", true},
+		{"rm -rf /*", "rm -r -f /", false},
+		{"*.env", "cat .env", true},
+		{"*.env", "cat .envrc", false},
+		{"*.env", "secrets/.env", true},
+		{"a?c", "abc", true},
+		{"a?c", "ac", false},
+		{`a\*b`, "a*b", true},
+		{`a\*b`, "axb", false},
+		{"*a*b*c*", "xxaxxbxxcxx", true},
+		{"*a*b*c*", "xxaxxcxxbxx", false},
+		{"mcp:github:*", "mcp:github:create_issue", true},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Wildcard(tt.pattern, tt.s), "%q ~ %q", tt.pattern, tt.s)
+	}
+}
+
+func TestParseRule(t *testing.T) {
+	r, err := ParseRule("bash:git *")
+	require.NoError(t, err)
+	assert.Equal(t, Rule{Tool: "bash", Subject: "git *", Raw: "bash:git *"}, r)
+	r, err = ParseRule("mcp:github:*")
+	require.NoError(t, err)
+	assert.Equal(t, "mcp:github:*", r.Tool)
+	assert.True(t, r.Matches("mcp:github:create_issue", ""))
+	assert.False(t, r.Matches("mcp:gitlab:x", ""))
+	r, err = ParseRule("read_file")
+	require.NoError(t, err)
+	assert.True(t, r.Matches("read_file", "anything"))
+	for _, bad := range []string{"", "  ", ":x", "rm -rf"} {
+		_, err := ParseRule(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func writePolicy(t *testing.T, dir, name, body string) string {
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	return p
+}
+
+func TestLoadPolicy_Tiers(t *testing.T) {
+	dir := t.TempDir()
+	ws := writePolicy(t, dir, "ws.yaml", "apiVersion: agnx/v1alpha1\nkind: Policy\nmode: ask\ndeny: [\"bash:rm -rf /*\"]\n")
+	agent := writePolicy(t, dir, "agent.yaml", "allow:\n  - \"bash:git *\"\n  - read_file\nnotify:\n  enabled: true\n  patterns: [\"bash:sudo *\"]\n  deliveries: [{type: log}, {type: webhook, url: \"https://hooks.example/x\"}]\n")
+	local := writePolicy(t, dir, "local.yaml", "mode: restrict\ndeny: [\"bash:git push*\"]\n")
+
+	p, err := LoadPolicy(ws, agent, filepath.Join(dir, "missing.yaml"), local)
+	require.NoError(t, err)
+	assert.Equal(t, "restrict", p.Mode, "the most specific tier's mode")
+	assert.Len(t, p.Files, 3)
+
+	tests := []struct {
+		tool, subject string
+		want          Decision
+	}{
+		{"bash", "git status", Allow},
+		{"bash", "git push origin main", Deny}, // deny wins over allow
+		{"bash", "rm -rf /etc", Deny},
+		{"bash", "ls", Deny}, // restrict: not allowed
+		{"read_file", "notes.md", Allow},
+		{"write_file", "x", Deny},
+	}
+	for _, tt := range tests {
+		got, _ := p.Decide(tt.tool, tt.subject)
+		assert.Equal(t, tt.want, got, "%s %s", tt.tool, tt.subject)
+	}
+	assert.True(t, p.Notifies("bash", "sudo reboot"))
+	assert.False(t, p.Notifies("bash", "ls"))
+	assert.Len(t, p.Notify.Deliveries, 2)
+
+	p, err = LoadPolicy(ws)
+	require.NoError(t, err)
+	d, rule := p.Decide("bash", "ls")
+	assert.Equal(t, Ask, d)
+	assert.Empty(t, rule)
+	d, rule = p.Decide("bash", "rm -rf /")
+	assert.Equal(t, Deny, d)
+	assert.Equal(t, "bash:rm -rf /*", rule)
+
+	p, err = LoadPolicy()
+	require.NoError(t, err)
+	d, _ = p.Decide("bash", "anything")
+	assert.Equal(t, Allow, d, "no policy: dangerous, the sandbox is the boundary")
+}
+
+func TestLoadPolicy_Errors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ body, want string }{
+		{"mode: yolo\n", `p.yaml:1: mode "yolo" is not one of dangerous, ask, restrict`},
+		{"kind: Agent\n", `p.yaml:1: kind must be Policy, not "Agent"`},
+		{"allow:\n  - \"bash:ok\"\n  - \":x\"\n", `p.yaml:3: rule ":x" names no tool`},
+		{"deny: [rm -rf]\n", `p.yaml:1: rule "rm -rf": a tool name has no spaces`},
+		{"mod: ask\n", `p.yaml:1: unknown field "mod"`},
+		{"notify:\n  deliveries:\n    - {type: email}\n", `p.yaml:3: notify.deliveries[0].type "email" is not one of log, webhook`},
+		{"notify:\n  deliveries:\n    - {type: webhook, url: ftp://x}\n", `p.yaml:3: notify.deliveries[0].url must be an http or https URL`},
+	}
+	for _, tt := range tests {
+		p := writePolicy(t, dir, "p.yaml", tt.body)
+		_, err := LoadPolicy(p)
+		require.Error(t, err, tt.body)
+		assert.Contains(t, err.Error(), tt.want)
+	}
+}
+
+func FuzzParseRule(f *testing.F) {
+	for _, s := range []string{"bash:git *", "mcp:github:*", "read_file", `bash:a\*b?c`, "*:*"} {
+		f.Add(s, "git status")
+	}
+	f.Fuzz(func(t *testing.T, rule, subject string) {
+		r, err := ParseRule(rule)
+		if err != nil {
+			return
+		}
+		_ = r.Matches("bash", subject)
+		if r.Subject == "*" && r.Tool == "bash" && !r.Matches("bash", subject) {
+			t.Fatalf("* must match %q", subject)
+		}
+	})
+}
