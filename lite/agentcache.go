@@ -77,7 +77,7 @@ func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 	dir := filepath.Join(c.cfg.AgentsDir, name)
 	if ca != nil {
 		ca.checked = now
-		mod := newestMod(ca.agent.Spec)
+		mod := newestMod(append(ca.agent.Spec.Files, c.policyFiles(dir)...))
 		if !mod.After(ca.agent.Spec.ModTime) || mod.Equal(ca.badMod) {
 			return ca.agent, nil
 		}
@@ -126,14 +126,25 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}
-	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts}, nil
+	policy, err := agents.LoadPolicy(c.policyFiles(dir)...)
+	if err != nil {
+		return nil, err
+	}
+	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy}, nil
 }
 
-// newestMod is the newest modification time of the agent's folder and the
-// files it was built from.
-func newestMod(a *agents.Agent) time.Time {
+// policyFiles are the tiers of an agent's policy: the data dir's, the
+// agent's, the agent's local one.
+func (c *agentCache) policyFiles(dir string) []string {
+	return []string{filepath.Join(c.cfg.DataDir, agents.PolicyFile), filepath.Join(dir, agents.PolicyFile),
+		filepath.Join(dir, agents.PolicyLocalFile)}
+}
+
+// newestMod is the newest modification time of files (missing ones are
+// skipped: a tier created later changes its folder's time).
+func newestMod(files []string) time.Time {
 	var newest time.Time
-	for _, f := range a.Files {
+	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.ModTime().After(newest) {
 			newest = st.ModTime()
 		}

@@ -144,3 +144,26 @@ func TestLocate(t *testing.T) {
 	_, err = Locate(bad, "")
 	assert.ErrorContains(t, err, bad+":2:")
 }
+
+func TestAgentCache_PolicyTiers(t *testing.T) {
+	c, cfg := newTestCache(t)
+	dir := filepath.Join(cfg.AgentsDir, "assistant")
+	require.NoError(t, os.WriteFile(filepath.Join(cfg.DataDir, "policy.yaml"), []byte("mode: ask\n"), 0o644))
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	d, _ := a.Policy.Decide("read_file", "x")
+	assert.Equal(t, agents.Ask, d, "the workspace tier applies")
+
+	local := filepath.Join(dir, agents.PolicyLocalFile)
+	require.NoError(t, os.WriteFile(local, []byte("allow: [\"read_file\"]\n"), 0o644))
+	edit(t, local, func(s string) string { return s })
+	a, err = c.LoadAgent("assistant")
+	require.NoError(t, err)
+	d, _ = a.Policy.Decide("read_file", "x")
+	assert.Equal(t, agents.Allow, d, "a new local tier is picked up on the next use")
+
+	edit(t, local, func(string) string { return "mode: sometimes\n" })
+	a2, err := c.LoadAgent("assistant")
+	require.NoError(t, err, "a broken policy edit keeps the last good agent")
+	assert.Same(t, a, a2)
+}

@@ -47,11 +47,13 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	}
 	cache := newAgentCache(cfg, log)
 	loop := runtime.New(runtime.Options{
-		Store:    st,
-		Agents:   cache,
-		MaxTurns: cfg.Runtime.MaxConcurrentTurns,
-		MaxTools: cfg.Runtime.MaxConcurrentTools,
-		Logger:   log,
+		Store:           st,
+		Agents:          cache,
+		MaxTurns:        cfg.Runtime.MaxConcurrentTurns,
+		MaxTools:        cfg.Runtime.MaxConcurrentTools,
+		ApprovalTimeout: seconds(cfg.Runtime.ApprovalTimeoutSeconds, 0),
+		Notify:          newNotifier(log).notify,
+		Logger:          log,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1)}

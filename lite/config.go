@@ -122,6 +122,9 @@ type RuntimeConfig struct {
 	// MemoryLimitMB is the memory budget the guard keeps under (default
 	// 40; 0: no guard).
 	MemoryLimitMB int `yaml:"memory_limit_mb"`
+	// ApprovalTimeoutSeconds is how long a tool call waits for a user's
+	// decision before it is denied (default 300).
+	ApprovalTimeoutSeconds int `yaml:"approval_timeout_seconds"`
 }
 
 // maxConfigSize bounds agnx.yaml, which is read whole.

@@ -15,11 +15,12 @@ func DefaultConfig() *Config {
 		},
 		Sandbox: SandboxConfig{Mode: "bwrap"},
 		Runtime: RuntimeConfig{
-			MaxConcurrentTurns: 2,
-			MaxConcurrentTools: 4,
-			MaxLoadedAgents:    8,
-			DefaultAgent:       "assistant",
-			MemoryLimitMB:      40,
+			MaxConcurrentTurns:     2,
+			MaxConcurrentTools:     4,
+			MaxLoadedAgents:        8,
+			DefaultAgent:           "assistant",
+			MemoryLimitMB:          40,
+			ApprovalTimeoutSeconds: 300,
 		},
 	}
 }
@@ -84,4 +85,5 @@ runtime:                          # agnx-lite's own settings
   max_concurrent_tools: 4
   max_loaded_agents: 8
   memory_limit_mb: 40             # memory budget; 0: no guard
+  approval_timeout_seconds: 300   # a tool call nobody approves in time is denied
 `

@@ -36,6 +36,33 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	o.b = appendMessages(o.b, s.Pending)
 	o.key("open_calls")
 	o.b = appendToolCalls(o.b, s.OpenCalls)
+	if len(s.Approvals) > 0 {
+		o.key("approvals")
+		o.b = append(o.b, '[')
+		for i, a := range s.Approvals {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			ao := newObject(o.b)
+			ao.str("call_id", a.CallID)
+			ao.str("tool", a.Tool)
+			ao.str("subject", a.Subject)
+			ao.int("at", a.At.UnixNano())
+			o.b = ao.end()
+		}
+		o.b = append(o.b, ']')
+	}
+	if len(s.AlwaysAllowed) > 0 {
+		o.key("always_allowed")
+		o.b = append(o.b, '[')
+		for i, a := range s.AlwaysAllowed {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.b = AppendJSONString(o.b, a)
+		}
+		o.b = append(o.b, ']')
+	}
 	return o.end()
 }
 
@@ -86,6 +113,14 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 	}
 	for i := range s.History {
 		s.HistTokens += estimateTokens(&s.History[i])
+	}
+	for _, a := range v.GetArray("approvals") {
+		s.Approvals = append(s.Approvals, Approval{CallID: string(a.GetStringBytes("call_id")),
+			Tool: string(a.GetStringBytes("tool")), Subject: string(a.GetStringBytes("subject")),
+			At: time.Unix(0, a.GetInt64("at"))})
+	}
+	for _, a := range v.GetArray("always_allowed") {
+		s.AlwaysAllowed = append(s.AlwaysAllowed, string(a.GetStringBytes()))
 	}
 	return s, nil
 }

@@ -22,6 +22,19 @@ const (
 	EvError        EventType = "error"
 	EvTurnEnd      EventType = "turn_end"
 	EvSessionEnd   EventType = "session_end"
+	// EvApprovalRequired: a tool call waits for a user's yes or no;
+	// Content is what it would do (the command, the path).
+	EvApprovalRequired EventType = "approval_required"
+	// EvApprovalDecision answers one; Decision is allow_once, allow_always
+	// or deny, Reason who decided (user, timeout).
+	EvApprovalDecision EventType = "approval_decision"
+)
+
+// Approval decisions.
+const (
+	AllowOnce   = "allow_once"
+	AllowAlways = "allow_always"
+	DenyCall    = "deny"
 )
 
 // Ephemeral event types: sent to live subscribers, never stored, Seq 0.
@@ -71,6 +84,9 @@ type Event struct {
 	// tokens; session_end: the reason.
 	Code   string
 	Reason string
+
+	// approval_decision
+	Decision string
 }
 
 // Durable reports whether the event belongs in the log.
@@ -116,6 +132,14 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	case EvError:
 		o.str("code", e.Code)
 		o.str("message", e.Content)
+	case EvApprovalRequired:
+		o.str("call_id", e.CallID)
+		o.str("tool_name", e.ToolName)
+		o.str("command", e.Content)
+	case EvApprovalDecision:
+		o.str("call_id", e.CallID)
+		o.str("decision", e.Decision)
+		o.strOpt("reason", e.Reason)
 	case EvTurnEnd:
 		o.str("status", e.Reason)
 		if e.Usage != (Usage{}) {
@@ -205,6 +229,10 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 		e.Content = str("result", "content")
 	case EvError:
 		e.Code, e.Content = str("code"), str("message")
+	case EvApprovalRequired:
+		e.CallID, e.ToolName, e.Content = str("call_id"), str("tool_name"), str("command")
+	case EvApprovalDecision:
+		e.CallID, e.Decision, e.Reason = str("call_id"), str("decision"), str("reason")
 	case EvTurnEnd:
 		e.Reason = str("status")
 		if u := v.Get("usage"); u != nil {

@@ -22,6 +22,9 @@ type LoadedAgent struct {
 	Spec     *agents.Agent
 	Provider Provider
 	Tools    []Tool
+	// Policy decides which tool calls run, wait for a user, or are denied;
+	// nil allows every call.
+	Policy *agents.Policy
 }
 
 // AgentLoader gives the loop the agents it runs. LoadAgent is called from
@@ -45,6 +48,12 @@ type Options struct {
 	CheckpointEvery int
 	// SubscriberBuffer bounds each subscriber's queue. Default 256.
 	SubscriberBuffer int
+	// ApprovalTimeout is how long a call waits for a user's decision
+	// before it is denied. Default 5 minutes.
+	ApprovalTimeout time.Duration
+	// Notify, when set, is told of the calls an agent's policy asks to be
+	// notified of. It is called on the loop goroutine and must not block.
+	Notify func(Notification)
 	Logger           *slog.Logger
 	Now              func() time.Time
 }
@@ -128,6 +137,9 @@ func New(opts Options) *Loop {
 	if opts.SubscriberBuffer <= 0 {
 		opts.SubscriberBuffer = 256
 	}
+	if opts.ApprovalTimeout <= 0 {
+		opts.ApprovalTimeout = 5 * time.Minute
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -188,7 +200,7 @@ func (l *Loop) Run(ctx context.Context) error {
 // continue stay active and are resumed by the next Run.
 func (l *Loop) interruptAll() {
 	for _, s := range l.sessions {
-		if !s.st.TurnActive || s.st.OnDisconnect == "continue" {
+		if !s.st.TurnActive || s.st.OnDisconnect == "continue" || len(s.st.Approvals) > 0 {
 			continue
 		}
 		if t := s.turn; t != nil && t.partial.Len() > 0 {

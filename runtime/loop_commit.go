@@ -195,8 +195,10 @@ func (l *Loop) recover() error {
 			l.log.Error("cannot recover session", "session", id, "err", err)
 			continue
 		}
-		if s.st.OnDisconnect == "continue" {
-			l.log.Info("resuming interrupted turn", "session", id)
+		if s.st.OnDisconnect == "continue" || len(s.st.Approvals) > 0 {
+			// A call still waiting for approval can be answered after the
+			// restart, so its turn waits on too.
+			l.log.Info("resuming interrupted turn", "session", id, "approvals", len(s.st.Approvals))
 			l.want(s)
 			continue
 		}

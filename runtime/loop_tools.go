@@ -40,15 +40,58 @@ func (a *LoadedAgent) tool(name string) Tool {
 
 func (a *LoadedAgent) hasTool(name string) bool { return a.tool(name) != nil }
 
-// startTools queues the calls of one model answer; the turn goes on when
-// every one has a result.
+// startTools puts the calls of one model answer through the agent's
+// policy: allowed calls are queued, denied ones get an error result at
+// once, and those the policy asks about wait for a user's decision. The
+// turn goes on when every call has a result.
 func (l *Loop) startTools(s *session, calls []ToolCall) {
 	t := s.turn
 	t.calls = len(calls)
 	for _, c := range calls {
-		l.tools.queue = append(l.tools.queue, toolJob{s: s, t: t, call: c})
+		if a, ok := s.st.approval(c.ID); ok {
+			l.armApproval(s, t, a) // still waiting, from before a restart
+			continue
+		}
+		subject := t.agent.subject(c)
+		decision, rule := t.agent.decide(c.Name, subject)
+		if decision == agents.Ask && s.st.alwaysAllowed(c.Name, subject) {
+			decision = agents.Allow
+		}
+		if l.opts.Notify != nil && t.agent.Policy != nil && t.agent.Policy.Notifies(c.Name, subject) {
+			l.opts.Notify(Notification{Session: s.st.ID, Agent: s.st.Agent, Tool: c.Name, Subject: subject,
+				Decision: decision.String(), Deliveries: t.agent.Policy.Notify.Deliveries})
+		}
+		switch decision {
+		case agents.Deny:
+			msg := "error: the agent's policy does not allow this call"
+			if rule != "" {
+				msg += " (rule " + rule + ")"
+			}
+			l.toolResult(toolJob{s: s, t: t, call: c}, ErrorResult(msg))
+		case agents.Ask:
+			l.record(s, Event{Type: EvApprovalRequired, CallID: c.ID, ToolName: c.Name, Content: subject})
+			a, _ := s.st.approval(c.ID)
+			l.armApproval(s, t, a)
+		default:
+			l.tools.queue = append(l.tools.queue, toolJob{s: s, t: t, call: c})
+		}
 	}
 	l.runTools()
+}
+
+// subject is what a call acts on, for policies: the command, the path.
+func (a *LoadedAgent) subject(c ToolCall) string {
+	if sj, ok := a.tool(c.Name).(Subjecter); ok {
+		return sj.Subject([]byte(c.Arguments))
+	}
+	return ""
+}
+
+func (a *LoadedAgent) decide(tool, subject string) (agents.Decision, string) {
+	if a.Policy == nil || a.tool(tool) == nil {
+		return agents.Allow, ""
+	}
+	return a.Policy.Decide(tool, subject)
 }
 
 func (l *Loop) runTools() {

@@ -27,6 +27,8 @@ type turn struct {
 	// pause asks the turn to stop at its next safe point: after the
 	// current model or tool call, before the next one starts.
 	pause bool
+	// timers deny approvals nobody answers, by call id.
+	timers map[string]*time.Timer
 }
 
 // schedule starts queued turns while the turn limit allows, then queued
@@ -76,6 +78,9 @@ func (l *Loop) endTurn(s *session, reason string) {
 	var usage Usage
 	if t := s.turn; t != nil {
 		t.cancel()
+		for _, tm := range t.timers {
+			tm.Stop()
+		}
 		usage = t.usage
 		s.turn = nil
 		l.running--

@@ -1,6 +1,9 @@
 package runtime
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // state is a session folded from its events: what the loop needs to run
 // the next turn, and what a checkpoint stores. Its size is bounded by the
@@ -28,11 +31,24 @@ type state struct {
 	TurnActive bool
 	// OpenCalls are tool calls asked for and not yet answered.
 	OpenCalls []ToolCall
+	// Approvals are the open calls waiting for a user's decision.
+	Approvals []Approval
+	// AlwaysAllowed are "tool\x00subject" pairs a user allowed for the
+	// rest of the session.
+	AlwaysAllowed []string
 
 	Usage   Usage
 	Turns   int
 	Preview string
 	Ended   bool
+}
+
+// Approval is a tool call waiting for a user's decision.
+type Approval struct {
+	CallID  string
+	Tool    string
+	Subject string
+	At      time.Time
 }
 
 // interruptedResult is the tool result recorded for a call that never
@@ -68,7 +84,21 @@ func (s *state) apply(e *Event, budget int) {
 		s.Usage = s.Usage.Add(e.Usage)
 	case EvToolResult:
 		s.answer(e.CallID, e.ToolName, e.Content)
+	case EvApprovalRequired:
+		s.Approvals = append(s.Approvals, Approval{CallID: e.CallID, Tool: e.ToolName, Subject: e.Content, At: e.Time})
+	case EvApprovalDecision:
+		for i, a := range s.Approvals {
+			if a.CallID != e.CallID {
+				continue
+			}
+			s.Approvals = append(s.Approvals[:i:i], s.Approvals[i+1:]...)
+			if e.Decision == AllowAlways {
+				s.AlwaysAllowed = append(s.AlwaysAllowed, a.Tool+"\x00"+a.Subject)
+			}
+			break
+		}
 	case EvTurnEnd:
+		s.Approvals = nil
 		for len(s.OpenCalls) > 0 {
 			c := s.OpenCalls[0]
 			s.answer(c.ID, c.Name, interruptedResult)
@@ -170,4 +200,20 @@ func (s *state) status() string {
 		return "running"
 	}
 	return "idle"
+}
+
+// alwaysAllowed reports whether the user allowed this call for the
+// session.
+func (s *state) alwaysAllowed(tool, subject string) bool {
+	return slices.Contains(s.AlwaysAllowed, tool+"\x00"+subject)
+}
+
+// approval returns the pending approval of a call.
+func (s *state) approval(callID string) (Approval, bool) {
+	for _, a := range s.Approvals {
+		if a.CallID == callID {
+			return a, true
+		}
+	}
+	return Approval{}, false
 }

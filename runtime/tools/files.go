@@ -140,3 +140,10 @@ func selectLines(text string, offset, limit int) string {
 	}
 	return strings.Join(lines[start:end], "")
 }
+
+// Subject is what policies match: the path.
+func (t *ReadFile) Subject(args []byte) string {
+	var a readFileArgs
+	_ = decodeArgs(args, &a)
+	return a.Path
+}

@@ -77,3 +77,10 @@ func (t *ListDir) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	}
 	return runtime.Result{Content: strings.TrimRight(b.String(), "\n")}, nil
 }
+
+// Subject is what policies match: the path.
+func (t *ListDir) Subject(args []byte) string {
+	var a listDirArgs
+	_ = decodeArgs(args, &a)
+	return a.Path
+}

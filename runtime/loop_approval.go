@@ -1,0 +1,113 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+// Notification tells of a tool call an agent's policy wants reported.
+type Notification struct {
+	Session, Agent, Tool, Subject string
+	Decision                      string // allow | ask | deny
+	Deliveries                    []agents.Delivery
+}
+
+// ErrNoApproval is returned by Approve when the call waits for no decision.
+var ErrNoApproval = errors.New("no approval is pending for that call")
+
+// armApproval starts the timer that denies a call nobody answers. A call
+// that waited across a restart keeps its original deadline.
+func (l *Loop) armApproval(s *session, t *turn, a Approval) {
+	if t.timers == nil {
+		t.timers = make(map[string]*time.Timer)
+	}
+	wait := max(l.opts.ApprovalTimeout-l.now().Sub(a.At), 0)
+	sid, turnID, callID := s.st.ID, t.id, a.CallID
+	t.timers[callID] = time.AfterFunc(wait, func() {
+		_ = l.post(context.Background(), &approvalTimeout{sid: sid, turn: turnID, callID: callID})
+	})
+}
+
+type approvalTimeout struct {
+	sid    string
+	turn   uint64
+	callID string
+}
+
+func (r *approvalTimeout) handle(l *Loop) {
+	s := l.sessions[r.sid]
+	if s == nil || s.turn == nil || s.turn.id != r.turn {
+		return
+	}
+	if _, ok := s.st.approval(r.callID); ok {
+		l.decide(s, r.callID, DenyCall, "timeout")
+	}
+}
+
+// Approve answers a call waiting for a decision: allow_once, allow_always
+// (this tool and command for the rest of the session) or deny.
+func (l *Loop) Approve(ctx context.Context, sessionID, callID, decision string) error {
+	switch decision {
+	case AllowOnce, AllowAlways, DenyCall:
+	default:
+		return fmt.Errorf("decision %q is not one of allow_once, allow_always, deny", decision)
+	}
+	reply := make(chan result[struct{}], 1)
+	_, err := call(ctx, l, &approveReq{sid: sessionID, callID: callID, decision: decision, reply: reply}, reply)
+	return err
+}
+
+type approveReq struct {
+	sid, callID, decision string
+	reply                 chan result[struct{}]
+}
+
+func (r *approveReq) handle(l *Loop) {
+	s, err := l.load(r.sid)
+	if err != nil {
+		r.reply <- result[struct{}]{err: err}
+		return
+	}
+	if _, ok := s.st.approval(r.callID); !ok || s.turn == nil {
+		r.reply <- result[struct{}]{err: ErrNoApproval}
+		return
+	}
+	l.decide(s, r.callID, r.decision, "user")
+	l.afterCommit(func(err error) { r.reply <- result[struct{}]{err: err} })
+}
+
+// decide records a decision and acts on it: an allowed call is queued
+// (after the commit), a denied one gets its error result.
+func (l *Loop) decide(s *session, callID, decision, reason string) {
+	t := s.turn
+	if tm := t.timers[callID]; tm != nil {
+		tm.Stop()
+		delete(t.timers, callID)
+	}
+	l.record(s, Event{Type: EvApprovalDecision, CallID: callID, Decision: decision, Reason: reason})
+	var c ToolCall
+	for _, oc := range s.st.OpenCalls {
+		if oc.ID == callID {
+			c = oc
+		}
+	}
+	j := toolJob{s: s, t: t, call: c}
+	if decision == DenyCall {
+		msg := "error: the user denied this call"
+		if reason == "timeout" {
+			msg = fmt.Sprintf("error: nobody answered the approval request within %s, so the call was denied", l.opts.ApprovalTimeout)
+		}
+		l.toolResult(j, ErrorResult(msg))
+		return
+	}
+	l.afterCommit(func(err error) {
+		if err == nil && s.turn == t {
+			l.tools.queue = append(l.tools.queue, j)
+			l.runTools()
+		}
+	})
+}
