@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN     := bin/agnx-lite
 export CGO_ENABLED := 0
 
-.PHONY: build run test lint fuzz bench cross clean
+.PHONY: build run test deps lint fuzz bench cross clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agnx-lite
@@ -16,8 +16,12 @@ build:
 run: build
 	@$(BIN) serve $(ARGS)
 
-test: lint
+test: deps lint
 	$(GO) test -count=1 ./...
+
+# Debian packages the tests use (bubblewrap), installed when missing.
+deps:
+	@ci/deps.sh
 
 lint:
 	@out=$$($(GO)fmt -l . 2>/dev/null || gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -32,7 +36,7 @@ fuzz:
 	  done; done
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./storage/ ./runtime/... | tee bench/last.txt
+	$(GO) test -run '^$$' -bench . -benchmem ./storage/ ./runtime/... ./bwrap/ | tee bench/last.txt
 	$(GO) run ./bench/rss -bin $(BIN)
 
 cross:

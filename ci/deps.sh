@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests use when they are missing:
+# bubblewrap (the sandbox). Without root or sudo it says what to install
+# and the tests that need it skip with a reason.
+set -uo pipefail
+need=()
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+[ ${#need[@]} -eq 0 ] && exit 0
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; else
+    echo "deps: missing ${need[*]}; install with: sudo apt-get install ${need[*]} (tests that need them will skip)" >&2
+    exit 0
+  fi
+fi
+echo "deps: installing ${need[*]}" >&2
+$sudo apt-get update -qq >&2 && $sudo apt-get install -y -qq "${need[@]}" >&2 ||
+  echo "deps: could not install ${need[*]}; tests that need them will skip" >&2
+exit 0
