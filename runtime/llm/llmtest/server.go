@@ -24,6 +24,9 @@ const (
 type Server struct {
 	*httptest.Server
 	Kind Kind
+	// Models are what the Ollama fake lists at /api/tags; set them before
+	// the first request.
+	Models []string
 
 	h         Handler
 	mu        sync.Mutex
@@ -35,11 +38,12 @@ type Server struct {
 // NewServer starts a fake of kind answering with h. It needs no
 // *testing.T, for use from a main package; the caller must Close it.
 func NewServer(kind Kind, h Handler) *Server {
-	s := &Server{Kind: kind, h: h, closing: make(chan struct{})}
+	s := &Server{Kind: kind, h: h, closing: make(chan struct{}), Models: []string{"qwen3:1.7b"}}
 	mux := http.NewServeMux()
 	switch kind {
 	case Ollama:
 		mux.HandleFunc("POST /api/chat", s.chat)
+		mux.HandleFunc("GET /api/tags", s.tags)
 		mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, _ *http.Request) {
 			writeJSON(w, 200, map[string]string{"version": "0.12.0"})
 		})
@@ -215,4 +219,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
+}
+
+// tags answers Ollama's model list, in its shape.
+func (s *Server) tags(w http.ResponseWriter, _ *http.Request) {
+	models := []map[string]any{}
+	for _, m := range s.Models {
+		models = append(models, map[string]any{"name": m, "model": m, "modified_at": "2025-01-01T00:00:00Z",
+			"size": 1361236789, "digest": "8f68893c685c", "details": map[string]any{
+				"format": "gguf", "family": "qwen3", "parameter_size": "2.0B", "quantization_level": "Q4_K_M"}})
+	}
+	writeJSON(w, 200, map[string]any{"models": models})
 }

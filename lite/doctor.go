@@ -1,0 +1,179 @@
+package lite
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// Check is one line of `doctor`: what was checked, how it went, and the
+// fix when it did not go well.
+type Check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok | warn | fail
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+func ok(name, detail string) Check { return Check{Name: name, Status: "ok", Detail: detail} }
+
+// Doctor checks the installation: config, data dir, database, agents,
+// their providers and models, and the sandbox.
+func Doctor(ctx context.Context, cfg *Config) []Check {
+	out := []Check{configCheck(cfg), dataDirCheck(cfg), databaseCheck(cfg)}
+	list, agentChecks := agentsCheck(cfg)
+	out = append(out, agentChecks...)
+	out = append(out, providerChecks(ctx, list)...)
+	return append(out, sandboxCheck(ctx, cfg))
+}
+
+func configCheck(cfg *Config) Check {
+	if cfg.File == "" {
+		return ok("config", "no agnx.yaml: the embedded defaults apply")
+	}
+	return ok("config", cfg.File+" is valid")
+}
+
+func dataDirCheck(cfg *Config) Check {
+	probe := filepath.Join(cfg.DataDir, ".doctor-probe")
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err == nil {
+		if err = os.WriteFile(probe, []byte("ok"), 0o600); err == nil {
+			os.Remove(probe)
+			return ok("data dir", cfg.DataDir+" is writable")
+		}
+	}
+	return Check{Name: "data dir", Status: "fail", Detail: cfg.DataDir + " is not writable",
+		Fix: "fix its permissions or choose another with --data-dir"}
+}
+
+func databaseCheck(cfg *Config) Check {
+	if _, err := os.Stat(cfg.DBPath()); errors.Is(err, os.ErrNotExist) {
+		return ok("database", "none yet: it is created on first use")
+	}
+	if d := ReadDaemon(cfg); d != nil {
+		return ok("database", fmt.Sprintf("held by the running daemon (pid %d)", d.PID))
+	}
+	st, err := storage.Open(cfg.DBPath(), &storage.Options{ReadOnly: true})
+	if err != nil {
+		var locked *storage.LockedError
+		if errors.As(err, &locked) {
+			return ok("database", "held by another agnx-lite process: "+err.Error())
+		}
+		return Check{Name: "database", Status: "fail", Detail: err.Error(), Fix: "restore agnx.db from a backup, or move it away to start afresh"}
+	}
+	defer st.Close()
+	if err := st.Check(); err != nil {
+		return Check{Name: "database", Status: "fail", Detail: "consistency check failed: " + err.Error(),
+			Fix: "restore agnx.db from a backup"}
+	}
+	stats, _ := st.Stats()
+	return ok("database", fmt.Sprintf("%s: consistent, %d sessions, %.1f MiB", cfg.DBPath(), stats.Sessions, float64(stats.FileSize)/(1<<20)))
+}
+
+func agentsCheck(cfg *Config) ([]*agents.Agent, []Check) {
+	entries, err := agents.List(cfg.AgentsDir)
+	if err != nil || len(entries) == 0 {
+		return nil, []Check{{Name: "agents", Status: "warn", Detail: "no agents in " + cfg.AgentsDir, Fix: "run agnx-lite init"}}
+	}
+	var loaded []*agents.Agent
+	var out []Check
+	for _, e := range entries {
+		a, err := agents.Load(e.Dir)
+		if err != nil {
+			out = append(out, Check{Name: "agent " + e.Name, Status: "fail", Detail: err.Error(), Fix: "fix the file at that line"})
+			continue
+		}
+		loaded = append(loaded, a)
+	}
+	out = append(out, ok("agents", fmt.Sprintf("%d of %d valid", len(loaded), len(entries))))
+	return loaded, out
+}
+
+// providerChecks asks each distinct server once whether it answers and
+// has the models its agents use.
+func providerChecks(ctx context.Context, list []*agents.Agent) []Check {
+	type server struct{ provider, url string }
+	models := map[server][]string{}
+	var order []server
+	for _, a := range list {
+		s := server{a.Model.Provider, a.Model.BaseURL}
+		if s.provider == "ollama" && s.url == "" {
+			s.url = ollama.DefaultBaseURL()
+		}
+		if _, seen := models[s]; !seen {
+			order = append(order, s)
+		}
+		models[s] = append(models[s], a.Model.Name)
+	}
+	var out []Check
+	for _, s := range order {
+		if s.provider != "ollama" {
+			out = append(out, ok("provider "+s.provider, "models "+strings.Join(models[s], ", ")+" (not probed: hosted or OpenAI-compatible)"))
+			continue
+		}
+		out = append(out, ollamaCheck(ctx, s.url, models[s]))
+	}
+	return out
+}
+
+func ollamaCheck(ctx context.Context, base string, want []string) Check {
+	name := "ollama " + base
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/api/tags", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return Check{Name: name, Status: "fail", Detail: "not reachable: " + err.Error(),
+			Fix: `start it with "ollama serve", or set spec.model.base_url / OLLAMA_HOST`}
+	}
+	defer resp.Body.Close()
+	var tags struct {
+		Models []struct {
+			Name string `json:"name"`
+		} `json:"models"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&tags) != nil {
+		return Check{Name: name, Status: "fail", Detail: fmt.Sprintf("answered %d, not like Ollama", resp.StatusCode),
+			Fix: "check that the URL points at Ollama"}
+	}
+	var have []string
+	for _, m := range tags.Models {
+		have = append(have, m.Name, strings.TrimSuffix(m.Name, ":latest"))
+	}
+	var missing []string
+	for _, m := range want {
+		if !slices.Contains(have, m) && !slices.Contains(missing, m) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		return Check{Name: name, Status: "fail", Detail: "reachable, but missing " + strings.Join(missing, ", "),
+			Fix: "ollama pull " + strings.Join(missing, " && ollama pull ")}
+	}
+	return ok(name, "reachable, has "+strings.Join(want, ", "))
+}
+
+func sandboxCheck(ctx context.Context, cfg *Config) Check {
+	if cfg.Sandbox.Mode == "trust" {
+		return Check{Name: "sandbox", Status: "warn", Detail: "sandbox.mode is trust: shell and CLI tools run without isolation",
+			Fix: "set sandbox.mode: bwrap"}
+	}
+	st := bwrap.Probe(ctx)
+	if !st.Usable {
+		return Check{Name: "sandbox", Status: "fail", Detail: "bwrap mode, unusable: " + st.Problem,
+			Fix: "shell and CLI tools refuse to run until it works"}
+	}
+	return ok("sandbox", fmt.Sprintf("bwrap mode, %s, user/pid/net namespaces work", st.Version))
+}
