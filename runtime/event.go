@@ -87,6 +87,9 @@ type Event struct {
 
 	// approval_decision
 	Decision string
+	// tool_result: structured data for clients (JSON), never sent to the
+	// model.
+	Details []byte
 }
 
 // Durable reports whether the event belongs in the log.
@@ -128,6 +131,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		r := newObject(nil)
 		r.bool("success", e.Success)
 		r.str("content", e.Content)
+		if len(e.Details) > 0 && fastjson.ValidateBytes(e.Details) == nil {
+			r.raw("details", e.Details)
+		}
 		o.raw("result", r.end())
 	case EvError:
 		o.str("code", e.Code)
@@ -227,6 +233,9 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 		e.CallID, e.ToolName = str("call_id"), str("tool_name")
 		e.Success = v.GetBool("result", "success")
 		e.Content = str("result", "content")
+		if d := v.Get("result", "details"); d != nil {
+			e.Details = d.MarshalTo(nil)
+		}
 	case EvError:
 		e.Code, e.Content = str("code"), str("message")
 	case EvApprovalRequired:

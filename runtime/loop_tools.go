@@ -164,7 +164,7 @@ func (r *toolDone) handle(l *Loop) {
 func (l *Loop) toolResult(j toolJob, res Result) {
 	s, t := j.s, j.t
 	l.record(s, Event{Type: EvToolResult, CallID: j.call.ID, ToolName: j.call.Name,
-		Success: !res.IsError, Content: res.Content})
+		Success: !res.IsError, Content: res.Content, Details: res.Details})
 	t.calls--
 	if t.calls > 0 {
 		return
