@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN     := bin/agnx-lite
 export CGO_ENABLED := 0
 
-.PHONY: build run test deps lint fuzz bench cross clean
+.PHONY: build run test deps lint fuzz bench cross clean wasm
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agnx-lite
@@ -38,6 +38,13 @@ fuzz:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./storage/ ./runtime/... ./bwrap/ | tee bench/last.txt
 	$(GO) run ./bench/rss -bin $(BIN)
+
+# The example WASM tools, each built next to its tool.yaml as <name>.wasm.
+WASM_EXAMPLES := $(notdir $(wildcard wasmtools/examples/*))
+wasm:
+	@for t in $(WASM_EXAMPLES); do \
+	  echo "== wasm $$t"; GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -o wasmtools/examples/$$t/$$t.wasm ./wasmtools/examples/$$t || exit 1; \
+	done
 
 cross:
 	@ci/cross.sh "$(GO)" "$(LDFLAGS)"

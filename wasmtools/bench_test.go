@@ -1,0 +1,139 @@
+package wasmtools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func benchModes(b *testing.B) []string {
+	if compilerSupported() {
+		return []string{ModeCompiler, ModeInterpreter}
+	}
+	return []string{ModeInterpreter}
+}
+
+// BenchmarkCompile loads calc (a 3.4 MB Go module) on a new engine: cold
+// compiles it, cached finds it in the on-disk cache of an earlier engine.
+func BenchmarkCompile(b *testing.B) {
+	manifest := example(b, "calc")
+	ctx := context.Background()
+	load := func(b *testing.B, opts Options) {
+		e, err := New(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tool, err := e.Load(ctx, manifest, ToolOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = tool.Close(ctx)
+		_ = e.Close(ctx)
+	}
+	for _, mode := range benchModes(b) {
+		b.Run(mode+"/cold", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				load(b, Options{Mode: mode, CacheDir: b.TempDir()})
+			}
+		})
+	}
+	if !compilerSupported() {
+		return
+	}
+	b.Run("compiler/cached", func(b *testing.B) {
+		dir := b.TempDir()
+		load(b, Options{Mode: ModeCompiler, CacheDir: dir})
+		b.ReportAllocs()
+		for b.Loop() {
+			load(b, Options{Mode: ModeCompiler, CacheDir: dir})
+		}
+	})
+}
+
+// BenchmarkRun is the cost of one call: instantiate, run, collect. tiny is
+// a hand-written module that writes "ok" (the engine's own overhead); go is
+// calc, whose time is mostly the Go runtime starting up.
+func BenchmarkRun(b *testing.B) {
+	ctx := context.Background()
+	for _, mode := range benchModes(b) {
+		e, err := New(Options{Mode: mode})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer e.Close(ctx)
+		for _, m := range []struct{ name, manifest, args string }{
+			{"tiny", toolDir(b, "name: ok\ndescription: ok\n", okWasm()), "{}"},
+			{"go", example(b, "calc"), `{"expression": "1 + 2 * 3"}`},
+		} {
+			tool, err := e.Load(ctx, m.manifest, ToolOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(mode+"/"+m.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if res, err := tool.Run(ctx, []byte(m.args)); err != nil || res.IsError {
+						b.Fatal(err, res.Content)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkLoadMemory loads ten copies of calc that differ by a custom
+// section, so that none is shared, and reports what each costs: on the Go
+// heap, and in RSS (compiled code is mmapped outside the heap).
+func BenchmarkLoadMemory(b *testing.B) {
+	needModules(b)
+	bin, err := os.ReadFile(modules["calc"])
+	if err != nil {
+		b.Fatal(err)
+	}
+	const copies = 10
+	ctx := context.Background()
+	for _, mode := range benchModes(b) {
+		b.Run(mode, func(b *testing.B) {
+			paths := make([]string, copies)
+			for i := range paths {
+				paths[i] = toolDir(b, "name: calc\ndescription: calc\n", withCustom(bin, fmt.Sprint(i)))
+			}
+			var heap, rss float64
+			for b.Loop() {
+				e, _ := New(Options{Mode: mode})
+				h0, r0 := memNow()
+				for _, p := range paths {
+					if _, err := e.Load(ctx, p, ToolOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				h1, r1 := memNow()
+				heap += float64(h1-h0) / copies
+				rss += float64(r1-r0) / copies
+				_ = e.Close(ctx)
+			}
+			b.ReportMetric(heap/float64(b.N)/(1<<20), "heap-MiB/module")
+			b.ReportMetric(rss/float64(b.N)/(1<<20), "rss-MiB/module")
+		})
+	}
+}
+
+// memNow returns the live Go heap and the process's RSS (0 where
+// /proc/self/statm does not exist).
+func memNow() (heap, rss int64) {
+	goruntime.GC()
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	if data, err := os.ReadFile("/proc/self/statm"); err == nil {
+		if f := strings.Fields(string(data)); len(f) > 1 {
+			pages, _ := strconv.ParseInt(f[1], 10, 64)
+			rss = pages * int64(os.Getpagesize())
+		}
+	}
+	return int64(ms.HeapInuse), rss
+}

@@ -1,0 +1,79 @@
+// Command testtool is a WASM module for wasmtools' tests: {"mode": ...}
+// selects a behaviour, from well-behaved to hostile.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+type args struct {
+	Mode string `json:"mode"`
+	File string `json:"file"`
+	MB   int    `json:"mb"`
+}
+
+// calls proves that every call gets a fresh instance: it is always 1.
+var calls int
+
+var sink [][]byte
+
+func main() {
+	var a args
+	if err := json.NewDecoder(os.Stdin).Decode(&a); err != nil {
+		fmt.Fprintln(os.Stderr, "bad args:", err)
+		os.Exit(2)
+	}
+	calls++
+	switch a.Mode {
+	case "state":
+		fmt.Println("calls:", calls)
+	case "json":
+		fmt.Println(`{"content": "hello from json", "details": {"answer": 42}}`)
+	case "env":
+		fmt.Println(strings.Join(os.Environ(), "\n"))
+	case "args":
+		fmt.Println(strings.Join(os.Args, " "))
+	case "fail":
+		fmt.Println("partial output")
+		fmt.Fprintln(os.Stderr, "something went wrong")
+		os.Exit(3)
+	case "loop":
+		for calls > 0 {
+			calls++
+		}
+	case "oom":
+		for {
+			b := make([]byte, 1<<20)
+			for i := range b {
+				b[i] = 1
+			}
+			sink = append(sink, b)
+		}
+	case "flood":
+		buf := []byte(strings.Repeat("x", 1<<16-1) + "\n")
+		for range a.MB * 16 {
+			if _, err := os.Stdout.Write(buf); err != nil {
+				os.Exit(4)
+			}
+		}
+	case "read":
+		data, err := os.ReadFile("/workspace/" + a.File)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "read:", err)
+			os.Exit(1)
+		}
+		os.Stdout.Write(data)
+	case "write":
+		if err := os.WriteFile("/workspace/"+a.File, []byte("written"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "write:", err)
+			os.Exit(1)
+		}
+		fmt.Println("wrote", a.File)
+	default:
+		fmt.Fprintln(os.Stderr, "unknown mode", a.Mode)
+		os.Exit(2)
+	}
+}
