@@ -60,8 +60,9 @@ func (e *AgentNotFoundError) Is(target error) bool { return target == ErrAgentNo
 
 func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
 	sb := &sandboxes{mode: cfg.Sandbox.Mode, log: log}
+	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
-		tools: &toolFactory{sandboxes: sb, log: log}, loaded: make(map[string]*cachedAgent)}
+		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm}, loaded: make(map[string]*cachedAgent)}
 }
 
 // LoadAgent returns the agent, building it if it is not loaded or its files
@@ -88,6 +89,7 @@ func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 			return ca.agent, nil
 		}
 		c.log.Info("agent reloaded", "agent", name)
+		closeTools(ca.agent.Tools)
 		ca.agent = la
 		return la, nil
 	}
@@ -128,6 +130,7 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	}
 	policy, err := agents.LoadPolicy(c.policyFiles(dir)...)
 	if err != nil {
+		closeTools(ts)
 		return nil, err
 	}
 	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy}, nil
@@ -172,6 +175,20 @@ func (c *agentCache) reload(name string) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if old := c.loaded[name]; old != nil {
+		closeTools(old.agent.Tools)
+	}
 	c.loaded[name] = &cachedAgent{agent: la, checked: time.Now()}
 	return nil
+}
+
+// close releases every loaded agent's tools and the WASM engine.
+func (c *agentCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ca := range c.loaded {
+		closeTools(ca.agent.Tools)
+	}
+	c.loaded = map[string]*cachedAgent{}
+	c.tools.wasm.close()
 }

@@ -66,6 +66,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 func (a *App) Close() error {
 	a.cancel()
 	err := <-a.done
+	a.Agents.close()
 	if cerr := a.Store.Close(); err == nil {
 		err = cerr
 	}

@@ -28,6 +28,7 @@ type Config struct {
 	// matches everything, and no match means Runtime.DefaultAgent.
 	Routes  []Route       `yaml:"routes"`
 	Sandbox SandboxConfig `yaml:"sandbox"`
+	Wasm    WasmConfig    `yaml:"wasm"`
 	Runtime RuntimeConfig `yaml:"runtime"`
 
 	doc *agents.Doc // where each key was, for Validate; nil for defaults
@@ -110,6 +111,13 @@ type RouteMatch struct {
 type SandboxConfig struct {
 	// Mode is bwrap (default: tools run inside bubblewrap) or trust (tools
 	// run as the agnx-lite user, unconfined).
+	Mode string `yaml:"mode"`
+}
+
+// WasmConfig is the WASM tool engine (an agnx-lite extension).
+type WasmConfig struct {
+	// Mode is auto (wazero's compiler where it has one, amd64 and arm64;
+	// the interpreter elsewhere), compiler or interpreter.
 	Mode string `yaml:"mode"`
 }
 

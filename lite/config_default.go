@@ -14,6 +14,7 @@ func DefaultConfig() *Config {
 			MaxConnections:           64,
 		},
 		Sandbox: SandboxConfig{Mode: "bwrap"},
+		Wasm:    WasmConfig{Mode: "auto"},
 		Runtime: RuntimeConfig{
 			MaxConcurrentTurns:     2,
 			MaxConcurrentTools:     4,
@@ -78,6 +79,9 @@ gateways:
 
 sandbox:
   mode: bwrap                     # bwrap | trust (tools run unconfined)
+
+wasm:
+  mode: auto                      # auto | compiler | interpreter (WASM tools)
 
 runtime:                          # agnx-lite's own settings
   default_agent: assistant

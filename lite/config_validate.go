@@ -100,6 +100,9 @@ func (c *Config) validateRoutes() error {
 
 func (c *Config) validateRuntime() error {
 	r := &c.Runtime
+	if err := c.oneOf("wasm.mode", c.Wasm.Mode, "auto", "compiler", "interpreter"); err != nil {
+		return err
+	}
 	if err := c.oneOf("sandbox.mode", c.Sandbox.Mode, "bwrap", "trust"); err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 type toolFactory struct {
 	sandboxes *sandboxes
 	log       *slog.Logger
+	wasm      *wasmEngine
 }
 
 // builtins are the built-in tools by name.
@@ -27,14 +28,29 @@ var builtins = []string{"bash", "read_file", "write_file", "edit_file", "list_di
 // that lists them still loads, without them.
 var agnxOnly = map[string]bool{"schedule": true, "reload_tools": true, "recall": true, "remember": true, "reflect": true}
 
-func (f *toolFactory) build(a *agents.Agent) ([]runtime.Tool, error) {
-	var out []runtime.Tool
+// build returns the agent's tools. On error, the tools built so far are
+// closed.
+func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
+	defer func() {
+		if err != nil {
+			closeTools(out)
+			out = nil
+		}
+	}()
+	manifests := map[string]bool{}
 	for _, ref := range a.Tools {
 		switch ref.Type {
+		case "wasm":
+			t, err := f.wasm.load(a, wasmManifest(a, ref), ref.Name)
+			if err != nil {
+				return out, err
+			}
+			manifests[t.Manifest().File] = true
+			out = append(out, t)
 		case "builtin":
 			t, err := f.builtin(a, ref)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			if t != nil {
 				out = append(out, t)
@@ -42,14 +58,15 @@ func (f *toolFactory) build(a *agents.Agent) ([]runtime.Tool, error) {
 		case "cli":
 			t, err := f.cli(a, ref)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			out = append(out, t)
 		default:
-			return nil, fmt.Errorf("tools of type %q are not supported by this build yet: remove %q from spec.tools", ref.Type, ref.Name)
+			return out, fmt.Errorf("tools of type %q are not supported by this build yet: remove %q from spec.tools", ref.Type, ref.Name)
 		}
 	}
-	return out, nil
+	found, err := f.wasm.discover(a, manifests)
+	return append(out, found...), err
 }
 
 func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, error) {

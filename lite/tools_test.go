@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,4 +117,39 @@ func TestTools_UnknownBuiltin(t *testing.T) {
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err, "an Agnx built-in this build lacks is left out, not fatal")
 	assert.Len(t, a.Tools, 1)
+}
+
+// buildWasm builds an example WASM tool into dir, skipping the test when
+// there is no Go toolchain to build it with.
+func buildWasm(t *testing.T, example, out string) {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no Go toolchain to build the WASM example: " + err.Error())
+	}
+	cmd := exec.Command(goBin, "build", "-o", out, "../wasmtools/examples/"+example)
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	b, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(b))
+}
+
+func TestTools_WasmFromToolsFolder(t *testing.T) {
+	manifest, err := os.ReadFile("../wasmtools/examples/calc/tool.yaml")
+	require.NoError(t, err)
+	c, cfg := newTestCache(t)
+	dir := filepath.Join(cfg.AgentsDir, "assistant", "tools", "calc")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), manifest, 0o644))
+	buildWasm(t, "calc", filepath.Join(dir, "calc.wasm"))
+	la, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	names := []string{}
+	for _, tool := range la.Tools {
+		names = append(names, tool.Spec().Name)
+	}
+	assert.Contains(t, names, "calc", "a tools/<name>/tool.yaml is found without being listed")
+	res := call(t, la, "calc", `{"expression":"2*(3+4)"}`)
+	assert.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, "14")
+	c.close()
 }

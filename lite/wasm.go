@@ -1,0 +1,128 @@
+package lite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/wasmtools"
+)
+
+// wasmEngine is the process's one WASM engine, made on the first WASM
+// tool: an agent without one never pays for wazero.
+type wasmEngine struct {
+	cacheDir string
+	mode     string
+	log      *slog.Logger
+
+	once sync.Once
+	eng  *wasmtools.Engine
+	err  error
+}
+
+func (w *wasmEngine) engine() (*wasmtools.Engine, error) {
+	w.once.Do(func() {
+		w.eng, w.err = wasmtools.New(wasmtools.Options{CacheDir: w.cacheDir, Mode: w.mode})
+		if w.err != nil {
+			w.err = fmt.Errorf("the WASM engine cannot start: %w (check wasm.mode in agnx.yaml)", w.err)
+		}
+	})
+	return w.eng, w.err
+}
+
+// load compiles one tool for an agent. name, when set, must be the
+// manifest's name.
+func (w *wasmEngine) load(a *agents.Agent, manifest, name string) (*wasmtools.Tool, error) {
+	eng, err := w.engine()
+	if err != nil {
+		return nil, err
+	}
+	t, err := eng.Load(context.Background(), manifest, wasmtools.ToolOptions{
+		Workspace: a.Workspace, Env: environ(), Logger: w.log.With("agent", a.Name)})
+	if err != nil {
+		return nil, err
+	}
+	if name != "" && t.Manifest().Name != name {
+		t.Close(context.Background())
+		return nil, fmt.Errorf("%s names the tool %q but spec.tools calls it %q: make them agree", manifest, t.Manifest().Name, name)
+	}
+	return t, nil
+}
+
+// wasmManifest is where a type: wasm entry's manifest is: its path (a
+// tool.yaml or the folder holding one), or tools/<name>/tool.yaml.
+func wasmManifest(a *agents.Agent, ref agents.ToolRef) string {
+	p := ref.Path
+	if p == "" {
+		p = filepath.Join("tools", ref.Name)
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(a.Dir, p)
+	}
+	if !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") {
+		p = filepath.Join(p, wasmtools.ManifestName)
+	}
+	return p
+}
+
+// discover loads the WASM tools in the agent's tools/ folder that spec.tools
+// does not list (a folder with a tool.yaml is a WASM tool).
+func (w *wasmEngine) discover(a *agents.Agent, listed map[string]bool) ([]runtime.Tool, error) {
+	dirs, err := os.ReadDir(filepath.Join(a.Dir, "tools"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []runtime.Tool
+	for _, d := range dirs {
+		m := filepath.Join(a.Dir, "tools", d.Name(), wasmtools.ManifestName)
+		if !d.IsDir() || listed[m] {
+			continue
+		}
+		if _, err := os.Stat(m); err != nil {
+			continue
+		}
+		t, err := w.load(a, m, "")
+		if err != nil {
+			closeTools(out)
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func (w *wasmEngine) close() {
+	if w.eng != nil {
+		w.eng.Close(context.Background())
+	}
+}
+
+// closeTools releases what tools hold (compiled WASM modules); calls
+// already running finish first.
+func closeTools(ts []runtime.Tool) {
+	for _, t := range ts {
+		if c, ok := t.(interface{ Close(context.Context) error }); ok {
+			c.Close(context.Background())
+		}
+	}
+}
+
+func environ() map[string]string {
+	m := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
