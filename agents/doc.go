@@ -12,9 +12,10 @@
 // loader in package lite uses them too: the conversion of goccy/go-yaml
 // errors exists once.
 //
-// agents is a leaf: it imports the standard library and goccy/go-yaml (and,
-// later, wasmtools to compile an agent's tools on load). Nothing here may
-// import runtime or lite.
+// agents is a leaf: it imports the standard library and goccy/go-yaml.
+// Nothing here may import runtime, wasmtools or lite. (DESIGN.md had agents
+// compile an agent's WASM tools; since wasmtools builds runtime.Tools and
+// runtime imports agents, lite does that when it builds an agent.)
 //
 // # Caveats
 //

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -17,32 +18,34 @@ func runChat(g *globals, args []string) error {
 	agent := fs.StringP("agent", "a", "", "agent to talk to (default: runtime.default_agent)")
 	sessionID := fs.String("session", "", "continue this session")
 	cont := fs.BoolP("continue", "C", false, "continue the most recent CLI session with the agent")
+	server := fs.StringP("server", "s", "", "talk to the daemon at this URL (default: the running one, if any)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	app, err := openApp(g)
+	b, cfg, err := openBackend(g, *server)
 	if err != nil {
 		return err
 	}
-	defer app.Close()
+	defer b.close()
 	if *agent == "" {
-		*agent = app.Config.Runtime.DefaultAgent
+		*agent = cfg.Runtime.DefaultAgent
 	}
 	if *cont && *sessionID == "" {
-		*sessionID = latestSession(app, *agent)
+		*sessionID = latestSession(b, *agent)
 	}
-	s, err := startSession(app, *agent, *sessionID)
+	s, err := startSession(b, cfg, *agent, *sessionID)
 	if err != nil {
 		return err
 	}
-	c := &chat{g: g, app: app, s: s, tty: isTerminal(os.Stdin)}
+	c := &chat{g: g, b: b, cfg: cfg, s: s, tty: g.stdinIsTerminal()}
 	c.p = &turnPrinter{out: g.stdout, errw: g.stderr, color: c.tty && isTerminal(os.Stdout)}
 	return c.repl()
 }
 
 type chat struct {
 	g   *globals
-	app *lite.App
+	b   backend
+	cfg *lite.Config
 	s   runtime.SessionInfo
 	p   *turnPrinter
 	tty bool
@@ -53,7 +56,7 @@ func (c *chat) repl() error {
 	interrupt := make(chan os.Signal, 1)
 	signal.Notify(interrupt, os.Interrupt)
 	defer signal.Stop(interrupt)
-	lines := readLines(os.Stdin)
+	lines := readLines(c.g.stdin)
 	for {
 		c.prompt()
 		var line string
@@ -79,7 +82,7 @@ func (c *chat) repl() error {
 			}
 			continue
 		}
-		if _, err := sendAndFollow(c.app, c.s.ID, line, c.p, interrupt); err != nil {
+		if _, err := c.b.turn(context.Background(), c.s.ID, line, c.p, interrupt); err != nil {
 			return err
 		}
 	}
@@ -91,7 +94,7 @@ func (c *chat) command(line string) (quit bool) {
 	case "/quit", "/exit":
 		return true
 	case "/reset", "/new":
-		s, err := startSession(c.app, c.s.Agent, "")
+		s, err := startSession(c.b, c.cfg, c.s.Agent, "")
 		if err != nil {
 			fmt.Fprintln(c.g.stderr, c.p.red("error: "+err.Error()))
 			return false
@@ -109,27 +112,31 @@ func (c *chat) command(line string) (quit bool) {
 }
 
 func (c *chat) status() {
-	info, err := c.app.Loop.Session(context.Background(), c.s.ID)
+	ctx := context.Background()
+	info, err := c.b.session(ctx, c.s.ID)
 	if err != nil {
 		fmt.Fprintln(c.g.stderr, c.p.red("error: "+err.Error()))
 		return
 	}
 	fmt.Fprintf(c.g.stdout, "session %s · agent %s · %s · %d turns · %d events · tokens in %d, out %d\n",
 		info.ID, info.Agent, info.Status, info.Turns, info.LastSeq, info.Usage.PromptTokens, info.Usage.CompletionTokens)
-	if la, err := c.app.Agents.LoadAgent(info.Agent); err == nil {
-		m := la.Spec.Model
-		fmt.Fprintf(c.g.stdout, "model %s via %s%s\n", m.Name, m.Provider, baseURLNote(m.BaseURL))
+	if m, err := c.b.model(ctx, info.Agent); err == nil {
+		fmt.Fprintf(c.g.stdout, "model %s via %s%s\n", m.name, m.provider, baseURLNote(m.baseURL))
 	}
 }
 
 func (c *chat) banner() {
 	model := ""
-	if la, err := c.app.Agents.LoadAgent(c.s.Agent); err == nil {
-		model = fmt.Sprintf(" (%s %s%s)", la.Spec.Model.Provider, la.Spec.Model.Name, baseURLNote(la.Spec.Model.BaseURL))
+	if m, err := c.b.model(context.Background(), c.s.Agent); err == nil {
+		model = " (" + m.String() + ")"
 	}
 	fmt.Fprintf(c.g.stdout, "agnx-lite chat · agent %s%s · session %s\n", c.s.Agent, model, c.s.ID)
 	if c.tty {
-		fmt.Fprintln(c.g.stdout, c.p.dim("type a message · /help · Ctrl-C stops a reply · Ctrl-D leaves"))
+		via := ""
+		if h, ok := c.b.(*httpBackend); ok {
+			via = " · via the daemon at " + h.url
+		}
+		fmt.Fprintln(c.g.stdout, c.p.dim("type a message · /help · Ctrl-C stops a reply · Ctrl-D leaves"+via))
 	}
 }
 
@@ -146,31 +153,17 @@ func baseURLNote(u string) string {
 	return " at " + u
 }
 
-// readLines feeds standard input to a channel, so the REPL can wait for a
-// line and a signal at once. The channel closes at end of input.
-func readLines(f *os.File) <-chan string {
+// readLines feeds input to a channel, so the REPL can wait for a line and
+// a signal at once. The channel closes at end of input.
+func readLines(r io.Reader) <-chan string {
 	ch := make(chan string)
 	go func() {
 		defer close(ch)
-		sc := bufio.NewScanner(f)
+		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 		for sc.Scan() {
 			ch <- sc.Text()
 		}
 	}()
 	return ch
-}
-
-// latestSession is the newest CLI session with the agent, or "".
-func latestSession(app *lite.App, agent string) string {
-	list, err := runtime.ListSessions(app.Store)
-	if err != nil {
-		return ""
-	}
-	for _, s := range list {
-		if s.Agent == agent && s.Gateway == "cli" {
-			return s.ID
-		}
-	}
-	return ""
 }

@@ -24,6 +24,10 @@ type turnPrinter struct {
 	// keepErrors leaves error events to the caller, which reports the
 	// turn's failure once.
 	keepErrors bool
+	// label, when set, starts each answer with "label> " (attach, where
+	// several voices share the screen).
+	label    string
+	labelled bool
 }
 
 // outcome is how a turn ended.
@@ -72,6 +76,7 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 			p.write(e.Content)
 		}
 		p.printed.Reset()
+		p.labelled = false
 	case runtime.EvToolCall:
 		p.endLine()
 		fmt.Fprintf(p.errw, "%s\n", p.dim("  ⚙ "+e.ToolName+" "+oneLine(e.Arguments)))
@@ -89,6 +94,7 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 		}
 	case runtime.EvTurnEnd:
 		p.endLine()
+		p.labelled = false
 		last.reason = e.Reason
 		if e.Reason == runtime.TurnCancelled {
 			fmt.Fprintf(p.errw, "%s\n", p.dim("(cancelled)"))
@@ -101,6 +107,11 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 func (p *turnPrinter) write(s string) {
 	if s == "" {
 		return
+	}
+	if p.label != "" && !p.labelled {
+		p.endLine()
+		io.WriteString(p.out, p.label+"> ")
+		p.labelled = true
 	}
 	io.WriteString(p.out, s)
 	p.midLine = !strings.HasSuffix(s, "\n")

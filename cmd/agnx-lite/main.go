@@ -29,10 +29,10 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"init":    {"init [DIR]", "write agnx.yaml and the default agent into the data dir", runInit},
-		"chat":    {"chat [-a AGENT] [--session ID | -C]", "talk to an agent (streaming REPL)", runChat},
-		"run":     {"run [-a AGENT] -m MESSAGE", "send one message, print the answer", runRun},
+		"chat":    {"chat [-a AGENT] [--session ID | -C] [-s URL]", "talk to an agent (streaming REPL)", runChat},
+		"run":     {"run [-a AGENT] [-s URL] -m MESSAGE", "send one message, print the answer", runRun},
 		"serve":   {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one", runServe},
-		"attach":  {"attach [ID] | --list", "follow a session: its history, then live events", runAttach},
+		"attach":  {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
 		"session": {"session list | show ID | delete ID | export ID", "inspect and manage sessions", runSession},
 		"agent":   {"agent list | validate [NAME] | create NAME", "inspect and manage agents", runAgent},
 		"version": {"version", "print the version", runVersion},
@@ -45,6 +45,7 @@ type globals struct {
 	dataDir string
 	verbose int
 	quiet   bool
+	stdin   io.Reader
 	stdout  io.Writer
 	stderr  io.Writer
 }
@@ -61,7 +62,12 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	g := &globals{stdout: stdout, stderr: stderr}
+	return runWith(&globals{stdin: os.Stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+// runWith runs the command args names with g's standard streams.
+func runWith(g *globals, args []string) int {
+	stdout, stderr := g.stdout, g.stderr
 	cmds := commands()
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(stdout, cmds)
@@ -143,6 +149,12 @@ func (g *globals) logger() *slog.Logger {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewJSONHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// stdinIsTerminal reports whether standard input is a terminal.
+func (g *globals) stdinIsTerminal() bool {
+	f, ok := g.stdin.(*os.File)
+	return ok && isTerminal(f)
 }
 
 func oneLine(s string) string {

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,25 +16,57 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
-// cli runs the CLI in-process against a data dir and a fake Ollama.
+// cli runs the CLI in-process against a data dir and a fake Ollama. Its
+// config (-c) names a port nothing listens on, so that no daemon running
+// on this machine is found by accident.
 type cli struct {
 	t    *testing.T
 	dir  string
+	cfg  string
+	port int
 	fake *llmtest.Server
 }
 
 func newCLI(t *testing.T) *cli {
-	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	return newCLIHandler(t, llmtest.Echo())
+}
+
+func newCLIHandler(t *testing.T, h llmtest.Handler) *cli {
+	fake := llmtest.NewHandler(t, llmtest.Ollama, h)
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	t.Setenv("AGNX_LITE_HOME", "")
-	return &cli{t: t, dir: t.TempDir(), fake: fake}
+	t.Setenv(envAPIToken, "")
+	t.Setenv(envAdminToken, "")
+	c := &cli{t: t, dir: t.TempDir(), fake: fake, port: freePort(t)}
+	c.cfg = filepath.Join(t.TempDir(), "agnx.yaml")
+	require.NoError(t, os.WriteFile(c.cfg, []byte("server:\n  port: "+strconv.Itoa(c.port)+"\n"), 0o600))
+	return c
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	return port
+}
+
+func (c *cli) args(args []string) []string {
+	return append(args[:1:1], append([]string{"-d", c.dir, "-c", c.cfg}, args[1:]...)...)
 }
 
 func (c *cli) run(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	args = append(args[:1:1], append([]string{"-d", c.dir}, args[1:]...)...)
-	code = run(args, &out, &errb)
+	code = run(c.args(args), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// runIn runs a command with stdin as its standard input.
+func (c *cli) runIn(stdin io.Reader, stdout io.Writer, args ...string) (code int, stderr string) {
+	var errb bytes.Buffer
+	code = runWith(&globals{stdin: stdin, stdout: stdout, stderr: &errb}, c.args(args))
+	return code, errb.String()
 }
 
 func TestCLI_RunFirstStart(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -18,6 +17,7 @@ func runRun(g *globals, args []string) error {
 	agent := fs.StringP("agent", "a", "", "agent to talk to (default: runtime.default_agent)")
 	msg := fs.StringP("message", "m", "", `the message; "-" reads it from standard input`)
 	sessionID := fs.String("session", "", "continue this session instead of starting a new one")
+	server := fs.StringP("server", "s", "", "talk to the daemon at this URL (default: the running one, if any)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -25,7 +25,7 @@ func runRun(g *globals, args []string) error {
 		*msg = strings.Join(fs.Args(), " ")
 	}
 	if *msg == "-" {
-		data, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+		data, err := io.ReadAll(io.LimitReader(g.stdin, 1<<20))
 		if err != nil {
 			return fmt.Errorf("read the message from standard input: %w", err)
 		}
@@ -34,12 +34,12 @@ func runRun(g *globals, args []string) error {
 	if strings.TrimSpace(*msg) == "" {
 		return usagef("give the message with -m")
 	}
-	app, err := openApp(g)
+	b, cfg, err := openBackend(g, *server)
 	if err != nil {
 		return err
 	}
-	defer app.Close()
-	s, err := startSession(app, *agent, *sessionID)
+	defer b.close()
+	s, err := startSession(b, cfg, *agent, *sessionID)
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func runRun(g *globals, args []string) error {
 	signal.Notify(interrupt, os.Interrupt)
 	defer signal.Stop(interrupt)
 	p := &turnPrinter{out: g.stdout, errw: g.stderr, keepErrors: true}
-	out, err := sendAndFollow(app, s.ID, *msg, p, interrupt)
+	out, err := b.turn(context.Background(), s.ID, *msg, p, interrupt)
 	if err != nil {
 		return err
 	}
@@ -61,54 +61,4 @@ func runRun(g *globals, args []string) error {
 		return errors.New(out.err)
 	}
 	return fmt.Errorf("the turn %s", out.reason)
-}
-
-// openApp locates the config, sets up a fresh data dir and opens it.
-func openApp(g *globals) (*lite.App, error) {
-	cfg, err := g.cfg()
-	if err != nil {
-		return nil, err
-	}
-	if err := ensureInit(g, cfg); err != nil {
-		return nil, err
-	}
-	return lite.Open(cfg, &lite.Options{Logger: g.logger()})
-}
-
-// startSession continues sessionID, or starts a new CLI session.
-func startSession(app *lite.App, agent, sessionID string) (runtime.SessionInfo, error) {
-	ctx := context.Background()
-	if sessionID != "" {
-		info, err := app.Loop.Session(ctx, sessionID)
-		if errors.Is(err, runtime.ErrSessionNotFound) {
-			return info, fmt.Errorf("no session %s: list them with \"agnx-lite session list\"", sessionID)
-		}
-		return info, err
-	}
-	if agent == "" {
-		agent = app.Config.Runtime.DefaultAgent
-	}
-	return app.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: "cli"})
-}
-
-// sendAndFollow sends one message and prints the turn it starts. The
-// subscription is made first, so no event of the turn is missed.
-func sendAndFollow(app *lite.App, sid, msg string, p *turnPrinter, interrupt <-chan os.Signal) (outcome, error) {
-	ctx := context.Background()
-	sub, err := app.Loop.Subscribe(ctx, sid)
-	if err != nil {
-		return outcome{}, err
-	}
-	defer sub.Close()
-	if _, err := app.Loop.Send(ctx, sid, runtime.Input{Content: msg, SenderID: cliUser()}); err != nil {
-		return outcome{}, err
-	}
-	return p.follow(ctx, sub, interrupt, func() { _, _ = app.Loop.Cancel(ctx, sid) })
-}
-
-func cliUser() string {
-	if u := os.Getenv("USER"); u != "" {
-		return "cli:" + u
-	}
-	return "cli"
 }

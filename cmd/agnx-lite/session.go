@@ -63,6 +63,11 @@ func listSessions(g *globals, st *storage.Store) error {
 	if err != nil {
 		return err
 	}
+	return printSessions(g, list)
+}
+
+// printSessions prints sessions as a table, most recent first.
+func printSessions(g *globals, list []runtime.SessionInfo) error {
 	if len(list) == 0 {
 		fmt.Fprintln(g.stdout, "no sessions yet: start one with \"agnx-lite chat\"")
 		return nil

@@ -86,6 +86,8 @@ func decodeError(err error) (int, error) {
 		return http.StatusBadRequest, errors.New("the body is empty: send a JSON object")
 	case errors.As(err, &syntax):
 		return http.StatusBadRequest, fmt.Errorf("the body is not valid JSON (at byte %d): send a JSON object", syntax.Offset)
+	case errors.As(err, &typ) && typ.Field == "":
+		return http.StatusBadRequest, fmt.Errorf("the body must be a JSON object, not a %s", typ.Value)
 	case errors.As(err, &typ):
 		return http.StatusBadRequest, fmt.Errorf("field %q must be a %s, not a %s", typ.Field, typ.Type, typ.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

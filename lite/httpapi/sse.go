@@ -25,7 +25,11 @@ func newSSE(w http.ResponseWriter) *sseWriter {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	return &sseWriter{w: w, rc: http.NewResponseController(w)}
+	// Send the headers now: a client following a quiet session would
+	// otherwise wait for the first event to learn the stream is open.
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	return &sseWriter{w: w, rc: rc}
 }
 
 // send writes one event; id 0 writes none (tokens have no id).

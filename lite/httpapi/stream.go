@@ -131,9 +131,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		sub.Close()
 		return
 	}
-	var pending []runtime.Event // tokens held until it is clear they are new
+	// Tokens that arrive before the first live durable event may belong to
+	// a message the log already gave: they are held until that event says.
+	// After it, everything is new and tokens stream as they come.
+	var pending []runtime.Event
+	live := false
 	s.pump(r, sse, sub, func(e *runtime.Event) (bool, bool) {
 		if !e.Durable() {
+			if live {
+				return true, false
+			}
 			pending = append(pending, *e)
 			return false, false
 		}
@@ -141,6 +148,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			pending = pending[:0] // tokens of a message the log already gave
 			return false, false
 		}
+		live = true
 		for i := range pending {
 			if sse.event(&pending[i]) != nil {
 				break
