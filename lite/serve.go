@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -197,13 +198,13 @@ func (l *limited) Accept() (net.Conn, error) {
 type limitedConn struct {
 	net.Conn
 	release func()
-	closed  bool
+	// once: http.Server closes a conn from its own goroutine and from
+	// Shutdown's closeIdleConns, concurrently; a second release would take
+	// another connection's slot, or block on an empty semaphore.
+	once sync.Once
 }
 
 func (c *limitedConn) Close() error {
-	if !c.closed {
-		c.closed = true
-		c.release()
-	}
+	c.once.Do(c.release)
 	return c.Conn.Close()
 }

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+func runAttach(g *globals, args []string) error {
+	fs := g.flags("attach")
+	list := fs.Bool("list", false, "list the sessions instead")
+	server := fs.StringP("server", "s", "", "follow a session of the daemon at this URL (default: the running one, if any)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usagef("takes at most one session id")
+	}
+	if *list {
+		return attachList(g, *server)
+	}
+	b, _, err := openBackend(g, *server)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	ctx := context.Background()
+	id := fs.Arg(0)
+	if id == "" {
+		all, err := b.sessions(ctx)
+		if err != nil {
+			return err
+		}
+		if len(all) == 0 {
+			return fmt.Errorf("no sessions yet: start one with \"agnx-lite chat\"")
+		}
+		id = all[0].ID // the most recently updated
+	}
+	info, err := b.session(ctx, id)
+	if isSessionNotFound(err) {
+		return fmt.Errorf("no session %s: list them with \"agnx-lite attach --list\"", id)
+	}
+	if err != nil {
+		return err
+	}
+	v := &attachView{g: g, b: b, s: info, you: cliUser(), tty: g.stdinIsTerminal()}
+	v.p = &turnPrinter{out: g.stdout, errw: g.stderr, color: v.tty && isTerminal(os.Stdout), label: info.Agent}
+	return v.run()
+}
+
+// attachList lists the sessions: the daemon's when one runs, else the
+// store's, read-only.
+func attachList(g *globals, server string) error {
+	cfg, err := g.cfg()
+	if err != nil {
+		return err
+	}
+	url := findDaemon(cfg, server)
+	if url == "" {
+		return withStore(g, func(st *storage.Store) error { return listSessions(g, st) })
+	}
+	list, err := newClient(cfg, url).Sessions(context.Background())
+	if err != nil {
+		return err
+	}
+	return printSessions(g, list)
+}
+
+// attachView shows a session as it happens and sends what the user types.
+type attachView struct {
+	g   *globals
+	b   backend
+	s   runtime.SessionInfo
+	p   *turnPrinter
+	you string // the sender id of this user's messages
+	tty bool
+	// live is true once the history is shown.
+	live bool
+	last outcome
+}
+
+func (v *attachView) run() error {
+	// Every goroutine started here ends before run returns, so the
+	// backend can be closed after it.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fmt.Fprintf(v.g.stdout, "attached to session %s · agent %s · %s\n", v.s.ID, v.s.Agent, v.s.Status)
+	events, followed := v.follow(ctx, &wg)
+	interrupt := make(chan os.Signal, 1)
+	signal.Notify(interrupt, os.Interrupt)
+	defer signal.Stop(interrupt)
+	lines := readLines(v.g.stdin)
+	posted := make(chan error)
+	if v.s.LastSeq <= 1 {
+		v.goLive()
+	}
+	for {
+		select {
+		case e := <-events:
+			v.show(&e)
+		case err := <-followed:
+			v.p.endLine()
+			return fmt.Errorf("lost the session's events: %w", err)
+		case <-interrupt:
+			v.report(v.b.cancel(ctx, v.s.ID))
+		case err := <-posted:
+			v.report(err)
+		case l, ok := <-lines:
+			l = strings.TrimSpace(l)
+			if !ok || l == "/quit" || l == "/exit" {
+				v.p.endLine()
+				fmt.Fprintf(v.g.stdout, "detached; the session goes on: agnx-lite attach %s\n", v.s.ID)
+				return nil
+			}
+			if l != "" {
+				v.post(ctx, &wg, l, posted)
+			}
+		}
+	}
+}
+
+// follow runs the backend's follow in a goroutine, handing its events
+// over a channel.
+func (v *attachView) follow(ctx context.Context, wg *sync.WaitGroup) (<-chan runtime.Event, <-chan error) {
+	events := make(chan runtime.Event, 64)
+	followed := make(chan error, 1)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		followed <- v.b.follow(ctx, v.s.ID, func(e runtime.Event) error {
+			select {
+			case events <- e:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	return events, followed
+}
+
+// post sends a message without waiting for its turn, which is shown as
+// the session's events come.
+func (v *attachView) post(ctx context.Context, wg *sync.WaitGroup, msg string, posted chan<- error) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		err := v.b.post(ctx, v.s.ID, msg)
+		select {
+		case posted <- err:
+		case <-ctx.Done():
+		}
+	}()
+}
+
+func (v *attachView) report(err error) {
+	if err != nil {
+		fmt.Fprintln(v.g.stderr, v.p.red("error: "+err.Error()))
+	}
+}
+
+// show prints one event: the same lines as chat, with who speaks.
+func (v *attachView) show(e *runtime.Event) {
+	if !v.live && e.Seq > v.s.LastSeq {
+		v.goLive()
+	}
+	switch e.Type {
+	case runtime.EvSessionStart, runtime.EvSessionEnd:
+	case runtime.EvUserMessage:
+		v.p.endLine()
+		who := "you"
+		if e.SenderID != v.you {
+			who = e.SenderID
+			if who == "" {
+				who = "user"
+			}
+		}
+		fmt.Fprintf(v.g.stdout, "%s> %s\n", who, e.Content)
+	// Approvals: once tools can ask, the stream will carry
+	// approval_required {call_id, command} (see httpapi.decodeSSE). Show it
+	// here and take the next line as the answer (allow_once, allow_always
+	// or deny), sent with httpapi.Client.Approve.
+	default:
+		if v.p.event(e, &v.last) {
+			v.last = outcome{}
+		}
+	}
+	if !v.live && e.Seq == v.s.LastSeq {
+		v.goLive()
+	}
+}
+
+func (v *attachView) goLive() {
+	v.live = true
+	v.p.endLine()
+	fmt.Fprintln(v.g.stdout, v.p.dim("-- live: type a message to send it · Ctrl-C stops a reply · Ctrl-D or /quit detaches"))
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// httpBackend talks to the running daemon.
+type httpBackend struct {
+	c   *httpapi.Client
+	url string
+}
+
+var _ backend = (*httpBackend)(nil)
+
+func (b *httpBackend) createSession(ctx context.Context, agent string) (runtime.SessionInfo, error) {
+	return b.c.CreateSession(ctx, agent)
+}
+
+func (b *httpBackend) session(ctx context.Context, id string) (runtime.SessionInfo, error) {
+	return b.c.Session(ctx, id)
+}
+
+func (b *httpBackend) sessions(ctx context.Context) ([]runtime.SessionInfo, error) {
+	return b.c.Sessions(ctx)
+}
+
+func (b *httpBackend) model(ctx context.Context, agent string) (modelInfo, error) {
+	a, err := b.c.Agent(ctx, agent)
+	return modelInfo{a.Model.Provider, a.Model.Name, a.Model.BaseURL}, err
+}
+
+// turn streams the turn; Ctrl-C asks the daemon to cancel it, and the
+// stream then ends with the cancelled turn_end.
+func (b *httpBackend) turn(ctx context.Context, sid, msg string, p *turnPrinter, interrupt <-chan os.Signal) (outcome, error) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-interrupt:
+				_ = b.cancel(ctx, sid)
+			}
+		}
+	}()
+	var last outcome
+	ended := false
+	err := b.c.Stream(ctx, sid, msg, func(e runtime.Event) error {
+		ended = p.event(&e, &last) || ended
+		return nil
+	})
+	switch {
+	case ended:
+		return last, nil
+	case last.err != "":
+		return last, errors.New(last.err)
+	case err == nil:
+		return last, errors.New("the daemon ended the stream before the turn ended")
+	}
+	return last, err
+}
+
+func (b *httpBackend) post(ctx context.Context, sid, msg string) error {
+	return b.c.Stream(ctx, sid, msg, func(runtime.Event) error { return nil })
+}
+
+func (b *httpBackend) follow(ctx context.Context, sid string, fn func(runtime.Event) error) error {
+	return b.c.Events(ctx, sid, 0, false, fn)
+}
+
+func (b *httpBackend) cancel(ctx context.Context, sid string) error {
+	_, err := b.c.Cancel(ctx, sid)
+	return err
+}
+
+func (b *httpBackend) close() error { return nil }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// localBackend runs the runtime in this process.
+type localBackend struct{ app *lite.App }
+
+var _ backend = (*localBackend)(nil)
+
+func (b *localBackend) createSession(ctx context.Context, agent string) (runtime.SessionInfo, error) {
+	return b.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: "cli"})
+}
+
+func (b *localBackend) session(ctx context.Context, id string) (runtime.SessionInfo, error) {
+	return b.app.Loop.Session(ctx, id)
+}
+
+func (b *localBackend) sessions(context.Context) ([]runtime.SessionInfo, error) {
+	return runtime.ListSessions(b.app.Store)
+}
+
+func (b *localBackend) model(_ context.Context, agent string) (modelInfo, error) {
+	la, err := b.app.Agents.LoadAgent(agent)
+	if err != nil {
+		return modelInfo{}, err
+	}
+	m := la.Spec.Model
+	return modelInfo{m.Provider, m.Name, m.BaseURL}, nil
+}
+
+// turn subscribes before sending, so no event of the turn is missed.
+func (b *localBackend) turn(ctx context.Context, sid, msg string, p *turnPrinter, interrupt <-chan os.Signal) (outcome, error) {
+	sub, err := b.app.Loop.Subscribe(ctx, sid)
+	if err != nil {
+		return outcome{}, err
+	}
+	defer sub.Close()
+	if err := b.post(ctx, sid, msg); err != nil {
+		return outcome{}, err
+	}
+	return p.follow(ctx, sub, interrupt, func() { _ = b.cancel(ctx, sid) })
+}
+
+func (b *localBackend) post(ctx context.Context, sid, msg string) error {
+	_, err := b.app.Loop.Send(ctx, sid, runtime.Input{Content: msg, SenderID: cliUser()})
+	return err
+}
+
+// follow reads the log after subscribing, so nothing falls in between;
+// what both give is passed on once. Tokens that come before the first
+// live durable event are dropped: they may be the tail of a round whose
+// beginning streamed before the subscription, and that round's final
+// message, which follows them, has the whole text.
+func (b *localBackend) follow(ctx context.Context, sid string, fn func(runtime.Event) error) error {
+	sub, err := b.app.Loop.Subscribe(ctx, sid)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	var last uint64
+	err = runtime.ReadEvents(b.app.Store, sid, 0, func(e runtime.Event) error {
+		last = e.Seq
+		return fn(e)
+	})
+	if err != nil {
+		return err
+	}
+	live := false
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e, ok := <-sub.C():
+			switch {
+			case !ok:
+				return errors.New("the session's events came faster than they could be shown: attach again")
+			case !e.Durable() && !live:
+			case e.Durable() && e.Seq <= last:
+			default:
+				live = true
+				if err := fn(e); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+func (b *localBackend) cancel(ctx context.Context, sid string) error {
+	_, err := b.app.Loop.Cancel(ctx, sid)
+	return err
+}
+
+func (b *localBackend) close() error { return b.app.Close() }
