@@ -12,20 +12,32 @@ func (s *Server) livez(w http.ResponseWriter, r *http.Request) {
 }
 
 // readyz is ready only while the loop runs over an open database.
+// A stopped loop's Ready is closed too, and select picks among ready cases
+// at random: so each state is asked in turn, most final first.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	select {
-	case <-s.o.Loop.Done():
-		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime has stopped")
-		return
-	case <-s.closing:
-		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the server is shutting down")
-		return
-	case <-s.o.Loop.Ready():
-	default:
-		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime is still starting")
+	msg := ""
+	switch {
+	case isClosed(s.o.Loop.Done()):
+		msg = "the runtime has stopped"
+	case isClosed(s.closing):
+		msg = "the server is shutting down"
+	case !isClosed(s.o.Loop.Ready()):
+		msg = "the runtime is still starting"
+	}
+	if msg != "" {
+		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, msg)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func isClosed[T any](c <-chan T) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {

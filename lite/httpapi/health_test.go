@@ -1,0 +1,109 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+func TestHealth_LivezVersion(t *testing.T) {
+	e := newAPIEnv(t, llmtest.Echo())
+	var live map[string]string
+	e.call("GET", "/livez", "", http.StatusOK, &live)
+	assert.Equal(t, "ok", live["status"])
+	var ready map[string]string
+	e.call("GET", "/readyz", "", http.StatusOK, &ready)
+	assert.Equal(t, "ready", ready["status"])
+	var v map[string]string
+	e.call("GET", "/version", "", http.StatusOK, &v)
+	assert.Equal(t, "v-test", v["version"])
+	assert.True(t, strings.HasPrefix(v["go"], "go"))
+	assert.NotEmpty(t, v["os"])
+	assert.NotEmpty(t, v["arch"])
+}
+
+// readyz is ready only while the loop runs: not before Run has recovered
+// the sessions, not after it stopped, not once the server is closing.
+func TestHealth_Readyz(t *testing.T) {
+	st, err := storage.Open(filepath.Join(t.TempDir(), "agnx.db"), &storage.Options{NoSync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	loop := runtime.New(runtime.Options{Store: st, Agents: noAgents{}})
+	api := httpapi.New(httpapi.Options{Loop: loop, Store: st, Agents: dirAgents{}})
+	get := func() *http.Response {
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+		return rec.Result()
+	}
+	p := requireProblem(t, get(), http.StatusServiceUnavailable, "service_unavailable")
+	assert.Contains(t, p.Detail, "starting")
+
+	ctx, stop := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- loop.Run(ctx) }()
+	<-loop.Ready()
+	assert.Equal(t, http.StatusOK, get().StatusCode)
+
+	stop()
+	require.NoError(t, <-ran)
+	p = requireProblem(t, get(), http.StatusServiceUnavailable, "service_unavailable")
+	assert.Contains(t, p.Detail, "stopped")
+
+	api2 := httpapi.New(httpapi.Options{Loop: loop, Store: st, Agents: dirAgents{}})
+	api2.Close()
+	rec := httptest.NewRecorder()
+	api2.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
+}
+
+func TestAdmin_StatusShutdownReload(t *testing.T) {
+	called := make(chan struct{})
+	e := newAPIEnv(t, llmtest.Echo(), func(o *httpapi.Options) {
+		o.Shutdown = func() { close(called) }
+		o.BaseURL = "http://127.0.0.1:1"
+	})
+	var st map[string]any
+	e.call("GET", "/api/admin/v1/status", "", http.StatusOK, &st)
+	assert.EqualValues(t, os.Getpid(), st["pid"])
+	assert.Equal(t, "v-test", st["version"])
+	assert.Equal(t, "http://127.0.0.1:1", st["address"])
+	for _, k := range []string{"uptime_seconds", "sessions_resident", "turns_running", "turns_waiting", "inbox", "goroutines", "heap_bytes"} {
+		assert.Contains(t, st, k)
+	}
+
+	var rl struct{ Agents []httpapi.AgentInfo }
+	e.call("POST", "/api/admin/v1/reload-agents", "", http.StatusOK, &rl)
+	require.Len(t, rl.Agents, 1)
+	assert.Equal(t, "assistant", rl.Agents[0].Name)
+
+	var sd map[string]string
+	e.call("POST", "/api/admin/v1/shutdown", "", http.StatusAccepted, &sd)
+	assert.Equal(t, "shutting down", sd["status"])
+	<-called
+}
+
+func TestUnknownRoute(t *testing.T) {
+	e := newAPIEnv(t, llmtest.Echo())
+	for _, c := range [][2]string{{"GET", "/nope"}, {"GET", "/api/v1/sessions/x/y/z"}, {"PUT", "/api/v1/sessions"}, {"GET", "/api/v2/agents"}} {
+		p := requireProblem(t, e.do(c[0], c[1], ""), http.StatusNotFound, "not_found")
+		assert.Contains(t, p.Detail, c[0]+" "+c[1])
+		assert.Equal(t, c[1], p.Instance)
+	}
+}
+
+// noAgents is a loader without agents.
+type noAgents struct{}
+
+func (noAgents) LoadAgent(string) (*runtime.LoadedAgent, error) { return nil, runtime.ErrAgentNotFound }
