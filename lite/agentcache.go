@@ -192,3 +192,14 @@ func (c *agentCache) close() {
 	c.loaded = map[string]*cachedAgent{}
 	c.tools.wasm.close()
 }
+
+// LoadAgentTools builds one agent, with its tools, outside a running
+// daemon (for `agnx-lite tool run`); close releases them.
+func LoadAgentTools(cfg *Config, name string, log *slog.Logger) (*runtime.LoadedAgent, func(), error) {
+	c := newAgentCache(cfg, log)
+	a, err := c.LoadAgent(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, c.close, nil
+}

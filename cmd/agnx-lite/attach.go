@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 
@@ -83,6 +84,9 @@ type attachView struct {
 	// live is true once the history is shown.
 	live bool
 	last outcome
+	// pending are the approvals waiting for an answer; the next line typed
+	// answers the oldest.
+	pending []runtime.Event
 }
 
 func (v *attachView) run() error {
@@ -120,9 +124,14 @@ func (v *attachView) run() error {
 				fmt.Fprintf(v.g.stdout, "detached; the session goes on: agnx-lite attach %s\n", v.s.ID)
 				return nil
 			}
-			if l != "" {
-				v.post(ctx, &wg, l, posted)
+			if l == "" {
+				continue
 			}
+			if len(v.pending) > 0 {
+				v.answer(ctx, &wg, l, posted)
+				continue
+			}
+			v.post(ctx, &wg, l, posted)
 		}
 	}
 }
@@ -161,6 +170,26 @@ func (v *attachView) post(ctx context.Context, wg *sync.WaitGroup, msg string, p
 	}()
 }
 
+// answer takes a line as the decision on the oldest pending approval.
+func (v *attachView) answer(ctx context.Context, wg *sync.WaitGroup, line string, done chan<- error) {
+	d, ok := parseDecision(line)
+	if !ok {
+		a := v.pending[0]
+		fmt.Fprintln(v.g.stderr, v.p.yellow("answer o (allow once), a (always) or d (deny) for "+a.ToolName+" "+oneLine(a.Content)))
+		return
+	}
+	callID := v.pending[0].CallID
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		err := v.b.approve(ctx, v.s.ID, callID, d)
+		select {
+		case done <- err:
+		case <-ctx.Done():
+		}
+	}()
+}
+
 func (v *attachView) report(err error) {
 	if err != nil {
 		fmt.Fprintln(v.g.stderr, v.p.red("error: "+err.Error()))
@@ -184,10 +213,12 @@ func (v *attachView) show(e *runtime.Event) {
 			}
 		}
 		fmt.Fprintf(v.g.stdout, "%s> %s\n", who, e.Content)
-	// Approvals: once tools can ask, the stream will carry
-	// approval_required {call_id, command} (see httpapi.decodeSSE). Show it
-	// here and take the next line as the answer (allow_once, allow_always
-	// or deny), sent with httpapi.Client.Approve.
+	case runtime.EvApprovalRequired:
+		v.pending = append(v.pending, *e)
+		v.p.event(e, &v.last)
+	case runtime.EvApprovalDecision:
+		v.pending = slices.DeleteFunc(v.pending, func(p runtime.Event) bool { return p.CallID == e.CallID })
+		v.p.event(e, &v.last)
 	default:
 		if v.p.event(e, &v.last) {
 			v.last = outcome{}

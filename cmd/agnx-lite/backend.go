@@ -32,7 +32,66 @@ type backend interface {
 	// ones, until ctx ends.
 	follow(ctx context.Context, sid string, fn func(runtime.Event) error) error
 	cancel(ctx context.Context, sid string) error
+	approve(ctx context.Context, sid, callID, decision string) error
 	close() error
+}
+
+// parseDecision reads a user's answer to an approval.
+func parseDecision(s string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "o", "once", "y", "yes", "allow", "allow_once":
+		return runtime.AllowOnce, true
+	case "a", "always", "allow_always":
+		return runtime.AllowAlways, true
+	case "d", "n", "no", "deny":
+		return runtime.DenyCall, true
+	}
+	return "", false
+}
+
+// approver answers a turn's approvals from the user's input lines, one at
+// a time in the order they were asked, until done closes.
+func approver(b backend, sid string, lines <-chan string, done <-chan struct{}, errw func(string)) func(runtime.Event) {
+	asks := make(chan runtime.Event, 16)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case e := <-asks:
+				answer(b, sid, e, lines, done, errw)
+			}
+		}
+	}()
+	return func(e runtime.Event) {
+		select {
+		case asks <- e:
+		default:
+			errw("too many approvals at once: answer them with agnx-lite attach " + sid)
+		}
+	}
+}
+
+func answer(b backend, sid string, e runtime.Event, lines <-chan string, done <-chan struct{}, errw func(string)) {
+	for {
+		select {
+		case <-done:
+			return
+		case l, ok := <-lines:
+			if !ok {
+				return
+			}
+			d, ok := parseDecision(l)
+			if !ok {
+				errw("answer o (allow once), a (always) or d (deny) for " + e.ToolName + " " + oneLine(e.Content))
+				continue
+			}
+			if err := b.approve(context.Background(), sid, e.CallID, d); err != nil {
+				errw("error: " + err.Error())
+			}
+			return
+		}
+	}
 }
 
 // modelInfo is what banners show of an agent's model.

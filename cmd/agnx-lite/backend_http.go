@@ -79,4 +79,8 @@ func (b *httpBackend) cancel(ctx context.Context, sid string) error {
 	return err
 }
 
+func (b *httpBackend) approve(ctx context.Context, sid, callID, decision string) error {
+	return b.c.Approve(ctx, sid, callID, decision)
+}
+
 func (b *httpBackend) close() error { return nil }

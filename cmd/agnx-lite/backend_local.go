@@ -98,4 +98,8 @@ func (b *localBackend) cancel(ctx context.Context, sid string) error {
 	return err
 }
 
+func (b *localBackend) approve(ctx context.Context, sid, callID, decision string) error {
+	return b.app.Loop.Approve(ctx, sid, callID, decision)
+}
+
 func (b *localBackend) close() error { return b.app.Close() }

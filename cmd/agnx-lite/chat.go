@@ -82,7 +82,11 @@ func (c *chat) repl() error {
 			}
 			continue
 		}
-		if _, err := c.b.turn(context.Background(), c.s.ID, line, c.p, interrupt); err != nil {
+		done := make(chan struct{})
+		c.p.ask = approver(c.b, c.s.ID, lines, done, func(s string) { fmt.Fprintln(c.g.stderr, c.p.red(s)) })
+		_, err := c.b.turn(context.Background(), c.s.ID, line, c.p, interrupt)
+		close(done)
+		if err != nil {
 			return err
 		}
 	}

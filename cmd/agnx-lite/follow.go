@@ -24,6 +24,9 @@ type turnPrinter struct {
 	// keepErrors leaves error events to the caller, which reports the
 	// turn's failure once.
 	keepErrors bool
+	// ask, when set, is told of each approval the turn waits for; it must
+	// not block.
+	ask func(runtime.Event)
 	// label, when set, starts each answer with "label> " (attach, where
 	// several voices share the screen).
 	label    string
@@ -86,6 +89,15 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 			status = "failed"
 		}
 		fmt.Fprintf(p.errw, "%s\n", p.dim("  ↳ "+status+": "+oneLine(e.Content)))
+	case runtime.EvApprovalRequired:
+		p.endLine()
+		fmt.Fprintf(p.errw, "%s\n", p.yellow("approval needed: "+e.ToolName+" "+oneLine(e.Content)+
+			" — answer o (allow once), a (always, this session) or d (deny)"))
+		if p.ask != nil {
+			p.ask(*e)
+		}
+	case runtime.EvApprovalDecision:
+		fmt.Fprintf(p.errw, "%s\n", p.dim("  ↳ "+strings.ReplaceAll(e.Decision, "_", " ")+" ("+e.Reason+")"))
 	case runtime.EvError:
 		p.endLine()
 		last.err = e.Content
@@ -129,6 +141,13 @@ func (p *turnPrinter) dim(s string) string {
 		return s
 	}
 	return "\x1b[2m" + s + "\x1b[0m"
+}
+
+func (p *turnPrinter) yellow(s string) string {
+	if !p.color {
+		return s
+	}
+	return "\x1b[33m" + s + "\x1b[0m"
 }
 
 func (p *turnPrinter) red(s string) string {

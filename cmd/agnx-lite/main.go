@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/lite"
 )
 
@@ -35,6 +36,8 @@ func commands() map[string]command {
 		"attach":  {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
 		"session": {"session list | show ID | delete ID | export ID", "inspect and manage sessions", runSession},
 		"agent":   {"agent list | validate [NAME] | create NAME", "inspect and manage agents", runAgent},
+		"doctor":  {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
+		"tool":    {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
 		"version": {"version", "print the version", runVersion},
 	}
 }
@@ -58,6 +61,7 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
 func main() {
+	bwrap.Init() // when started as a sandbox's init, become it
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -24,7 +24,8 @@ func runRun(g *globals, args []string) error {
 	if *msg == "" && fs.NArg() > 0 {
 		*msg = strings.Join(fs.Args(), " ")
 	}
-	if *msg == "-" {
+	fromStdin := *msg == "-"
+	if fromStdin {
 		data, err := io.ReadAll(io.LimitReader(g.stdin, 1<<20))
 		if err != nil {
 			return fmt.Errorf("read the message from standard input: %w", err)
@@ -47,6 +48,16 @@ func runRun(g *globals, args []string) error {
 	signal.Notify(interrupt, os.Interrupt)
 	defer signal.Stop(interrupt)
 	p := &turnPrinter{out: g.stdout, errw: g.stderr, keepErrors: true}
+	done := make(chan struct{})
+	defer close(done)
+	errw := func(s string) { fmt.Fprintln(g.stderr, s) }
+	if !fromStdin && g.stdinIsTerminal() {
+		p.ask = approver(b, s.ID, readLines(g.stdin), done, errw)
+	} else {
+		p.ask = func(e runtime.Event) {
+			errw("(answer it with: agnx-lite attach " + s.ID + ", or it is denied when runtime.approval_timeout_seconds pass)")
+		}
+	}
 	out, err := b.turn(context.Background(), s.ID, *msg, p, interrupt)
 	if err != nil {
 		return err
