@@ -10,17 +10,22 @@ import (
 
 // sseData holds the fields of every event's data (see encodeSSE).
 type sseData struct {
-	Content   string         `json:"content"`
-	SenderID  string         `json:"sender_id"`
-	ToolCalls []toolCallJSON `json:"tool_calls"`
-	CallID    string         `json:"call_id"`
-	Name      string         `json:"name"`
-	Arguments string         `json:"arguments"`
-	Success   bool           `json:"success"`
-	Code      string         `json:"code"`
-	Message   string         `json:"message"`
-	Status    string         `json:"status"`
-	Usage     usageJSON      `json:"usage"`
+	Content   string          `json:"content"`
+	SenderID  string          `json:"sender_id"`
+	ToolCalls []toolCallJSON  `json:"tool_calls"`
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Success   bool            `json:"success"`
+	Code      string          `json:"code"`
+	Message   string          `json:"message"`
+	Status    string          `json:"status"`
+	Usage     usageJSON       `json:"usage"`
+	Details   json.RawMessage `json:"details"`
+	Command   string          `json:"command"`
+	ToolName  string          `json:"tool_name"`
+	Decision  string          `json:"decision"`
+	Reason    string          `json:"reason"`
 }
 
 // decodeSSE maps an SSE event of the API back to the runtime event it was
@@ -36,7 +41,8 @@ func decodeSSE(ev sseEvent) (e runtime.Event, known bool, err error) {
 	}
 	var d sseData
 	switch ev.Name {
-	case "token", "user_message", "message", "tool_call", "tool_result", "error", "done":
+	case "token", "user_message", "message", "tool_call", "tool_result", "error", "done",
+		"approval_required", "approval_decision":
 		if err := json.Unmarshal(ev.Data, &d); err != nil {
 			return e, false, fmt.Errorf("event stream: %s event: %w", ev.Name, err)
 		}
@@ -44,10 +50,7 @@ func decodeSSE(ev sseEvent) (e runtime.Event, known bool, err error) {
 		e.Type, e.Reason = runtime.EvTurnEnd, runtime.TurnCancelled
 		return e, true, nil
 	default:
-		// start {} carries the user message's seq. approval_required
-		// {call_id, command} will come with tools that ask; map it to the
-		// runtime's approval event once there is one, so attach can offer
-		// an answer (Client.Approve).
+		// start {} carries the user message's seq.
 		return e, false, nil
 	}
 	switch ev.Name {
@@ -64,6 +67,13 @@ func decodeSSE(ev sseEvent) (e runtime.Event, known bool, err error) {
 		e.Type, e.CallID, e.ToolName, e.Arguments = runtime.EvToolCall, d.CallID, d.Name, d.Arguments
 	case "tool_result":
 		e.Type, e.CallID, e.Content, e.Success = runtime.EvToolResult, d.CallID, d.Content, d.Success
+		if len(d.Details) > 0 {
+			e.Details = d.Details
+		}
+	case "approval_required":
+		e.Type, e.CallID, e.Content, e.ToolName = runtime.EvApprovalRequired, d.CallID, d.Command, d.ToolName
+	case "approval_decision":
+		e.Type, e.CallID, e.Decision, e.Reason = runtime.EvApprovalDecision, d.CallID, d.Decision, d.Reason
 	case "error":
 		e.Type, e.Code, e.Content = runtime.EvError, d.Code, d.Message
 	case "done":

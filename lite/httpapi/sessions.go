@@ -129,8 +129,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]bool{"cancelled": ok})
 }
 
-// approve answers a pending approval. Tools that ask for approval come
-// with the sandboxed tools; until then no approval is ever pending.
+// approve answers a tool call waiting for a user's decision.
 func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		CallID   string `json:"call_id"`
@@ -150,7 +149,15 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 		sessionError(w, r, err)
 		return
 	}
-	writeProblem(w, r, http.StatusNotFound, codeNotFound, "no approval is pending for call_id "+body.CallID)
+	err := s.o.Loop.Approve(r.Context(), r.PathValue("id"), body.CallID, body.Decision)
+	switch {
+	case errors.Is(err, runtime.ErrNoApproval):
+		writeProblem(w, r, http.StatusNotFound, codeNotFound, "no approval is pending for call_id "+body.CallID)
+	case err != nil:
+		sessionError(w, r, err)
+	default:
+		writeJSON(w, http.StatusOK, map[string]string{"call_id": body.CallID, "decision": body.Decision})
+	}
 }
 
 func problemCode(status int) string {

@@ -76,7 +76,9 @@ func (s *sseWriter) event(e *runtime.Event) error {
 //	message {content, tool_calls}  the final text of one model call (extension;
 //	                           replayed on resume, where tokens are not)
 //	tool_call {call_id, name, arguments}
-//	tool_result {call_id, content, success}
+//	tool_result {call_id, content, success, details?}
+//	approval_required {call_id, command, tool_name}   a call waits for POST .../approve
+//	approval_decision {call_id, decision, reason}     (extension)
 //	error {code, message}
 //	done {status, usage}       the turn ended (completed, failed, interrupted, paused)
 //	cancelled {}               the turn was cancelled
@@ -130,6 +132,20 @@ func encodeSSE(e *runtime.Event) (string, []byte) {
 		add("content", e.Content)
 		b = append(b, `,"success":`...)
 		b = strconv.AppendBool(b, e.Success)
+		if len(e.Details) > 0 {
+			b = append(b, `,"details":`...)
+			b = append(b, e.Details...)
+		}
+	case runtime.EvApprovalRequired:
+		name = "approval_required"
+		add("call_id", e.CallID)
+		add("command", e.Content)
+		add("tool_name", e.ToolName)
+	case runtime.EvApprovalDecision:
+		name = "approval_decision"
+		add("call_id", e.CallID)
+		add("decision", e.Decision)
+		add("reason", e.Reason)
 	case runtime.EvError:
 		name = "error"
 		add("code", e.Code)
