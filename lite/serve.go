@@ -29,6 +29,9 @@ const (
 type ServeOptions struct {
 	Options
 	Version string
+	// DrainTimeout is how long running turns get to finish at shutdown;
+	// 0 means 10 s.
+	DrainTimeout time.Duration
 	// Ready is called once the server accepts connections, with its base
 	// URL.
 	Ready func(baseURL string)
@@ -123,17 +126,21 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		log.Error("http server stopped", "err", err)
 	}
 	log.Info("shutting down")
-	return shutdown(app, api, srv, log)
+	drain := o.DrainTimeout
+	if drain <= 0 {
+		drain = drainTimeout
+	}
+	return shutdown(app, api, srv, log, drain)
 }
 
-func shutdown(app *App, api *httpapi.Server, srv *http.Server, log *slog.Logger) error {
+func shutdown(app *App, api *httpapi.Server, srv *http.Server, log *slog.Logger, drain time.Duration) error {
 	closing := make(chan error, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout+closeTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), drain+closeTimeout)
 		defer cancel()
 		closing <- srv.Shutdown(ctx) // stops accepting at once, then waits for handlers
 	}()
-	drainCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	drainCtx, cancel := context.WithTimeout(context.Background(), drain)
 	if err := app.Loop.Drain(drainCtx); err != nil {
 		log.Warn("turns still running at shutdown; they are interrupted or resume at the next start", "err", err)
 	}
@@ -175,7 +182,9 @@ func seconds(n int, def time.Duration) time.Duration {
 	return time.Duration(n) * time.Second
 }
 
-// limitListener caps open connections: Accept waits while n are open.
+// limitListener caps open connections. A connection past the cap is
+// answered 503 at once and closed, so a full server still says why
+// instead of hanging its clients.
 func limitListener(l net.Listener, n int) net.Listener {
 	return &limited{Listener: l, sem: make(chan struct{}, n)}
 }
@@ -186,24 +195,41 @@ type limited struct {
 }
 
 func (l *limited) Accept() (net.Conn, error) {
-	l.sem <- struct{}{}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.sem
-		return nil, err
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case l.sem <- struct{}{}:
+			lc := &limitedConn{Conn: c}
+			lc.release = func() { <-l.sem }
+			return lc, nil
+		default:
+			refuse(c)
+		}
 	}
-	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+// tooMany is the whole answer to a connection past server.max_connections.
+const tooMany = `{"type":"urn:agnx:problem:service_unavailable","title":"Service unavailable","status":503,` +
+	`"detail":"too many open connections (server.max_connections): try again shortly"}`
+
+func refuse(c net.Conn) {
+	_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n"+
+		"Content-Length: %d\r\nRetry-After: 1\r\nConnection: close\r\n\r\n%s", len(tooMany), tooMany)
+	c.Close()
 }
 
 type limitedConn struct {
 	net.Conn
 	release func()
-	// once: http.Server closes a conn from its own goroutine and from
-	// Shutdown's closeIdleConns, concurrently; a second release would take
-	// another connection's slot, or block on an empty semaphore.
-	once sync.Once
+	once    sync.Once
 }
 
+// Close may be called more than once, from more than one goroutine (the
+// server's and Shutdown's); the slot is released once.
 func (c *limitedConn) Close() error {
 	c.once.Do(c.release)
 	return c.Conn.Close()

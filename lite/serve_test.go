@@ -43,6 +43,10 @@ func serveConfig(t *testing.T, dir string) *Config {
 	return cfg
 }
 
+// testDrain is the drain bound of the tests' daemons: short, since a turn
+// stalled in the fake model holds the drain to its end.
+const testDrain = 300 * time.Millisecond
+
 // startServe runs Serve and returns once Ready was called.
 func startServe(t *testing.T, cfg *Config) *daemon {
 	t.Helper()
@@ -51,7 +55,7 @@ func startServe(t *testing.T, cfg *Config) *daemon {
 	ready := make(chan string, 1)
 	go func() {
 		d.served <- Serve(ctx, cfg, &ServeOptions{Options: Options{NoSync: true}, Version: "v-test",
-			Ready: func(u string) { ready <- u }})
+			DrainTimeout: testDrain, Ready: func(u string) { ready <- u }})
 	}()
 	select {
 	case d.url = <-ready:
@@ -218,12 +222,7 @@ func addContinueAgent(t *testing.T, cfg *Config, name string) {
 // stalled in the model: the turn of a pause agent is marked interrupted,
 // the turn of a continue agent resumes at the next start and completes;
 // both conversations go on, the model seeing the earlier messages.
-//
-// It takes drainTimeout: a turn stalled in the model holds the drain.
 func TestServe_GracefulShutdownMidTurn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for the drain timeout")
-	}
 	var stall atomic.Bool
 	stall.Store(true)
 	echo := llmtest.Echo()
@@ -248,7 +247,7 @@ func TestServe_GracefulShutdownMidTurn(t *testing.T) {
 		readUntil(t, streams[sid], "event: token")
 	}
 	took := d.shutdown(t)
-	assert.Less(t, took, drainTimeout+closeTimeout, "Serve returns within its bound")
+	assert.Less(t, took, testDrain+closeTimeout, "Serve returns within its bound")
 	t.Logf("shutdown with two stalled turns took %v", took.Round(time.Millisecond))
 	for _, r := range streams {
 		_, err := io.Copy(io.Discard, r)
@@ -314,4 +313,32 @@ func readLog(t *testing.T, st *storage.Store, sid string) []runtime.Event {
 		return nil
 	}))
 	return out
+}
+
+// Past server.max_connections a client is told why, at once.
+func TestServe_TooManyConnections(t *testing.T) {
+	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	cfg := serveConfig(t, t.TempDir())
+	cfg.Server.MaxConnections = 2
+	d := startServe(t, cfg)
+	defer d.shutdown(t)
+	host := strings.TrimPrefix(d.url, "http://")
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", host)
+		require.NoError(t, err)
+		held = append(held, c)
+		fmt.Fprintf(c, "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n")
+		_, err = http.ReadResponse(bufio.NewReader(c), nil)
+		require.NoError(t, err)
+	}
+	resp, err := http.Get(d.url + "/livez")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"))
+	for _, c := range held {
+		c.Close()
+	}
 }

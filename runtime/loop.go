@@ -46,7 +46,8 @@ type Options struct {
 	// CheckpointEvery is how many events a session gets between
 	// checkpoints; a checkpoint is also written at every turn end. Default 50.
 	CheckpointEvery int
-	// SubscriberBuffer bounds each subscriber's queue. Default 256.
+	// SubscriberBuffer bounds each subscriber's queue. Default 64 (about
+	// 18 KiB per subscriber; tokens may fill only half of it).
 	SubscriberBuffer int
 	// ApprovalTimeout is how long a call waits for a user's decision
 	// before it is denied. Default 5 minutes.
@@ -135,7 +136,7 @@ func New(opts Options) *Loop {
 		opts.CheckpointEvery = 50
 	}
 	if opts.SubscriberBuffer <= 0 {
-		opts.SubscriberBuffer = 256
+		opts.SubscriberBuffer = 64
 	}
 	if opts.ApprovalTimeout <= 0 {
 		opts.ApprovalTimeout = 5 * time.Minute

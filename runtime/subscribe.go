@@ -34,6 +34,13 @@ func (s *Subscription) send(e Event) bool {
 	if s.closed {
 		return false
 	}
+	if !e.Durable() && len(s.c) >= cap(s.c)/2 {
+		// Tokens may use only half the queue: the rest stays free for the
+		// durable events, so a reader that is merely slower than a burst of
+		// tokens is not dropped.
+		s.dropped++
+		return true
+	}
 	select {
 	case s.c <- e:
 		return true

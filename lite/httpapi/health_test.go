@@ -96,11 +96,15 @@ func TestAdmin_StatusShutdownReload(t *testing.T) {
 
 func TestUnknownRoute(t *testing.T) {
 	e := newAPIEnv(t, llmtest.Echo())
-	for _, c := range [][2]string{{"GET", "/nope"}, {"GET", "/api/v1/sessions/x/y/z"}, {"PUT", "/api/v1/sessions"}, {"GET", "/api/v2/agents"}} {
+	for _, c := range [][2]string{{"GET", "/nope"}, {"GET", "/api/v1/sessions/x/y/z"}, {"GET", "/api/v2/agents"}} {
 		p := requireProblem(t, e.do(c[0], c[1], ""), http.StatusNotFound, "not_found")
 		assert.Contains(t, p.Detail, c[0]+" "+c[1])
 		assert.Equal(t, c[1], p.Instance)
 	}
+	resp := e.do("PUT", "/api/v1/sessions", "")
+	assert.Equal(t, "GET, POST", resp.Header.Get("Allow"))
+	p := requireProblem(t, resp, http.StatusMethodNotAllowed, "method_not_allowed")
+	assert.Contains(t, p.Detail, "use GET or POST")
 }
 
 // noAgents is a loader without agents.

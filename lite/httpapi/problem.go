@@ -20,18 +20,19 @@ type problem struct {
 
 // Problem codes, as urn:agnx:problem:<code>.
 const (
-	codeNotFound        = "not_found"
-	codeInvalid         = "invalid_request"
-	codeUnauthorized    = "unauthorized"
-	codeForbidden       = "forbidden"
-	codeConflict        = "conflict"
-	codeInternal        = "internal_error"
-	codeSessionNotFound = "session_not_found"
-	codeSessionEnded    = "session_ended"
-	codeAgentNotFound   = "agent_not_found"
-	codeTooLarge        = "payload_too_large"
-	codeUnavailable     = "service_unavailable"
-	codeProvider        = "provider_error"
+	codeNotFound         = "not_found"
+	codeInvalid          = "invalid_request"
+	codeUnauthorized     = "unauthorized"
+	codeForbidden        = "forbidden"
+	codeConflict         = "conflict"
+	codeInternal         = "internal_error"
+	codeSessionNotFound  = "session_not_found"
+	codeSessionEnded     = "session_ended"
+	codeAgentNotFound    = "agent_not_found"
+	codeTooLarge         = "payload_too_large"
+	codeUnavailable      = "service_unavailable"
+	codeProvider         = "provider_error"
+	codeMethodNotAllowed = "method_not_allowed"
 )
 
 var titles = map[string]string{
@@ -40,6 +41,7 @@ var titles = map[string]string{
 	codeSessionNotFound: "Session not found", codeSessionEnded: "Session ended",
 	codeAgentNotFound: "Agent not found", codeTooLarge: "Payload too large",
 	codeUnavailable: "Service unavailable", codeProvider: "Model provider error",
+	codeMethodNotAllowed: "Method not allowed",
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {

@@ -87,9 +87,7 @@ func New(o Options) *Server {
 	for _, rt := range s.routes() {
 		s.mux.Handle(rt.pattern, s.guard(rt.access, rt.h))
 	}
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, r, http.StatusNotFound, codeNotFound, "no route "+r.Method+" "+r.URL.Path+": see docs/openapi.yaml")
-	})
+	s.mux.HandleFunc("/", s.noRoute)
 	return s
 }
 
@@ -142,6 +140,29 @@ func Routes() []string {
 	return out
 }
 
+// noRoute answers 405 with Allow for a known path and another method, 404
+// otherwise, as problem+json.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		other := r.Clone(r.Context())
+		other.Method = m
+		if _, pattern := s.mux.Handler(other); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed,
+			r.Method+" is not allowed on "+r.URL.Path+": use "+strings.Join(allow, " or "))
+		return
+	}
+	writeProblem(w, r, http.StatusNotFound, codeNotFound, "no route "+r.Method+" "+r.URL.Path+": see docs/openapi.yaml")
+}
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
 // Close ends the open event streams, so a graceful shutdown of the HTTP
@@ -186,8 +207,8 @@ func (s *Server) authorize(a access, r *http.Request) (int, string) {
 		}
 		return 0, ""
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+	scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
 		if a == admin {
 			return http.StatusUnauthorized, "missing or wrong admin token: send Authorization: Bearer <server.admin_token>"
 		}
