@@ -52,6 +52,10 @@ type Options struct {
 	// ApprovalTimeout is how long a call waits for a user's decision
 	// before it is denied. Default 5 minutes.
 	ApprovalTimeout time.Duration
+	// DisconnectGrace is how long after its client left a turn of a pause
+	// agent waits for a client to come back (a reconnect resuming the
+	// stream) before it pauses. 0 means 5 s; negative pauses at once.
+	DisconnectGrace time.Duration
 	// Notify, when set, is told of the calls an agent's policy asks to be
 	// notified of. It is called on the loop goroutine and must not block.
 	Notify func(Notification)
@@ -137,6 +141,9 @@ func New(opts Options) *Loop {
 	}
 	if opts.SubscriberBuffer <= 0 {
 		opts.SubscriberBuffer = 64
+	}
+	if opts.DisconnectGrace == 0 {
+		opts.DisconnectGrace = 5 * time.Second
 	}
 	if opts.ApprovalTimeout <= 0 {
 		opts.ApprovalTimeout = 5 * time.Minute

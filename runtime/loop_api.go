@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -261,10 +262,12 @@ func (r *drainReq) handle(l *Loop) {
 }
 
 // Disconnect tells the loop that the client that started the session's
-// turn went away. When the agent's on_disconnect is pause and nobody else
-// watches the session, the turn stops at its next safe point (turn_end
-// paused) and the next message goes on from there; with continue, the turn
-// finishes and is stored. It reports whether the turn will pause.
+// turn went away. When the agent's on_disconnect is pause and nobody
+// watches the session once DisconnectGrace has passed (a client resuming
+// its stream watches again), the turn stops at its next safe point
+// (turn_end paused) and the next message goes on from there; with
+// continue, the turn finishes and is stored. It reports whether a pause is
+// on its way.
 func (l *Loop) Disconnect(ctx context.Context, sessionID string) (bool, error) {
 	reply := make(chan result[bool], 1)
 	return call(ctx, l, &disconnectReq{sid: sessionID, reply: reply}, reply)
@@ -278,10 +281,30 @@ type disconnectReq struct {
 func (r *disconnectReq) handle(l *Loop) {
 	s := l.sessions[r.sid]
 	pause := s != nil && s.turn != nil && s.st.OnDisconnect != "continue" && len(s.subs) == 0
-	if pause {
+	r.reply <- result[bool]{v: pause}
+	if !pause {
+		return
+	}
+	if l.opts.DisconnectGrace < 0 {
+		s.turn.pause = true
+		return
+	}
+	sid, turnID := r.sid, s.turn.id
+	time.AfterFunc(l.opts.DisconnectGrace, func() {
+		_ = l.post(context.Background(), &pauseCheck{sid: sid, turn: turnID})
+	})
+}
+
+// pauseCheck pauses a turn whose client did not come back.
+type pauseCheck struct {
+	sid  string
+	turn uint64
+}
+
+func (r *pauseCheck) handle(l *Loop) {
+	if s := l.sessions[r.sid]; s != nil && s.turn != nil && s.turn.id == r.turn && len(s.subs) == 0 {
 		s.turn.pause = true
 	}
-	r.reply <- result[bool]{v: pause}
 }
 
 // Stats are the loop's gauges, for status pages and metrics.

@@ -43,6 +43,8 @@ func TestLoop_PauseOnDisconnect(t *testing.T) {
 		t.Run(policy, func(t *testing.T) {
 			g := newGate(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "list_dir", Arguments: `{}`}}}, llmtest.Echo())
 			h := newHarness(t, g.handle)
+			h.opts.DisconnectGrace = -1
+			h.restart()
 			h.agent.Spec.Session.OnDisconnect = policy
 			sid := h.session()
 			ctx := context.Background()
@@ -105,4 +107,30 @@ func TestLoop_DrainWaitsForRunningTurns(t *testing.T) {
 	ends := find(h.durable(sid), runtime.EvTurnEnd)
 	require.Len(t, ends, 1)
 	assert.NotZero(t, ends[0].Usage.Total(), "turn_end carries the turn's usage")
+}
+
+// A client that comes back within the grace period (resuming its stream)
+// keeps a pause agent's turn going.
+func TestLoop_DisconnectGrace(t *testing.T) {
+	g := newGate(llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "list_dir", Arguments: `{}`}}}, llmtest.Echo())
+	h := newHarness(t, g.handle)
+	h.opts.DisconnectGrace = 20 * time.Millisecond
+	h.restart()
+	sid := h.session()
+	ctx := context.Background()
+	sub, err := h.loop.Subscribe(ctx, sid)
+	require.NoError(t, err)
+	_, err = h.loop.Send(ctx, sid, runtime.Input{Content: "look around"})
+	require.NoError(t, err)
+	<-g.arrived
+	sub.Close()
+	pausing, err := h.loop.Disconnect(ctx, sid)
+	require.NoError(t, err)
+	assert.True(t, pausing)
+	back, err := h.loop.Subscribe(ctx, sid) // the client reconnects
+	require.NoError(t, err)
+	close(g.release)
+	evs := collect(ctx, t, back)
+	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason, "the turn went on")
+	assert.Len(t, find(evs, runtime.EvToolResult), 1)
 }
