@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
-	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 func runAttach(g *globals, args []string) error {
@@ -55,18 +54,14 @@ func runAttach(g *globals, args []string) error {
 	return v.run()
 }
 
-// attachList lists the sessions: the daemon's when one runs, else the
-// store's, read-only.
+// attachList lists the sessions, like session list.
 func attachList(g *globals, server string) error {
-	cfg, err := g.cfg()
+	src, err := openSessions(g, server, false)
 	if err != nil {
 		return err
 	}
-	url := findDaemon(cfg, server)
-	if url == "" {
-		return withStore(g, func(st *storage.Store) error { return listSessions(g, st) })
-	}
-	list, err := newClient(cfg, url).Sessions(context.Background())
+	defer src.close()
+	list, err := src.list()
 	if err != nil {
 		return err
 	}

@@ -263,3 +263,34 @@ func TestBackend_InterruptCancels(t *testing.T) {
 		require.NoError(t, b.close())
 	}
 }
+
+// With the daemon holding the database, the session commands go through it.
+func TestCLI_SessionsThroughTheDaemon(t *testing.T) {
+	c := newCLI(t)
+	c.serve()
+	code, _, errs := c.run("run", "-m", "remember the milk")
+	require.Equal(t, 0, code, errs)
+
+	code, out, errs := c.run("session", "list")
+	require.Equal(t, 0, code, errs)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2)
+	id := strings.Fields(lines[1])[0]
+
+	code, out, errs = c.run("session", "show", id)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "you> remember the milk\nassistant> echo: remember the milk")
+
+	code, out, errs = c.run("session", "export", id)
+	require.Equal(t, 0, code, errs)
+	jsonl := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, jsonl, 4)
+	assert.Contains(t, jsonl[0], `"type":"session_start"`)
+
+	code, out, errs = c.run("session", "delete", id)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "deleted session "+id)
+	code, _, errs = c.run("session", "show", id)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "no session "+id)
+}

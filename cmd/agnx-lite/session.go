@@ -17,6 +17,7 @@ import (
 func runSession(g *globals, args []string) error {
 	fs := g.flags("session")
 	out := fs.StringP("output", "o", "", "export: write to this file instead of standard output")
+	server := fs.StringP("server", "s", "", "the daemon's URL (default: the running one, if any)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -29,41 +30,81 @@ func runSession(g *globals, args []string) error {
 		return usagef("%s needs one session id", sub)
 	}
 	switch sub {
-	case "list":
-		return withStore(g, func(st *storage.Store) error { return listSessions(g, st) })
-	case "show":
-		return withStore(g, func(st *storage.Store) error { return showSession(g, st, rest[0]) })
-	case "export":
-		return withStore(g, func(st *storage.Store) error { return exportSession(g, st, rest[0], *out) })
-	case "delete":
-		return deleteSession(g, rest[0])
+	case "list", "show", "export", "delete":
+	default:
+		return usagef("unknown subcommand %q", sub)
 	}
-	return usagef("unknown subcommand %q", sub)
-}
-
-// withStore opens the database for reading only.
-func withStore(g *globals, fn func(*storage.Store) error) error {
-	cfg, err := g.cfg()
+	src, err := openSessions(g, *server, sub == "delete")
 	if err != nil {
 		return err
 	}
+	defer src.close()
+	switch sub {
+	case "list":
+		list, err := src.list()
+		if err != nil {
+			return err
+		}
+		return printSessions(g, list)
+	case "show":
+		return showSession(g, src, rest[0])
+	case "export":
+		return exportSession(g, src, rest[0], *out)
+	}
+	if err := src.delete(rest[0]); err != nil {
+		return notFound(err, rest[0])
+	}
+	fmt.Fprintf(g.stdout, "deleted session %s\n", rest[0])
+	return nil
+}
+
+// sessionSource is where the session commands read: the running daemon
+// (which holds the database), or the database itself.
+type sessionSource struct {
+	list   func() ([]runtime.SessionInfo, error)
+	info   func(id string) (runtime.SessionInfo, error)
+	events func(id string, fn func(runtime.Event) error) error
+	delete func(id string) error
+	close  func()
+}
+
+func openSessions(g *globals, server string, write bool) (*sessionSource, error) {
+	cfg, err := g.cfg()
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	if url := findDaemon(cfg, server); url != "" {
+		c := newClient(cfg, url)
+		return &sessionSource{
+			list:   func() ([]runtime.SessionInfo, error) { return c.Sessions(ctx) },
+			info:   func(id string) (runtime.SessionInfo, error) { return c.Session(ctx, id) },
+			events: func(id string, fn func(runtime.Event) error) error { return c.Export(ctx, id, fn) },
+			delete: func(id string) error { return c.DeleteSession(ctx, id) },
+			close:  func() {},
+		}, nil
+	}
 	if _, err := os.Stat(cfg.DBPath()); errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("no sessions yet in %s: start one with \"agnx-lite chat\"", cfg.DataDir)
+		return nil, fmt.Errorf("no sessions yet in %s: start one with \"agnx-lite chat\"", cfg.DataDir)
+	}
+	if write {
+		app, err := lite.Open(cfg, &lite.Options{Logger: g.logger()})
+		if err != nil {
+			return nil, err
+		}
+		return &sessionSource{delete: func(id string) error { return app.Loop.DeleteSession(ctx, id) },
+			close: func() { app.Close() }}, nil
 	}
 	st, err := storage.Open(cfg.DBPath(), &storage.Options{ReadOnly: true})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer st.Close()
-	return fn(st)
-}
-
-func listSessions(g *globals, st *storage.Store) error {
-	list, err := runtime.ListSessions(st)
-	if err != nil {
-		return err
-	}
-	return printSessions(g, list)
+	return &sessionSource{
+		list:   func() ([]runtime.SessionInfo, error) { return runtime.ListSessions(st) },
+		info:   func(id string) (runtime.SessionInfo, error) { return runtime.ReadSession(st, id) },
+		events: func(id string, fn func(runtime.Event) error) error { return runtime.ReadEvents(st, id, 0, fn) },
+		close:  func() { st.Close() },
+	}, nil
 }
 
 // printSessions prints sessions as a table, most recent first.
@@ -81,14 +122,14 @@ func printSessions(g *globals, list []runtime.SessionInfo) error {
 	return w.Flush()
 }
 
-func showSession(g *globals, st *storage.Store, id string) error {
-	info, err := runtime.ReadSession(st, id)
+func showSession(g *globals, src *sessionSource, id string) error {
+	info, err := src.info(id)
 	if err != nil {
 		return notFound(err, id)
 	}
 	fmt.Fprintf(g.stdout, "session %s · agent %s · %s · created %s\n\n", info.ID, info.Agent, info.Status,
 		info.Created.Local().Format(time.DateTime))
-	return runtime.ReadEvents(st, id, 0, func(e runtime.Event) error {
+	return src.events(id, func(e runtime.Event) error {
 		switch e.Type {
 		case runtime.EvUserMessage:
 			fmt.Fprintf(g.stdout, "you> %s\n", e.Content)
@@ -114,7 +155,7 @@ func showSession(g *globals, st *storage.Store, id string) error {
 
 // exportSession writes the session's events as JSON Lines, Agnx's
 // events.jsonl form.
-func exportSession(g *globals, st *storage.Store, id, path string) error {
+func exportSession(g *globals, src *sessionSource, id, path string) error {
 	w := bufio.NewWriter(g.stdout)
 	var f *os.File
 	if path != "" && path != "-" {
@@ -126,7 +167,7 @@ func exportSession(g *globals, st *storage.Store, id, path string) error {
 		w = bufio.NewWriter(f)
 	}
 	var buf []byte
-	err := runtime.ReadEvents(st, id, 0, func(e runtime.Event) error {
+	err := src.events(id, func(e runtime.Event) error {
 		buf = append(e.AppendJSON(buf[:0]), '\n')
 		_, err := w.Write(buf)
 		return err
@@ -143,25 +184,8 @@ func exportSession(g *globals, st *storage.Store, id, path string) error {
 	return nil
 }
 
-func deleteSession(g *globals, id string) error {
-	cfg, err := g.cfg()
-	if err != nil {
-		return err
-	}
-	app, err := lite.Open(cfg, &lite.Options{Logger: g.logger()})
-	if err != nil {
-		return err
-	}
-	defer app.Close()
-	if err := app.Loop.DeleteSession(context.Background(), id); err != nil {
-		return notFound(err, id)
-	}
-	fmt.Fprintf(g.stdout, "deleted session %s\n", id)
-	return nil
-}
-
 func notFound(err error, id string) error {
-	if errors.Is(err, runtime.ErrSessionNotFound) {
+	if isSessionNotFound(err) {
 		return fmt.Errorf("no session %s: list them with \"agnx-lite session list\"", id)
 	}
 	return err

@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"net/url"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/valyala/fastjson"
 )
 
 // Agent is one agent as GET /api/v1/agents/{name} describes it.
@@ -167,4 +170,31 @@ func (c *Client) ReloadAgents(ctx context.Context) ([]AgentInfo, error) {
 	}
 	err := c.call(ctx, request{method: "POST", path: "/api/admin/v1/reload-agents", admin: true}, &j, false)
 	return j.Agents, err
+}
+
+// DeleteSession removes a session and its log.
+func (c *Client) DeleteSession(ctx context.Context, id string) error {
+	return c.call(ctx, request{method: "DELETE", path: sessionPath(id)}, nil, false)
+}
+
+// Export calls fn with each stored event of the session, in order.
+func (c *Client) Export(ctx context.Context, id string, fn func(runtime.Event) error) error {
+	resp, err := c.open(ctx, request{method: "GET", path: sessionPath(id) + "/export", accept: "application/x-ndjson"})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	var p fastjson.Parser
+	for sc.Scan() {
+		e, err := runtime.DecodeEvent(&p, sc.Bytes())
+		if err != nil {
+			return fmt.Errorf("export of session %s: %w", id, err)
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
 }

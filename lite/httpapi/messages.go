@@ -110,3 +110,21 @@ func toCalls(calls []runtime.ToolCall) []toolCallJSON {
 	}
 	return out
 }
+
+// export writes the session's whole log as JSON Lines, one stored event a
+// line: Agnx's events.jsonl form (agnx-lite extension).
+func (s *Server) export(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := runtime.ReadSession(s.o.Store, id); err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+id+`.jsonl"`)
+	var buf []byte
+	_ = runtime.ReadEvents(s.o.Store, id, 0, func(e runtime.Event) error {
+		buf = append(e.AppendJSON(buf[:0]), '\n')
+		_, err := w.Write(buf)
+		return err
+	})
+}

@@ -122,6 +122,7 @@ func (s *Server) routes() []route {
 		{"POST /api/v1/sessions/{id}/messages", api, s.postMessage},
 		{"POST /api/v1/sessions/{id}/stream", api, s.stream},
 		{"GET /api/v1/sessions/{id}/events", api, s.events},
+		{"GET /api/v1/sessions/{id}/export", api, s.export},
 		{"POST /api/v1/sessions/{id}/cancel", api, s.cancel},
 		{"POST /api/v1/sessions/{id}/approve", api, s.approve},
 		{"POST /api/admin/v1/shutdown", admin, s.shutdown},
