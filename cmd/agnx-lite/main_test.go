@@ -179,3 +179,28 @@ func TestCLI_Errors(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "agnx-lite dev")
 }
+
+// An agent whose policy asks: chat shows the request and takes the next
+// line as the answer, in-process and through the daemon alike.
+func TestCLI_ChatAnswersApprovals(t *testing.T) {
+	for _, viaDaemon := range []bool{false, true} {
+		t.Run(map[bool]string{false: "in-process", true: "daemon"}[viaDaemon], func(t *testing.T) {
+			c := newCLI(t)
+			code, _, errs := c.run("init")
+			require.Equal(t, 0, code, errs)
+			require.NoError(t, os.WriteFile(filepath.Join(c.dir, "agents", "assistant", "policy.yaml"),
+				[]byte("mode: ask\n"), 0o644))
+			if viaDaemon {
+				c.serve()
+			}
+			var out bytes.Buffer
+			code, errs = c.runIn(strings.NewReader("use list_dir {}\nmaybe\no\nuse read_file {\"path\":\"x\"}\nd\n"), &out, "chat")
+			require.Equal(t, 0, code, errs)
+			assert.Contains(t, errs, "approval needed: list_dir")
+			assert.Contains(t, errs, "answer o (allow once), a (always) or d (deny) for list_dir", "an unclear answer is asked again")
+			assert.Contains(t, out.String(), "list_dir said: . is empty")
+			assert.Contains(t, errs, "approval needed: read_file x")
+			assert.Contains(t, out.String(), "read_file said: error: the user denied this call")
+		})
+	}
+}
