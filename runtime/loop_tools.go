@@ -153,8 +153,8 @@ type toolDone struct {
 
 func (r *toolDone) handle(l *Loop) {
 	l.tools.running--
-	if r.job.s.turn != r.job.t || l.sessions[r.job.s.st.ID] != r.job.s {
-		return
+	if r.job.s.turn != r.job.t || l.sessions[r.job.s.st.ID] != r.job.s || l.runCtx.Err() != nil {
+		return // stale, or shutting down (a cancelled tool's result is not one)
 	}
 	l.toolResult(r.job, r.res)
 }

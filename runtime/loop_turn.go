@@ -201,6 +201,9 @@ func (r *streamDone) handle(l *Loop) {
 		return // the turn was cancelled or the session dropped
 	}
 	t := s.turn
+	if r.err != nil && l.runCtx.Err() != nil {
+		return // shutting down: Run marks or keeps the turn, per its agent
+	}
 	t.partial.Reset()
 	if r.err != nil {
 		if t.ctx.Err() != nil {
