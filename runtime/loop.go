@@ -56,6 +56,10 @@ type Options struct {
 	// agent waits for a client to come back (a reconnect resuming the
 	// stream) before it pauses. 0 means 5 s; negative pauses at once.
 	DisconnectGrace time.Duration
+	// IdleAfter is how long a session stays in memory with nothing going
+	// on; it is rebuilt from its checkpoint on its next message. Default
+	// 10 minutes.
+	IdleAfter time.Duration
 	// Notify, when set, is told of the calls an agent's policy asks to be
 	// notified of. It is called on the loop goroutine and must not block.
 	Notify func(Notification)
@@ -80,10 +84,12 @@ type Loop struct {
 	// the last running turn ends.
 	draining bool
 	drained  []chan struct{}
-	running  int // turns in flight
-	tools    toolPool
-	turnSeq  uint64
-	parser   fastjson.Parser
+	// busy refuses new messages while the memory guard sheds load.
+	busy    bool
+	running int // turns in flight
+	tools   toolPool
+	turnSeq uint64
+	parser  fastjson.Parser
 
 	// The batch being built for the next group commit.
 	ops     []func(*storage.Tx) error
@@ -101,6 +107,9 @@ type session struct {
 	queued  bool // in Loop.waiting
 	subs    []*Subscription
 	sinceCP int
+	// used is when the session last did anything; idle ones are dropped
+	// from memory by the loop's one sweep timer.
+	used time.Time
 }
 
 type published struct {
@@ -122,6 +131,9 @@ var ErrSessionNotFound = errors.New("session not found")
 // agent that does not exist.
 var ErrAgentNotFound = errors.New("agent not found")
 
+// ErrBusy is returned by Send while the memory guard sheds load.
+var ErrBusy = errors.New("agnx-lite is busy (memory is short): try again shortly")
+
 // ErrSessionEnded is returned for a message to a session that has ended.
 var ErrSessionEnded = errors.New("the session has ended")
 
@@ -141,6 +153,9 @@ func New(opts Options) *Loop {
 	}
 	if opts.SubscriberBuffer <= 0 {
 		opts.SubscriberBuffer = 64
+	}
+	if opts.IdleAfter <= 0 {
+		opts.IdleAfter = 10 * time.Minute
 	}
 	if opts.DisconnectGrace == 0 {
 		opts.DisconnectGrace = 5 * time.Second
@@ -183,8 +198,14 @@ func (l *Loop) Run(ctx context.Context) error {
 		return err
 	}
 	close(l.ready)
+	// One timer for the whole loop, never one per session.
+	sweep := time.NewTicker(min(l.opts.IdleAfter/2, time.Minute))
+	defer sweep.Stop()
 	for {
 		select {
+		case <-sweep.C:
+			l.dropIdle(l.opts.IdleAfter)
+			continue
 		case <-ctx.Done():
 			l.interruptAll()
 			l.flush()
@@ -217,6 +238,23 @@ func (l *Loop) interruptAll() {
 		l.endTurn(s, TurnInterrupted)
 	}
 	l.draining = true // nothing new starts while the batch commits
+}
+
+// dropIdle forgets the sessions that did nothing for at least idle: no
+// turn, no subscriber, nothing waiting to be committed. They are rebuilt
+// from their checkpoint when next used.
+func (l *Loop) dropIdle(idle time.Duration) int {
+	now := l.now()
+	n := 0
+	for id, s := range l.sessions {
+		_, dirty := l.dirty[s]
+		if s.turn != nil || s.st.TurnActive || s.queued || len(s.subs) > 0 || dirty || now.Sub(s.used) < idle {
+			continue
+		}
+		delete(l.sessions, id)
+		n++
+	}
+	return n
 }
 
 // Ready is closed once Run has recovered interrupted sessions and serves

@@ -85,6 +85,10 @@ func (r *sendReq) handle(l *Loop) {
 		r.reply <- result[Sent]{err: ErrClosed}
 		return
 	}
+	if l.busy {
+		r.reply <- result[Sent]{err: ErrBusy}
+		return
+	}
 	s, err := l.load(r.sid)
 	if err == nil && s.st.Ended {
 		err = fmt.Errorf("%w: start a new one", ErrSessionEnded)
@@ -119,6 +123,7 @@ func (r *subscribeReq) handle(l *Loop) {
 	}
 	sub := &Subscription{c: make(chan Event, l.opts.SubscriberBuffer), l: l, sid: r.sid}
 	s.subs = append(s.subs, sub)
+	s.used = l.now()
 	r.reply <- result[*Subscription]{v: sub}
 }
 
@@ -326,4 +331,23 @@ type statsReq struct{ reply chan result[Stats] }
 func (r *statsReq) handle(l *Loop) {
 	r.reply <- result[Stats]{v: Stats{Resident: len(l.sessions), Running: l.running,
 		Waiting: len(l.waiting), Inbox: len(l.inbox)}}
+}
+
+// Shed frees what memory the loop can: it drops every idle session now
+// (they come back from their checkpoints), and with busy set refuses new
+// messages (ErrBusy) until called again with busy false. It reports how
+// many sessions it dropped. The memory guard calls it.
+func (l *Loop) Shed(ctx context.Context, busy bool) (int, error) {
+	reply := make(chan result[int], 1)
+	return call(ctx, l, &shedReq{busy: busy, reply: reply}, reply)
+}
+
+type shedReq struct {
+	busy  bool
+	reply chan result[int]
+}
+
+func (r *shedReq) handle(l *Loop) {
+	l.busy = r.busy
+	r.reply <- result[int]{v: l.dropIdle(0)}
 }

@@ -25,6 +25,7 @@ func (l *Loop) record(s *session, e Event) {
 	l.want(s)
 	l.publish = append(l.publish, published{s, e})
 	l.dirty[s] = struct{}{}
+	s.used = e.Time
 	s.sinceCP++
 	if s.sinceCP >= l.opts.CheckpointEvery || e.Type == EvTurnEnd {
 		l.checkpoint(s)
@@ -170,7 +171,7 @@ func (l *Loop) load(id string) (*session, error) {
 	if st.LastSeq == 0 {
 		return nil, ErrSessionNotFound
 	}
-	s := &session{st: st, budget: l.budgetFor(st.Agent)}
+	s := &session{st: st, budget: l.budgetFor(st.Agent), used: l.now()}
 	l.sessions[id] = s
 	return s, nil
 }

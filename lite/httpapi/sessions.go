@@ -47,6 +47,9 @@ func sessionError(w http.ResponseWriter, r *http.Request, err error) {
 		writeProblem(w, r, http.StatusGone, codeSessionEnded, err.Error())
 	case errors.Is(err, runtime.ErrAgentNotFound):
 		writeProblem(w, r, http.StatusNotFound, codeAgentNotFound, err.Error())
+	case errors.Is(err, runtime.ErrBusy):
+		w.Header().Set("Retry-After", "5")
+		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, err.Error())
 	case errors.Is(err, runtime.ErrClosed):
 		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, err.Error())
 	case r.Context().Err() != nil:

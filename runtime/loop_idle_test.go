@@ -1,0 +1,66 @@
+package runtime_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
+)
+
+func resident(t *testing.T, h *harness) int {
+	st, err := h.loop.Stats(context.Background())
+	require.NoError(t, err)
+	return st.Resident
+}
+
+func TestLoop_IdleSessionsLeaveMemory(t *testing.T) {
+	h := newHarness(t, llmtest.Echo())
+	h.opts.IdleAfter = 30 * time.Millisecond
+	h.restart()
+	sid := h.session()
+	h.turn(sid, "my name is Ada")
+	require.Eventually(t, func() bool { return resident(t, h) == 0 }, 5*time.Second, 5*time.Millisecond,
+		"an idle session is dropped")
+
+	evs := h.turn(sid, "what is my name?")
+	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
+	reqs := h.fake.Requests()
+	assert.Equal(t, "my name is Ada", reqs[len(reqs)-1].Messages[1].Content, "rebuilt from its checkpoint")
+}
+
+func TestLoop_WatchedSessionsStay(t *testing.T) {
+	h := newHarness(t, llmtest.Echo())
+	h.opts.IdleAfter = 20 * time.Millisecond
+	h.restart()
+	sid := h.session()
+	sub, err := h.loop.Subscribe(context.Background(), sid)
+	require.NoError(t, err)
+	defer sub.Close()
+	// Several sweeps pass; a session with a subscriber stays resident.
+	deadline := time.Now().Add(100 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		require.Equal(t, 1, resident(t, h))
+		time.Sleep(10 * time.Millisecond) // observing over time, not waiting for an event
+	}
+}
+
+func TestLoop_ShedRefusesAndRecovers(t *testing.T) {
+	h := newHarness(t, llmtest.Echo())
+	sid := h.session()
+	h.turn(sid, "hello")
+	dropped, err := h.loop.Shed(context.Background(), true)
+	require.NoError(t, err)
+	assert.Equal(t, 1, dropped, "idle sessions are dropped at once")
+	_, err = h.loop.Send(context.Background(), sid, runtime.Input{Content: "now?"})
+	assert.ErrorIs(t, err, runtime.ErrBusy)
+
+	_, err = h.loop.Shed(context.Background(), false)
+	require.NoError(t, err)
+	evs := h.turn(sid, "now?")
+	assert.Equal(t, "echo: now?", find(evs, runtime.EvAssistant)[0].Content)
+}
