@@ -15,9 +15,11 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// agentCache builds agents on first use and keeps them; a changed file
-// reloads the agent on its next use, and an invalid edit keeps the last
-// good version running. It implements runtime.AgentLoader.
+// agentCache builds agents on first use and keeps at most max of them
+// (least recently used goes first, never one with a turn running); a
+// changed file reloads the agent on its next use, and an invalid edit keeps
+// the last good version running. It implements runtime.AgentLoader and
+// runtime.AgentPinner.
 type agentCache struct {
 	cfg *Config
 	log *slog.Logger
@@ -28,17 +30,25 @@ type agentCache struct {
 	recheck time.Duration
 	tools   *toolFactory
 
+	// max is how many agents stay built (runtime.max_loaded_agents).
+	max int
+
 	mu     sync.Mutex
 	loaded map[string]*cachedAgent
+	pins   map[string]int // turns running, by agent
 }
 
 type cachedAgent struct {
 	agent   *runtime.LoadedAgent
 	checked time.Time // when its files were last compared
 	badMod  time.Time // the ModTime of an edit that failed to load
+	used    time.Time // for the LRU
 }
 
-var _ runtime.AgentLoader = (*agentCache)(nil)
+var (
+	_ runtime.AgentLoader = (*agentCache)(nil)
+	_ runtime.AgentPinner = (*agentCache)(nil)
+)
 
 // ErrAgentNotFound matches (errors.Is) the error for an agent with no
 // folder.
@@ -62,7 +72,8 @@ func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
 	sb := &sandboxes{mode: cfg.Sandbox.Mode, log: log}
 	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
-		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm}, loaded: make(map[string]*cachedAgent)}
+		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
+		loaded: make(map[string]*cachedAgent), pins: make(map[string]int)}
 }
 
 // LoadAgent returns the agent, building it if it is not loaded or its files
@@ -72,6 +83,9 @@ func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 	defer c.mu.Unlock()
 	now := time.Now()
 	ca := c.loaded[name]
+	if ca != nil {
+		ca.used = now
+	}
 	if ca != nil && now.Sub(ca.checked) < c.recheck {
 		return ca.agent, nil
 	}
@@ -97,7 +111,8 @@ func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.loaded[name] = &cachedAgent{agent: la, checked: now}
+	c.loaded[name] = &cachedAgent{agent: la, checked: now, used: now}
+	c.evictOver(name)
 	return la, nil
 }
 

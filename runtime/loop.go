@@ -33,6 +33,14 @@ type AgentLoader interface {
 	LoadAgent(name string) (*LoadedAgent, error)
 }
 
+// AgentPinner is an AgentLoader told which agents have a turn running, so
+// that it never evicts them from under a turn. Pin and Unpin are called
+// from the loop goroutine, paired.
+type AgentPinner interface {
+	Pin(name string)
+	Unpin(name string)
+}
+
 // Options configures a Loop. Zero values mean defaults.
 type Options struct {
 	Store  *storage.Store

@@ -115,6 +115,7 @@ func (l *Loop) drop(s *session, why error) {
 	}
 	delete(l.sessions, s.st.ID)
 	if s.turn != nil {
+		l.unpin(s.turn)
 		s.turn.cancel()
 		s.turn = nil
 		l.running--

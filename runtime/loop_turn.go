@@ -62,6 +62,9 @@ func (l *Loop) startTurn(s *session) {
 	}
 	l.running++
 	l.turnSeq++
+	if p, ok := l.opts.Agents.(AgentPinner); ok {
+		p.Pin(ag.Spec.Name)
+	}
 	ctx, cancel := context.WithCancel(l.runCtx)
 	s.turn = &turn{id: l.turnSeq, ctx: ctx, cancel: cancel, agent: ag}
 	if len(s.st.OpenCalls) > 0 {
@@ -77,6 +80,7 @@ func (l *Loop) startTurn(s *session) {
 func (l *Loop) endTurn(s *session, reason string) {
 	var usage Usage
 	if t := s.turn; t != nil {
+		l.unpin(t)
 		t.cancel()
 		for _, tm := range t.timers {
 			tm.Stop()
@@ -86,6 +90,12 @@ func (l *Loop) endTurn(s *session, reason string) {
 		l.running--
 	}
 	l.record(s, Event{Type: EvTurnEnd, Reason: reason, Usage: usage})
+}
+
+func (l *Loop) unpin(t *turn) {
+	if p, ok := l.opts.Agents.(AgentPinner); ok {
+		p.Unpin(t.agent.Spec.Name)
+	}
 }
 
 // callModel starts a worker for the next model call of the turn. The

@@ -1,0 +1,74 @@
+package lite
+
+// The LRU side of agentCache: what stays built, what goes. Everything here
+// runs with c.mu held by the caller, except the exported-to-runtime Pin
+// and Unpin.
+
+// Pin marks the agent as having a turn running: it is not evicted.
+func (c *agentCache) Pin(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pins[name]++
+}
+
+// Unpin undoes one Pin.
+func (c *agentCache) Unpin(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pins[name]--; c.pins[name] <= 0 {
+		delete(c.pins, name)
+	}
+}
+
+// evictOver evicts the least recently used agents beyond max, sparing
+// keep (just loaded) and pinned ones. With every agent pinned the cache
+// stays over max until turns end.
+func (c *agentCache) evictOver(keep string) {
+	for len(c.loaded) > c.max {
+		victim := ""
+		for name, ca := range c.loaded {
+			if name == keep || c.pins[name] > 0 {
+				continue
+			}
+			if victim == "" || ca.used.Before(c.loaded[victim].used) {
+				victim = name
+			}
+		}
+		if victim == "" {
+			return
+		}
+		c.evict(victim)
+	}
+}
+
+// evict frees an agent: its compiled WASM modules are closed (calls
+// already running finish first).
+func (c *agentCache) evict(name string) {
+	if ca := c.loaded[name]; ca != nil {
+		closeTools(ca.agent.Tools)
+		delete(c.loaded, name)
+		c.log.Debug("agent evicted", "agent", name)
+	}
+}
+
+// evictIdle evicts every agent without a running turn, for the memory
+// guard; it reports how many went.
+func (c *agentCache) evictIdle() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for name := range c.loaded {
+		if c.pins[name] == 0 {
+			c.evict(name)
+			n++
+		}
+	}
+	return n
+}
+
+// loadedCount is how many agents are built.
+func (c *agentCache) loadedCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.loaded)
+}

@@ -1,0 +1,86 @@
+package lite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/wasmtools"
+)
+
+func lruCache(t *testing.T, max int, names ...string) *agentCache {
+	t.Helper()
+	c, cfg := newTestCache(t)
+	c.max = max
+	for _, n := range names {
+		_, err := agents.WriteTemplate(cfg.AgentsDir, n)
+		require.NoError(t, err)
+	}
+	return c
+}
+
+func loaded(c *agentCache) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for n := range c.loaded {
+		out = append(out, n)
+	}
+	return out
+}
+
+func TestAgentCache_LRUAndPins(t *testing.T) {
+	c := lruCache(t, 2, "a", "b", "c")
+	for _, n := range []string{"a", "b", "c"} {
+		_, err := c.LoadAgent(n)
+		require.NoError(t, err)
+	}
+	assert.ElementsMatch(t, []string{"b", "c"}, loaded(c), "the least recently used went")
+
+	c.Pin("b") // b has a turn running
+	_, err := c.LoadAgent("a")
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"a", "b"}, loaded(c), "the pinned agent stays though it is older")
+
+	c.Pin("a")
+	_, err = c.LoadAgent("c")
+	require.NoError(t, err)
+	assert.Len(t, loaded(c), 3, "with every other agent pinned the cache runs over")
+	c.Unpin("a")
+	c.Unpin("b")
+	_, err = c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Len(t, loaded(c), 2, "and comes back under max once turns end")
+
+	assert.Equal(t, 2, c.evictIdle())
+	assert.Empty(t, loaded(c))
+}
+
+func TestAgentCache_EvictionReleasesWasm(t *testing.T) {
+	c := lruCache(t, 1, "other")
+	manifest, err := os.ReadFile("../wasmtools/examples/calc/tool.yaml")
+	require.NoError(t, err)
+	dir := filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "calc")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), manifest, 0o644))
+	buildWasm(t, "calc", filepath.Join(dir, "calc.wasm"))
+	defer c.close()
+
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	calc := a.Tools[len(a.Tools)-1]
+	require.Equal(t, "calc", calc.Spec().Name)
+	res, err := calc.Run(context.Background(), []byte(`{"expression":"1+1"}`))
+	require.NoError(t, err)
+	assert.Contains(t, res.Content, "2")
+
+	_, err = c.LoadAgent("other") // evicts assistant
+	require.NoError(t, err)
+	_, err = calc.Run(context.Background(), []byte(`{"expression":"1+1"}`))
+	assert.ErrorIs(t, err, wasmtools.ErrClosed, "the evicted agent's module was closed")
+}
