@@ -20,6 +20,7 @@ type App struct {
 
 	cancel context.CancelFunc
 	done   chan error
+	guard  *memGuard
 }
 
 // Options tune Open; nil means defaults.
@@ -52,12 +53,17 @@ func Open(cfg *Config, o *Options) (*App, error) {
 		MaxTurns:        cfg.Runtime.MaxConcurrentTurns,
 		MaxTools:        cfg.Runtime.MaxConcurrentTools,
 		ApprovalTimeout: seconds(cfg.Runtime.ApprovalTimeoutSeconds, 0),
+		IdleAfter:       seconds(cfg.Runtime.SessionIdleSeconds, 0),
 		Notify:          newNotifier(log).notify,
 		Logger:          log,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1)}
 	go func() { a.done <- loop.Run(ctx) }()
+	if cfg.Runtime.MemoryLimitMB > 0 {
+		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
+		go a.guard.run(ctx)
+	}
 	return a, nil
 }
 

@@ -133,6 +133,10 @@ type RuntimeConfig struct {
 	// ApprovalTimeoutSeconds is how long a tool call waits for a user's
 	// decision before it is denied (default 300).
 	ApprovalTimeoutSeconds int `yaml:"approval_timeout_seconds"`
+	// SessionIdleSeconds is how long an idle session stays in memory
+	// before it is dropped (and rebuilt from its checkpoint when next
+	// used); default 600.
+	SessionIdleSeconds int `yaml:"session_idle_seconds"`
 }
 
 // maxConfigSize bounds agnx.yaml, which is read whole.

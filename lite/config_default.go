@@ -22,6 +22,7 @@ func DefaultConfig() *Config {
 			DefaultAgent:           "assistant",
 			MemoryLimitMB:          40,
 			ApprovalTimeoutSeconds: 300,
+			SessionIdleSeconds:     600,
 		},
 	}
 }
@@ -90,4 +91,5 @@ runtime:                          # agnx-lite's own settings
   max_loaded_agents: 8
   memory_limit_mb: 40             # memory budget; 0: no guard
   approval_timeout_seconds: 300   # a tool call nobody approves in time is denied
+  session_idle_seconds: 600       # idle sessions leave memory (they come back from disk)
 `

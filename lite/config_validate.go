@@ -119,6 +119,7 @@ func (c *Config) validateRuntime() error {
 		{"runtime.max_concurrent_turns", r.MaxConcurrentTurns},
 		{"runtime.max_concurrent_tools", r.MaxConcurrentTools},
 		{"runtime.approval_timeout_seconds", r.ApprovalTimeoutSeconds},
+		{"runtime.session_idle_seconds", r.SessionIdleSeconds},
 		{"runtime.max_loaded_agents", r.MaxLoadedAgents},
 	} {
 		if f.v < 1 {

@@ -1,0 +1,97 @@
+package lite
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/process"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// memGuard keeps the daemon under its memory budget: the Go heap gets a
+// soft limit (debug.SetMemoryLimit), and the resident set is sampled;
+// above the high-water mark idle agents and sessions are evicted, and if
+// that is not enough new turns are refused ("busy, try again shortly")
+// until the resident set is back under the low-water mark. It never
+// crashes the daemon for memory.
+type memGuard struct {
+	limit     int64 // bytes
+	high, low int64
+	every     time.Duration
+	loop      *runtime.Loop
+	agents    *agentCache
+	log       *slog.Logger
+	rss       func() (int64, error)
+	busy      bool
+}
+
+func newMemGuard(limitMB int, loop *runtime.Loop, agents *agentCache, log *slog.Logger) *memGuard {
+	limit := int64(limitMB) << 20
+	g := &memGuard{limit: limit, high: limit * 9 / 10, low: limit * 3 / 4, every: 2 * time.Second,
+		loop: loop, agents: agents, log: log}
+	g.rss = selfRSS()
+	return g
+}
+
+// selfRSS reads this process's resident set through gopsutil.
+func selfRSS() func() (int64, error) {
+	var p *process.Process
+	return func() (int64, error) {
+		if p == nil {
+			var err error
+			if p, err = process.NewProcess(int32(os.Getpid())); err != nil {
+				return 0, err
+			}
+		}
+		mi, err := p.MemoryInfo()
+		if err != nil {
+			return 0, err
+		}
+		return int64(mi.RSS), nil
+	}
+}
+
+// run sets the soft limit and samples until ctx ends.
+func (g *memGuard) run(ctx context.Context) {
+	debug.SetMemoryLimit(g.limit)
+	t := time.NewTicker(g.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			g.check(ctx)
+		}
+	}
+}
+
+// check samples once and acts.
+func (g *memGuard) check(ctx context.Context) {
+	rss, err := g.rss()
+	if err != nil {
+		return
+	}
+	switch {
+	case rss >= g.high:
+		agents := g.agents.evictIdle()
+		sessions, _ := g.loop.Shed(ctx, g.busy)
+		debug.FreeOSMemory()
+		after, _ := g.rss()
+		g.log.Warn("memory high: evicted idle agents and sessions", "rss_mb", rss>>20, "after_mb", after>>20,
+			"limit_mb", g.limit>>20, "agents", agents, "sessions", sessions)
+		if after >= g.high && !g.busy {
+			g.busy = true
+			_, _ = g.loop.Shed(ctx, true)
+			g.log.Error("memory still high: refusing new turns until it falls", "rss_mb", after>>20, "limit_mb", g.limit>>20)
+		}
+	case g.busy && rss < g.low:
+		g.busy = false
+		_, _ = g.loop.Shed(ctx, false)
+		g.log.Info("memory back under the budget: taking turns again", "rss_mb", rss>>20)
+	}
+}

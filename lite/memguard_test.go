@@ -1,0 +1,56 @@
+package lite
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
+)
+
+func TestMemGuard(t *testing.T) {
+	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	cfg := crashConfig(t.TempDir())
+	cfg.Runtime.MemoryLimitMB = 0 // the test drives its own guard
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	app, err := Open(cfg, nil)
+	require.NoError(t, err)
+	defer app.Close()
+	ctx := context.Background()
+	info, err := app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant"})
+	require.NoError(t, err)
+	require.Equal(t, 1, app.Agents.loadedCount())
+
+	var rss atomic.Int64
+	g := newMemGuard(40, app.Loop, app.Agents, app.log)
+	g.rss = func() (int64, error) { return rss.Load(), nil }
+
+	rss.Store(20 << 20)
+	g.check(ctx)
+	assert.Equal(t, 1, app.Agents.loadedCount(), "under the high-water mark nothing happens")
+
+	rss.Store(39 << 20) // over 90% of 40 MiB, and evicting does not help
+	g.check(ctx)
+	assert.Equal(t, 0, app.Agents.loadedCount(), "idle agents are evicted first")
+	st, err := app.Loop.Stats(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 0, st.Resident, "and idle sessions")
+	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
+	assert.ErrorIs(t, err, runtime.ErrBusy, "then new turns are refused")
+	assert.Contains(t, err.Error(), "try again shortly")
+
+	g.check(ctx) // still high: stays busy
+	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
+	assert.ErrorIs(t, err, runtime.ErrBusy)
+
+	rss.Store(25 << 20) // under the low-water mark: it recovers by itself
+	g.check(ctx)
+	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
+	assert.NoError(t, err)
+}
