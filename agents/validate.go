@@ -21,6 +21,9 @@ func (af *agentFile) validate(doc *Doc) error {
 	if err := validateSession(doc, &af.Spec.Session); err != nil {
 		return err
 	}
+	if err := validateAccess(doc, &af.Spec.Access); err != nil {
+		return err
+	}
 	return validateTools(doc, af.Spec.Tools)
 }
 
@@ -88,6 +91,20 @@ func validateSession(doc *Doc, s *Session) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func validateAccess(doc *Doc, a *Access) error {
+	for _, p := range []struct{ path, v string }{{"spec.access.dm.policy", a.DM.Policy}, {"spec.access.groups.policy", a.Groups.Policy}} {
+		if p.v != "" {
+			if err := oneOf(doc, p.path, p.v, "open", "allowlist", "disabled"); err != nil {
+				return err
+			}
+		}
+	}
+	if a.Groups.Activation != "" {
+		return oneOf(doc, "spec.access.groups.activation", a.Groups.Activation, "mention", "always")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -21,6 +22,7 @@ type App struct {
 	cancel context.CancelFunc
 	done   chan error
 	guard  *memGuard
+	router *agents.Router
 }
 
 // Options tune Open; nil means defaults.
@@ -58,7 +60,8 @@ func Open(cfg *Config, o *Options) (*App, error) {
 		Logger:          log,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1)}
+	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
+		router: newRouter(cfg)}
 	go func() { a.done <- loop.Run(ctx) }()
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)

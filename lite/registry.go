@@ -59,3 +59,33 @@ func (r registry) Reload() []httpapi.AgentInfo {
 	}
 	return out
 }
+
+// Route picks the agent for a message from a gateway: the first of
+// agnx.yaml's routes that matches, else runtime.default_agent; then the
+// agent's spec.access decides whether it takes the message. A refusal is
+// an error whose text says why, in one sentence.
+func (a *App) Route(in agents.Inbound) (string, error) {
+	name := a.router.Agent(in)
+	la, err := a.Agents.LoadAgent(name)
+	if err != nil {
+		return "", err
+	}
+	if ok, why := la.Spec.Admits(in); !ok {
+		return "", &AccessError{Why: why}
+	}
+	return name, nil
+}
+
+// AccessError is a message an agent's access rules refuse.
+type AccessError struct{ Why string }
+
+func (e *AccessError) Error() string { return e.Why }
+
+func newRouter(cfg *Config) *agents.Router {
+	rules := make([]agents.RouteRule, len(cfg.Routes))
+	for i, r := range cfg.Routes {
+		rules[i] = agents.RouteRule{Gateway: r.Match.Gateway, ChatType: r.Match.ChatType,
+			ChatID: r.Match.ChatID, SenderID: r.Match.SenderID, Agent: r.Agent}
+	}
+	return agents.NewRouter(rules, cfg.Runtime.DefaultAgent)
+}

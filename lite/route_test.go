@@ -1,0 +1,42 @@
+package lite
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+func TestApp_Route(t *testing.T) {
+	cfg := crashConfig(t.TempDir())
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	_, err = agents.WriteTemplate(cfg.AgentsDir, "family")
+	require.NoError(t, err)
+	yaml := filepath.Join(cfg.AgentsDir, "family", "agent.yaml")
+	data, _ := os.ReadFile(yaml)
+	require.NoError(t, os.WriteFile(yaml, []byte(strings.Replace(string(data), "  tools:",
+		"  access:\n    dm: {policy: allowlist, allowlist: [\"telegram:7\"]}\n  tools:", 1)), 0o644))
+	cfg.Routes = []Route{{Match: RouteMatch{Gateway: "telegram"}, Agent: "family"}, {Agent: "assistant"}}
+	app, err := Open(cfg, nil)
+	require.NoError(t, err)
+	defer app.Close()
+
+	name, err := app.Route(agents.Inbound{Gateway: "telegram", ChatType: "private", ChatID: "7", SenderID: "7"})
+	require.NoError(t, err)
+	assert.Equal(t, "family", name)
+
+	_, err = app.Route(agents.Inbound{Gateway: "telegram", ChatType: "private", ChatID: "8", SenderID: "8"})
+	var ae *AccessError
+	require.ErrorAs(t, err, &ae)
+	assert.Contains(t, err.Error(), "does not take direct messages from telegram:8")
+
+	name, err = app.Route(agents.Inbound{Gateway: "plugin-x", SenderID: "8"})
+	require.NoError(t, err)
+	assert.Equal(t, "assistant", name)
+}
