@@ -21,6 +21,17 @@ type Input struct {
 	Content    string
 	SenderID   string
 	SenderName string
+	// Cursor, when set, is written to the store's kv in the same
+	// transaction as the message: a gateway's position in its source (the
+	// Telegram update offset) moves exactly when the message is stored, so
+	// after a crash nothing is lost and nothing is taken twice.
+	Cursor *Cursor
+}
+
+// Cursor is one kv entry written with a message.
+type Cursor struct {
+	Key   string
+	Value []byte
 }
 
 // CreateSession starts a session with an agent. It returns once the
@@ -99,6 +110,10 @@ func (r *sendReq) handle(l *Loop) {
 	}
 	queued := s.st.TurnActive
 	l.record(s, Event{Type: EvUserMessage, Content: r.in.Content, SenderID: r.in.SenderID, SenderName: r.in.SenderName})
+	if c := r.in.Cursor; c != nil {
+		key, val := c.Key, append([]byte(nil), c.Value...)
+		l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.PutKV(key, val) })
+	}
 	sent := Sent{Seq: s.st.LastSeq, Queued: queued}
 	l.afterCommit(func(err error) { r.reply <- result[Sent]{v: sent, err: err} })
 }
@@ -350,4 +365,15 @@ type shedReq struct {
 func (r *shedReq) handle(l *Loop) {
 	l.busy = r.busy
 	r.reply <- result[int]{v: l.dropIdle(0)}
+}
+
+// ReadKV reads one kv entry (nil when absent).
+func ReadKV(st *storage.Store, key string) ([]byte, error) {
+	var v []byte
+	err := st.View(func(tx *storage.Tx) error {
+		var err error
+		v, err = tx.KV(key)
+		return err
+	})
+	return v, err
 }

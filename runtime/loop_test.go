@@ -358,3 +358,21 @@ func TestLoop_DeleteSession(t *testing.T) {
 	assert.ErrorIs(t, err, runtime.ErrSessionNotFound)
 	assert.ErrorIs(t, h.loop.DeleteSession(context.Background(), sid), runtime.ErrSessionNotFound)
 }
+
+func TestLoop_CursorCommitsWithTheMessage(t *testing.T) {
+	h := newHarness(t, llmtest.Echo())
+	sid := h.session()
+	_, err := h.loop.Send(context.Background(), sid, runtime.Input{Content: "from telegram",
+		Cursor: &runtime.Cursor{Key: "telegram/offset", Value: []byte("1001")}})
+	require.NoError(t, err)
+	v, err := runtime.ReadKV(h.store, "telegram/offset")
+	require.NoError(t, err)
+	assert.Equal(t, "1001", string(v), "the cursor is committed by the time Send returns")
+
+	h.restart()
+	v, err = runtime.ReadKV(h.store, "telegram/offset")
+	require.NoError(t, err)
+	assert.Equal(t, "1001", string(v))
+	msgs := find(h.durable(sid), runtime.EvUserMessage)
+	assert.Equal(t, "from telegram", msgs[0].Content)
+}
