@@ -1,0 +1,106 @@
+package lite
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// Chats maps gateways' chats to sessions: one session per chat, its agent
+// chosen by the routes and admitted by the agent's access rules, the
+// mapping kept in the store's kv so a restart finds the same session.
+// Gateways (Telegram, plugins) use it; it is safe for concurrent use.
+type Chats struct{ app *App }
+
+// Chats returns the chat→session map.
+func (a *App) Chats() *Chats { return &Chats{app: a} }
+
+type chatEntry struct {
+	Session string `json:"session"`
+	Agent   string `json:"agent"`
+}
+
+func chatKey(gateway, chatID string) string { return "chat/" + gateway + "/" + chatID }
+
+// Session returns the chat's session, starting one with the routed agent
+// when the chat has none (or its session is gone). A message the agent's
+// access refuses is an *AccessError.
+func (c *Chats) Session(ctx context.Context, in agents.Inbound) (sid, agent string, err error) {
+	e, err := c.entry(in.Gateway, in.ChatID)
+	if err != nil {
+		return "", "", err
+	}
+	if e != nil {
+		if _, err := c.app.Loop.Session(ctx, e.Session); err == nil {
+			la, err := c.app.Agents.LoadAgent(e.Agent)
+			if err != nil {
+				return "", "", err
+			}
+			if ok, why := la.Spec.Admits(in); !ok {
+				return "", "", &AccessError{Why: why}
+			}
+			return e.Session, e.Agent, nil
+		}
+	}
+	agent, err = c.app.Route(in)
+	if err != nil {
+		return "", "", err
+	}
+	sid, err = c.NewSession(ctx, in, agent)
+	return sid, agent, err
+}
+
+// NewSession starts a fresh session for the chat with agent (/new, /reset,
+// /agent NAME); the old session is kept in the store.
+func (c *Chats) NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error) {
+	info, err := c.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: in.Gateway, ChatID: in.ChatID})
+	if err != nil {
+		return "", err
+	}
+	data, _ := json.Marshal(chatEntry{Session: info.ID, Agent: agent})
+	err = c.app.Store.Update(func(tx *storage.Tx) error { return tx.PutKV(chatKey(in.Gateway, in.ChatID), data) })
+	if err != nil {
+		return "", fmt.Errorf("remember the session of chat %s: %w", in.ChatID, err)
+	}
+	return info.ID, nil
+}
+
+func (c *Chats) entry(gateway, chatID string) (*chatEntry, error) {
+	data, err := runtime.ReadKV(c.app.Store, chatKey(gateway, chatID))
+	if err != nil || data == nil {
+		return nil, err
+	}
+	var e chatEntry
+	if json.Unmarshal(data, &e) != nil || e.Session == "" {
+		return nil, nil // unreadable: start afresh
+	}
+	return &e, nil
+}
+
+// ErrNoChat is returned for a chat that has no session yet.
+var ErrNoChat = errors.New("this chat has no session yet")
+
+// Current returns the chat's session without starting one.
+func (c *Chats) Current(gateway, chatID string) (sid, agent string, err error) {
+	e, err := c.entry(gateway, chatID)
+	if err != nil {
+		return "", "", err
+	}
+	if e == nil {
+		return "", "", ErrNoChat
+	}
+	return e.Session, e.Agent, nil
+}
+
+// KV reads a gateway's own state (cursors, delivery marks).
+func (c *Chats) KV(key string) ([]byte, error) { return runtime.ReadKV(c.app.Store, key) }
+
+// PutKV writes a gateway's own state in its own transaction.
+func (c *Chats) PutKV(key string, val []byte) error {
+	return c.app.Store.Update(func(tx *storage.Tx) error { return tx.PutKV(key, val) })
+}
