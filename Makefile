@@ -16,8 +16,11 @@ build:
 run: build
 	@$(BIN) serve $(ARGS)
 
-test: deps lint
+# Every test, then the memory gate: the real daemon under the standard
+# workload must stay under 50 MB peak RSS (the one figure CI enforces).
+test: deps lint build
 	$(GO) test -count=1 ./...
+	$(GO) run ./bench/memgate -bin $(BIN)
 
 # Debian packages the tests use (bubblewrap), installed when missing.
 deps:
@@ -38,6 +41,18 @@ fuzz:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./storage/ ./runtime/... ./bwrap/ | tee bench/last.txt
 	$(GO) run ./bench/rss -bin $(BIN)
+
+# The memory gate: the real daemon under the standard workload (100 agents,
+# 200 sessions, 2,000 turns with a tool call each); fails when its peak RSS
+# reaches 50 MiB or a turn fails. MEMGATE='-json f.json' adds flags.
+.PHONY: bench-mem echo-wasm
+bench-mem: build
+	$(GO) run ./bench/memgate -bin $(BIN) $(MEMGATE)
+
+# The gate's WASM tool from its text form (wat2wasm: Debian package wabt).
+echo-wasm:
+	@command -v wat2wasm >/dev/null || { echo "wat2wasm is missing: sudo apt-get install wabt"; exit 1; }
+	wat2wasm bench/memgate/echo.wat -o bench/memgate/echo.wasm
 
 # The example WASM tools, each built next to its tool.yaml as <name>.wasm.
 WASM_EXAMPLES := $(notdir $(wildcard wasmtools/examples/*))

@@ -13,11 +13,12 @@ import (
 )
 
 // memGuard keeps the daemon under its memory budget: the Go heap gets a
-// soft limit (debug.SetMemoryLimit), and the resident set is sampled;
-// above the high-water mark idle agents and sessions are evicted, and if
-// that is not enough new turns are refused ("busy, try again shortly")
-// until the resident set is back under the low-water mark. It never
-// crashes the daemon for memory.
+// soft limit (debug.SetMemoryLimit, runtime.memory_limit_mb), and the
+// resident set, which also counts the binary's pages and the database's
+// mapped ones, is sampled; above the high-water mark (the limit plus an
+// eighth) idle agents and sessions are evicted, and if that is not enough
+// new turns are refused ("busy, try again shortly") until the resident set
+// is back under the limit. It never crashes the daemon for memory.
 type memGuard struct {
 	limit     int64 // bytes
 	high, low int64
@@ -31,7 +32,7 @@ type memGuard struct {
 
 func newMemGuard(limitMB int, loop *runtime.Loop, agents *agentCache, log *slog.Logger) *memGuard {
 	limit := int64(limitMB) << 20
-	g := &memGuard{limit: limit, high: limit * 9 / 10, low: limit * 3 / 4, every: 2 * time.Second,
+	g := &memGuard{limit: limit, high: limit * 9 / 8, low: limit, every: 2 * time.Second,
 		loop: loop, agents: agents, log: log}
 	g.rss = selfRSS()
 	return g

@@ -35,7 +35,7 @@ func TestMemGuard(t *testing.T) {
 	g.check(ctx)
 	assert.Equal(t, 1, app.Agents.loadedCount(), "under the high-water mark nothing happens")
 
-	rss.Store(39 << 20) // over 90% of 40 MiB, and evicting does not help
+	rss.Store(46 << 20) // over 40 MiB + 1/8, and evicting does not help
 	g.check(ctx)
 	assert.Equal(t, 0, app.Agents.loadedCount(), "idle agents are evicted first")
 	st, err := app.Loop.Stats(ctx)
@@ -49,7 +49,12 @@ func TestMemGuard(t *testing.T) {
 	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
 	assert.ErrorIs(t, err, runtime.ErrBusy)
 
-	rss.Store(25 << 20) // under the low-water mark: it recovers by itself
+	rss.Store(42 << 20) // between the marks: still busy
+	g.check(ctx)
+	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
+	assert.ErrorIs(t, err, runtime.ErrBusy)
+
+	rss.Store(35 << 20) // under the limit: it recovers by itself
 	g.check(ctx)
 	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
 	assert.NoError(t, err)

@@ -2,10 +2,13 @@ package lite
 
 import (
 	"fmt"
+	"net/http"
 	"os"
+	"sync"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/llm"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/openai"
 )
@@ -18,18 +21,24 @@ const (
 	envOpenRouter = "OPENROUTER_API_KEY"
 )
 
+// sharedHTTP is the one HTTP client every provider uses: agents come and
+// go (the LRU builds a provider per load), connections to the model
+// servers are pooled once for the process, never per agent.
+var sharedHTTP = sync.OnceValue(func() *http.Client { return llm.NewHTTPClient(0) })
+
 // newProvider builds the client for an agent's spec.model. This map is the
 // one place that knows the concrete providers.
 func newProvider(m agents.Model) (runtime.Provider, error) {
+	hc := llm.Options{HTTPClient: sharedHTTP()}
 	switch m.Provider {
 	case "ollama":
-		return ollama.New(ollama.Options{BaseURL: m.BaseURL}), nil
+		return ollama.New(ollama.Options{BaseURL: m.BaseURL, HTTP: hc}), nil
 	case "openai":
 		key := os.Getenv(envOpenAI)
 		if key == "" && m.BaseURL == "" {
 			return nil, fmt.Errorf("provider openai needs an API key: export %s, or set spec.model.base_url to a local OpenAI-compatible server", envOpenAI)
 		}
-		return openai.New(openai.Options{Name: "openai", BaseURL: m.BaseURL, APIKey: openai.Key(key), KeyEnv: envOpenAI}), nil
+		return openai.New(openai.Options{Name: "openai", BaseURL: m.BaseURL, APIKey: openai.Key(key), KeyEnv: envOpenAI, HTTP: hc}), nil
 	case "openrouter":
 		key := os.Getenv(envOpenRouter)
 		if key == "" {
@@ -40,7 +49,7 @@ func newProvider(m agents.Model) (runtime.Provider, error) {
 			base = openRouterURL
 		}
 		return openai.New(openai.Options{Name: "openrouter", BaseURL: base, APIKey: openai.Key(key), KeyEnv: envOpenRouter,
-			Headers: map[string]string{"X-Title": "agnx-lite"}}), nil
+			Headers: map[string]string{"X-Title": "agnx-lite"}, HTTP: hc}), nil
 	case "anthropic":
 		return nil, fmt.Errorf("provider anthropic is not available in this build yet: use ollama, openai or openrouter in spec.model.provider")
 	}

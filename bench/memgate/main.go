@@ -1,0 +1,146 @@
+// Command memgate is the memory gate: it starts the real `agnx-lite serve`
+// on loopback against an in-process fake Ollama, runs the standard
+// workload (100 agents defined, at most 8 loaded, 200 sessions, 4 turns
+// in parallel, 2,000 turns, each making one tool call: a sandboxed bash
+// call and a WASM call by turns), samples the daemon's resident set every
+// 20 ms, prints the figures and exits 1 when the peak reaches the budget
+// or any turn fails.
+//
+//	go run ./bench/memgate -bin bin/agnx-lite [-json figures.json]
+//
+// Only the daemon's own process is measured: bwrap and the commands it
+// runs are other processes.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
+)
+
+// budget is the gate: "50 MB", read as 50 MiB.
+const budget = 50 << 20
+
+// options are the command line.
+type options struct {
+	bin, jsonOut, logFile, godebug, wasmMode, tools string
+	turns, memLimitMB                               int
+	smaps                                           bool
+}
+
+func main() {
+	bwrap.Init() // bwrap.Probe re-runs this binary as the sandbox's init
+	var o options
+	flag.StringVar(&o.bin, "bin", "bin/agnx-lite", "the agnx-lite binary")
+	flag.StringVar(&o.jsonOut, "json", "", "also write the figures as JSON to this file")
+	flag.StringVar(&o.logFile, "log", "", "keep the daemon's log (stderr) in this file")
+	flag.StringVar(&o.godebug, "godebug", "", "GODEBUG for the daemon, e.g. gctrace=1 (goes to its log)")
+	flag.StringVar(&o.wasmMode, "wasm", "auto", "wasm.mode: auto, compiler or interpreter")
+	flag.StringVar(&o.tools, "tools", "both", "both (bash and WASM by turns; WASM only where bwrap is unusable), bash or wasm")
+	flag.IntVar(&o.turns, "turns", 2000, "turns in all")
+	flag.IntVar(&o.memLimitMB, "memory-limit-mb", -1, "runtime.memory_limit_mb for the daemon; -1: its default (0 turns the guard off)")
+	flag.BoolVar(&o.smaps, "smaps", false, "print the daemon's largest mappings at the end")
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("memgate: ")
+	f, err := gate(o)
+	if err != nil {
+		log.Fatal(err)
+	}
+	f.print(os.Stdout)
+	if o.jsonOut != "" {
+		if err := f.writeJSON(o.jsonOut); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if !f.Pass {
+		os.Exit(1)
+	}
+}
+
+// gate sets up the data dir, runs the daemon and the workload, and
+// returns the figures.
+func gate(o options) (*figures, error) {
+	bin, err := filepath.Abs(o.bin)
+	if err != nil {
+		return nil, err
+	}
+	probe := bwrap.Probe(context.Background())
+	s := setup{agents: 100, wasmMode: o.wasmMode, maxConns: 256, turnLimit: 4, loaded: 8, memLimitMB: o.memLimitMB}
+	w := workload{sessions: 200, turns: o.turns, workers: 4, bash: probe.Usable && o.tools != "wasm", wasm: o.tools != "bash"}
+	if !w.bash && !w.wasm {
+		return nil, fmt.Errorf("-tools bash, but bwrap is unusable here: %s", probe.Problem)
+	}
+	home, err := os.MkdirTemp("", "agnx-memgate-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(home)
+	if err := s.write(home); err != nil {
+		return nil, fmt.Errorf("write the agents: %w", err)
+	}
+	logw := io.Discard
+	if o.logFile != "" {
+		lf, err := os.Create(o.logFile)
+		if err != nil {
+			return nil, err
+		}
+		defer lf.Close()
+		logw = lf
+	}
+	fake := llmtest.NewServer(llmtest.Ollama, llmtest.Echo())
+	defer fake.Close()
+	d, err := startDaemon(bin, home, fake.BaseURL(), o.godebug, logw)
+	if err != nil {
+		return nil, err
+	}
+	f := newFigures(s, w, probe)
+	f.ReadyMs = ms(d.ready)
+	err = measure(d, w, s, f)
+	if err == nil && o.smaps {
+		err = printSmaps(os.Stdout, d.pid(), 12)
+	}
+	if stopErr := d.stop(); err == nil && stopErr != nil {
+		err = fmt.Errorf("stop the daemon: %w", stopErr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.judge()
+	return f, nil
+}
+
+// measure runs the workload with the sampler on, filling in f.
+func measure(d *daemon, w workload, s setup, f *figures) error {
+	time.Sleep(200 * time.Millisecond) // let start-up settle; nothing to signal it
+	idle, err := readMem(d.pid())
+	if err != nil {
+		return err
+	}
+	f.IdleRSS = idle.RSS
+	smp := startSampler(d.pid(), 20*time.Millisecond)
+	c := newClient(w.workers)
+	ids, err := createSessions(c, d.base, w.sessions, s.agents)
+	if err != nil {
+		smp.finish()
+		return err
+	}
+	out := w.run(c, d.base, ids)
+	peak, last, samples, err := smp.finish()
+	if err != nil {
+		return err
+	}
+	f.PeakRSS, f.EndRSS, f.EndAnon, f.EndFile, f.Samples = peak, last.RSS, last.Anon, last.File, samples
+	f.setOutcome(out)
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,120 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+// The workload's WASM tool, built from echo.wat (make echo-wasm); the test
+// holds echo.wasm to its source.
+var (
+	//go:embed echo.wasm
+	echoWasm []byte
+	//go:embed tool.yaml
+	echoManifest []byte
+)
+
+// setup says how the data dir is laid out.
+type setup struct {
+	agents    int
+	wasmMode  string
+	maxConns  int
+	turnLimit int
+	loaded    int
+	// memLimitMB is runtime.memory_limit_mb; < 0 leaves the default.
+	memLimitMB int
+}
+
+// config is agnx.yaml for the workload. The gate keeps the memory guard's
+// default: a turn it sheds is a failed turn.
+func (s setup) config() string {
+	guard := ""
+	if s.memLimitMB >= 0 {
+		guard = fmt.Sprintf("  memory_limit_mb: %d\n", s.memLimitMB)
+	}
+	return fmt.Sprintf(`server:
+  max_connections: %d
+sandbox:
+  mode: bwrap
+wasm:
+  mode: %s
+runtime:
+  default_agent: agent-000
+  max_loaded_agents: %d
+  max_concurrent_turns: %d
+%s`, s.maxConns, s.wasmMode, s.loaded, s.turnLimit, guard)
+}
+
+// write fills home with agnx.yaml and the agents.
+func (s setup) write(home string) error {
+	if err := os.WriteFile(filepath.Join(home, "agnx.yaml"), []byte(s.config()), 0o600); err != nil {
+		return err
+	}
+	dir := filepath.Join(home, "agents")
+	for i := range s.agents {
+		if err := writeAgent(dir, agentName(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func agentName(i int) string { return fmt.Sprintf("agent-%03d", i) }
+
+// workloadTools replaces the template's tools.
+const workloadTools = `  tools:
+    - type: builtin
+      name: bash
+    - type: wasm
+      name: echo
+`
+
+// writeAgent makes an agent from the embedded template, with the tools of
+// the workload: bash and the echo WASM tool in tools/echo/.
+func writeAgent(agentsDir, name string) error {
+	dir, err := agents.WriteTemplate(agentsDir, name)
+	if err != nil {
+		return err
+	}
+	spec := filepath.Join(dir, agents.FileName)
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(spec, []byte(withTools(string(data), workloadTools)), 0o644); err != nil {
+		return err
+	}
+	tool := filepath.Join(dir, "tools", "echo")
+	if err := os.MkdirAll(tool, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tool, "echo.wasm"), echoWasm, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(tool, "tool.yaml"), echoManifest, 0o644)
+}
+
+// withTools drops the spec's "  tools:" block (the key and the lines
+// indented under it) and appends tools in its place at the end of the
+// file; spec keys are order-free.
+func withTools(yaml, tools string) string {
+	var out []string
+	skipping := false
+	for _, l := range strings.Split(strings.TrimRight(yaml, "\n"), "\n") {
+		switch {
+		case l == "  tools:":
+			skipping = true
+			continue
+		case skipping && (strings.HasPrefix(l, "    ") || strings.TrimSpace(l) == ""):
+			continue
+		}
+		skipping = false
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n") + "\n" + tools
+}
