@@ -12,11 +12,15 @@ import (
 func runAgent(g *globals, args []string) error {
 	fs := g.flags("agent")
 	long := fs.BoolP("long", "l", false, "list: also read each agent's model and description")
+	withSessions := fs.Bool("with-sessions", false, "export: include the agent's sessions")
+	out := fs.StringP("output", "o", "", "export: write to this file instead of standard output")
+	server := fs.StringP("server", "s", "", "export: the daemon's URL (default: the running one, if any)")
+	force := fs.Bool("force", false, "import: replace an agent of the same name")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usagef("say what to do: list, validate or create")
+		return usagef("say what to do: list, validate, create, export or import")
 	}
 	cfg, err := g.cfg()
 	if err != nil {
@@ -38,6 +42,16 @@ func runAgent(g *globals, args []string) error {
 		}
 		fmt.Fprintf(g.stdout, "created %s: edit its agent.yaml and SOUL.md, then: agnx-lite chat -a %s\n", dir, rest[0])
 		return nil
+	case "export":
+		if len(rest) != 1 {
+			return usagef("export needs one agent name")
+		}
+		return exportAgent(g, cfg, rest[0], exportFlags{out: *out, server: *server, sessions: *withSessions})
+	case "import":
+		if len(rest) != 1 {
+			return usagef("import needs one archive file (- for standard input)")
+		}
+		return importAgent(g, cfg, rest[0], *force)
 	}
 	return usagef("unknown subcommand %q", sub)
 }

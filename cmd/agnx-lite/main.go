@@ -35,7 +35,7 @@ func commands() map[string]command {
 		"serve":   {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one", runServe},
 		"attach":  {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
 		"session": {"session list | show ID | delete ID | export ID", "inspect and manage sessions", runSession},
-		"agent":   {"agent list | validate [NAME] | create NAME", "inspect and manage agents", runAgent},
+		"agent":   {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents", runAgent},
 		"doctor":  {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
 		"tool":    {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
 		"version": {"version", "print the version", runVersion},

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// maxEventLine bounds one line of an imported events.jsonl.
+const maxEventLine = 8 << 20
+
+// importAgent unpacks an archive made by "agent export" into the agents
+// folder, then imports its sessions when no daemon holds the database.
+func importAgent(g *globals, cfg *lite.Config, file string, force bool) error {
+	r := g.stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	res, err := agents.Import(bufio.NewReader(r), cfg.AgentsDir, agents.ImportOptions{Force: force})
+	if err != nil {
+		return err
+	}
+	defer res.Close()
+	verb := "imported"
+	if res.Replaced {
+		verb = "replaced"
+	}
+	fmt.Fprintf(g.stdout, "%s agent %s in %s\n", verb, res.Name, res.Dir)
+	if len(res.Sessions) == 0 {
+		return nil
+	}
+	if url := findDaemon(cfg, ""); url != "" {
+		fmt.Fprintf(g.stderr, "agnx-lite: the archive's %d sessions were not imported: sessions are imported only while the daemon is stopped (agnx-lite serve stop, then import again with --force)\n",
+			len(res.Sessions))
+		return nil
+	}
+	return importSessions(g, cfg, res.Sessions)
+}
+
+// importSessions stores each session stream as a new session.
+func importSessions(g *globals, cfg *lite.Config, files []string) error {
+	app, err := lite.Open(cfg, &lite.Options{Logger: g.logger()})
+	if err != nil {
+		return fmt.Errorf("the agent was imported but not its sessions: %w", err)
+	}
+	defer app.Close()
+	ctx := context.Background()
+	var p fastjson.Parser
+	failed := 0
+	for _, f := range files {
+		old := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		evs, err := readEventsFile(&p, f)
+		var info runtime.SessionInfo
+		if err == nil {
+			info, err = app.Loop.ImportSession(ctx, evs)
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(g.stderr, "agnx-lite: session %s was not imported: %s\n", old, err)
+			continue
+		}
+		fmt.Fprintf(g.stdout, "imported session %s as %s (%d turns)\n", old, info.ID, info.Turns)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d sessions could not be imported", failed, len(files))
+	}
+	return nil
+}
+
+// readEventsFile decodes an events.jsonl file, refusing lines over
+// maxEventLine.
+func readEventsFile(p *fastjson.Parser, name string) ([]runtime.Event, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readEvents(p, f)
+}
+
+func readEvents(p *fastjson.Parser, r io.Reader) ([]runtime.Event, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
+	var out []runtime.Event
+	line := 0
+	for sc.Scan() {
+		line++
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		e, err := runtime.DecodeEvent(p, sc.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		out = append(out, e)
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return nil, fmt.Errorf("line %d is longer than %d MiB: the stream is not an events.jsonl export", line+1, maxEventLine>>20)
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,104 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// ImportSession stores a session exported elsewhere (agnx-lite's or Agnx's
+// events.jsonl, decoded with DecodeEvent) as a new session with a new id.
+// Its events keep their order, times and contents and are numbered again
+// from 1; the stream must start with session_start and hold no other.
+// A turn that was running when the session was exported is closed with
+// turn_end interrupted, so the imported session is idle: nothing runs until
+// its next message. The session is written in one transaction (events,
+// meta and a checkpoint) and is not kept resident. It returns once that is
+// committed.
+func (l *Loop) ImportSession(ctx context.Context, events []Event) (SessionInfo, error) {
+	if err := checkImport(events); err != nil {
+		return SessionInfo{}, err
+	}
+	reply := make(chan result[SessionInfo], 1)
+	return call(ctx, l, &importReq{events: events, reply: reply}, reply)
+}
+
+// checkImport refuses a stream that is not one whole session's log.
+func checkImport(events []Event) error {
+	if len(events) == 0 {
+		return errors.New("import session: the stream holds no events")
+	}
+	if events[0].Type != EvSessionStart {
+		return fmt.Errorf("import session: the stream starts with %q, not session_start: export the whole session again", events[0].Type)
+	}
+	if events[0].Agent == "" {
+		return errors.New("import session: its session_start names no agent: export the whole session again")
+	}
+	for i := 1; i < len(events); i++ {
+		switch e := &events[i]; {
+		case e.Type == EvSessionStart:
+			return fmt.Errorf("import session: event %d is a second session_start: a stream holds one session", i+1)
+		case !e.Durable():
+			return fmt.Errorf("import session: event %d is a %q event, which is never stored: export the session again", i+1, e.Type)
+		}
+	}
+	return nil
+}
+
+type importReq struct {
+	events []Event
+	reply  chan result[SessionInfo]
+}
+
+// handle folds the events into a new state, exactly as record would, and
+// queues one op that writes the whole session. It does not go through
+// record: record stamps the current time, publishes to subscribers and
+// queues turns, none of which an imported history should do.
+func (r *importReq) handle(l *Loop) {
+	id := newID()
+	st := &state{ID: id}
+	budget := l.budgetFor(r.events[0].Agent)
+	data := make([][]byte, 0, len(r.events)+1)
+	add := func(e Event) {
+		e.Seq = st.LastSeq + 1
+		if e.Time.IsZero() {
+			e.Time = st.Updated
+			if e.Time.IsZero() {
+				e.Time = l.now()
+			}
+		}
+		st.apply(&e, budget)
+		data = append(data, e.AppendJSON(nil))
+	}
+	for _, e := range r.events {
+		add(e)
+	}
+	// A turn_end folds pending messages into the next turn, so a second one
+	// may be needed; two always suffice.
+	for i := 0; i < 2 && st.TurnActive; i++ {
+		add(Event{Type: EvTurnEnd, Reason: TurnInterrupted, Time: st.Updated})
+	}
+	info := st.info()
+	meta := info.appendJSON(nil)
+	cp := st.encodeCheckpoint(nil)
+	last := st.LastSeq
+	l.ops = append(l.ops, func(tx *storage.Tx) error {
+		if err := tx.CreateSession(id, meta); err != nil {
+			return err
+		}
+		for i, d := range data {
+			if err := tx.AppendEvent(id, uint64(i+1), d); err != nil {
+				return err
+			}
+		}
+		return tx.PutCheckpoint(id, last, cp)
+	})
+	l.afterCommit(func(err error) {
+		if err != nil {
+			err = fmt.Errorf("import session: %w", err)
+		}
+		r.reply <- result[SessionInfo]{v: info, err: err}
+	})
+}
