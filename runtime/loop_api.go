@@ -377,3 +377,16 @@ func ReadKV(st *storage.Store, key string) ([]byte, error) {
 	})
 	return v, err
 }
+
+// Ping returns once the loop has handled a request: a liveness probe that
+// goes through the inbox, so a stuck loop does not answer (the systemd
+// watchdog uses it).
+func (l *Loop) Ping(ctx context.Context) error {
+	reply := make(chan result[struct{}], 1)
+	_, err := call(ctx, l, &pingReq{reply: reply}, reply)
+	return err
+}
+
+type pingReq struct{ reply chan result[struct{}] }
+
+func (r *pingReq) handle(*Loop) { r.reply <- result[struct{}]{} }
