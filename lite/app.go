@@ -3,8 +3,10 @@ package lite
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -19,10 +21,22 @@ type App struct {
 	Agents *agentCache
 	log    *slog.Logger
 
-	cancel context.CancelFunc
-	done   chan error
-	guard  *memGuard
-	router *agents.Router
+	cancel  context.CancelFunc
+	done    chan error
+	guard   *memGuard
+	router  *agents.Router
+	metrics *metrics
+}
+
+// WriteMetrics writes the daemon's metrics in the Prometheus text format.
+func (a *App) WriteMetrics(w io.Writer) { a.metrics.write(w, a) }
+
+// SetLastPoll tells the metrics where the Telegram gateway's last
+// successful poll time comes from.
+func (a *App) SetLastPoll(f func() time.Time) {
+	a.metrics.mu.Lock()
+	defer a.metrics.mu.Unlock()
+	a.metrics.lastPoll = f
 }
 
 // Options tune Open; nil means defaults.
@@ -49,7 +63,9 @@ func Open(cfg *Config, o *Options) (*App, error) {
 		return nil, err
 	}
 	cache := newAgentCache(cfg, log)
+	m := newMetrics()
 	loop := runtime.New(runtime.Options{
+		Observer:        m,
 		Store:           st,
 		Agents:          cache,
 		MaxTurns:        cfg.Runtime.MaxConcurrentTurns,
@@ -61,7 +77,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
-		router: newRouter(cfg)}
+		router: newRouter(cfg), metrics: m}
 	go func() { a.done <- loop.Run(ctx) }()
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)

@@ -101,7 +101,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		APIToken: cfg.Server.APIToken.Value(), AdminToken: cfg.Server.AdminToken.Value(),
 		KeepAlive:      seconds(cfg.Server.KeepAliveIntervalSeconds, -1),
 		RequestTimeout: seconds(cfg.Server.RequestTimeoutSeconds, 0),
-		Shutdown:       stop, BaseURL: base, Logger: log,
+		Shutdown:       stop, BaseURL: base, Logger: log, Metrics: app.WriteMetrics,
 	})
 	srv := &http.Server{
 		Handler:           api,

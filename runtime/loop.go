@@ -68,6 +68,8 @@ type Options struct {
 	// on; it is rebuilt from its checkpoint on its next message. Default
 	// 10 minutes.
 	IdleAfter time.Duration
+	// Observer, when set, is told of turns, tool calls and model calls.
+	Observer Observer
 	// Notify, when set, is told of the calls an agent's policy asks to be
 	// notified of. It is called on the loop goroutine and must not block.
 	Notify func(Notification)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 )
@@ -129,6 +130,7 @@ func unknownTool(name string, a *LoadedAgent) string {
 // never takes the turn, or the daemon, down.
 func (l *Loop) runTool(ctx context.Context, j toolJob, tool Tool, limits agents.Context) {
 	defer l.wg.Done()
+	start := time.Now()
 	res := func() (res Result) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -142,6 +144,9 @@ func (l *Loop) runTool(ctx context.Context, j toolJob, tool Tool, limits agents.
 		}
 		return r
 	}()
+	if o := l.opts.Observer; o != nil {
+		o.ToolCalled(j.t.agent.Spec.Name, j.call.Name, toolKind(tool), !res.IsError, time.Since(start))
+	}
 	res.Content = truncate(res.Content, limits)
 	_ = l.post(context.Background(), &toolDone{job: j, res: res})
 }

@@ -24,6 +24,7 @@ type turn struct {
 	// turn keeps it, since the user saw it.
 	partial strings.Builder
 	usage   Usage
+	started time.Time
 	// pause asks the turn to stop at its next safe point: after the
 	// current model or tool call, before the next one starts.
 	pause bool
@@ -66,7 +67,7 @@ func (l *Loop) startTurn(s *session) {
 		p.Pin(ag.Spec.Name)
 	}
 	ctx, cancel := context.WithCancel(l.runCtx)
-	s.turn = &turn{id: l.turnSeq, ctx: ctx, cancel: cancel, agent: ag}
+	s.turn = &turn{id: l.turnSeq, ctx: ctx, cancel: cancel, agent: ag, started: l.now()}
 	if len(s.st.OpenCalls) > 0 {
 		// A resumed turn stopped while tools ran: run what is unanswered.
 		l.startTools(s, s.st.OpenCalls)
@@ -80,6 +81,9 @@ func (l *Loop) startTurn(s *session) {
 func (l *Loop) endTurn(s *session, reason string) {
 	var usage Usage
 	if t := s.turn; t != nil {
+		if o := l.opts.Observer; o != nil {
+			o.TurnEnded(s.st.Agent, reason, l.now().Sub(t.started), t.usage)
+		}
 		l.unpin(t)
 		t.cancel()
 		for _, tm := range t.timers {
@@ -157,11 +161,15 @@ func (w *streamWorker) run(ctx context.Context) {
 	filter := textcall.NewFilter(func(text string) {
 		_ = w.l.post(ctx, &deltaReq{sid: w.sid, turn: w.turn, text: text})
 	})
+	start := time.Now()
 	resp, err := w.agent.Provider.Stream(callCtx, w.req, func(d Delta) {
 		if d.Text != "" {
 			filter.Write(d.Text)
 		}
 	})
+	if o := w.l.opts.Observer; o != nil && ctx.Err() == nil {
+		o.ModelCalled(w.agent.Spec.Name, providerName(w.agent.Provider), time.Since(start), err)
+	}
 	switch {
 	case err != nil:
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {

@@ -117,3 +117,6 @@ func exitCode(err error) uint32 {
 	}
 	return 0
 }
+
+// Kind is "wasm", for metrics.
+func (t *Tool) Kind() string { return "wasm" }

@@ -118,3 +118,13 @@ func (s *Server) shutdown(w http.ResponseWriter, r *http.Request) {
 func (s *Server) reloadAgents(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"agents": s.o.Agents.Reload()})
 }
+
+// metrics serves the Prometheus text exposition.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	if s.o.Metrics == nil {
+		writeProblem(w, r, http.StatusNotFound, codeNotFound, "metrics are not enabled on this server")
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	s.o.Metrics(w)
+}

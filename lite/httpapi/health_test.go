@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -111,3 +112,15 @@ func TestUnknownRoute(t *testing.T) {
 type noAgents struct{}
 
 func (noAgents) LoadAgent(string) (*runtime.LoadedAgent, error) { return nil, runtime.ErrAgentNotFound }
+
+func TestMetricsRoute(t *testing.T) {
+	e := newAPIEnv(t, llmtest.Echo(), func(o *httpapi.Options) {
+		o.Metrics = func(w io.Writer) { io.WriteString(w, "agnx_goroutines 7\n") }
+	})
+	resp := e.do("GET", "/metrics", "")
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "text/plain; version=0.0.4; charset=utf-8", resp.Header.Get("Content-Type"))
+	body, _ := io.ReadAll(resp.Body)
+	assert.Equal(t, "agnx_goroutines 7\n", string(body))
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"crypto/subtle"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -54,6 +55,8 @@ type Options struct {
 	MaxBody int64
 	// Shutdown is called by POST /api/admin/v1/shutdown.
 	Shutdown func()
+	// Metrics writes GET /metrics (Prometheus text); nil: 404.
+	Metrics func(io.Writer)
 	// BaseURL is the server's address as clients reach it, for the agent
 	// card ("http://127.0.0.1:8080").
 	BaseURL string
@@ -112,6 +115,7 @@ func (s *Server) routes() []route {
 		{"GET /readyz", public, s.readyz},
 		{"GET /version", public, s.version},
 		{"GET /.well-known/agent-card.json", public, s.agentCard},
+		{"GET /metrics", api, s.metrics},
 		{"GET /api/v1/agents", api, s.listAgents},
 		{"GET /api/v1/agents/{name}", api, s.getAgent},
 		{"GET /api/v1/sessions", api, s.listSessions},

@@ -52,3 +52,6 @@ func (t *CLI) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	}
 	return execResult(res, timeout), nil
 }
+
+// Kind is "cli", for metrics.
+func (t *CLI) Kind() string { return "cli" }

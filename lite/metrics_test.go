@@ -1,0 +1,65 @@
+package lite
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
+)
+
+func TestMetrics(t *testing.T) {
+	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	cfg := crashConfig(t.TempDir())
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	app, err := Open(cfg, nil)
+	require.NoError(t, err)
+	defer app.Close()
+	ctx := context.Background()
+	info, err := app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant"})
+	require.NoError(t, err)
+	sub, err := app.Loop.Subscribe(ctx, info.ID)
+	require.NoError(t, err)
+	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "use list_dir {}"})
+	require.NoError(t, err)
+	for e := range sub.C() {
+		if e.Type == runtime.EvTurnEnd {
+			break
+		}
+	}
+
+	var b bytes.Buffer
+	app.WriteMetrics(&b)
+	out := b.String()
+	for _, want := range []string{
+		`agnx_turns_total{agent="assistant",outcome="completed"} 1`,
+		`agnx_tool_calls_total{kind="builtin",tool="list_dir",outcome="ok"} 1`,
+		`agnx_model_calls_total{provider="ollama",outcome="ok"} 2`,
+		`agnx_model_call_seconds_count{provider="ollama"} 2`,
+		`agnx_model_call_seconds_bucket{provider="ollama",le="+Inf"} 2`,
+		`agnx_sessions_resident 1`,
+		`agnx_agents_loaded 1`,
+		`agnx_loop_queue_depth 0`,
+		"# TYPE agnx_turns_total counter",
+		"# TYPE agnx_model_call_seconds histogram",
+	} {
+		assert.Contains(t, out, want+"\n")
+	}
+	assert.Regexp(t, `agnx_tokens_total\{agent="assistant",kind="prompt"\} [1-9]`, out)
+	assert.Regexp(t, `agnx_resident_memory_bytes [1-9]`, out)
+	assert.Regexp(t, `agnx_goroutines [1-9]`, out)
+	line := regexp.MustCompile(`^[a-z_]+(\{([a-z_]+="[^"]*",?)+\})? [-+0-9.eInf]+$`)
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			assert.Regexp(t, line, l)
+		}
+	}
+}
