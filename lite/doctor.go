@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
 	"github.com/agnx-lite/agnx-lite/storage"
+	"github.com/agnx-lite/agnx-lite/wasmtools"
 )
 
 // Check is one line of `doctor`: what was checked, how it went, and the
@@ -36,7 +38,8 @@ func Doctor(ctx context.Context, cfg *Config) []Check {
 	list, agentChecks := agentsCheck(cfg)
 	out = append(out, agentChecks...)
 	out = append(out, providerChecks(ctx, list)...)
-	return append(out, sandboxCheck(ctx, cfg))
+	out = append(out, sandboxCheck(ctx, cfg), wasmCheck(cfg))
+	return append(out, hostChecks(ctx, cfg)...)
 }
 
 func configCheck(cfg *Config) Check {
@@ -176,4 +179,12 @@ func sandboxCheck(ctx context.Context, cfg *Config) Check {
 			Fix: "shell and CLI tools refuse to run until it works"}
 	}
 	return ok("sandbox", fmt.Sprintf("bwrap mode, %s, user/pid/net namespaces work", st.Version))
+}
+
+func wasmCheck(cfg *Config) Check {
+	mode := cfg.Wasm.Mode
+	if mode == "" || mode == wasmtools.ModeAuto {
+		mode = "auto: " + wasmtools.AutoMode()
+	}
+	return ok("wasm", "WASM tools run with wazero, "+mode+" on "+goruntime.GOARCH)
 }

@@ -34,6 +34,11 @@ func TestDoctor(t *testing.T) {
 	assert.Equal(t, "ok", got["agents"].Status)
 	assert.Equal(t, "ok", got["ollama "+fake.BaseURL()].Status, got["ollama "+fake.BaseURL()].Detail)
 	assert.Contains(t, []string{"ok", "fail"}, got["sandbox"].Status)
+	for _, name := range []string{"wasm", "daemon", "memory", "temperature", "service"} {
+		assert.Contains(t, []string{"ok", "warn"}, got[name].Status, name)
+		assert.NotEmpty(t, got[name].Detail, name)
+	}
+	assert.Contains(t, got["daemon"].Detail, "not running")
 
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)

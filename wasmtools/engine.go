@@ -157,3 +157,12 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// AutoMode is the mode "auto" picks on this machine: compiler where wazero
+// has one for the CPU, interpreter elsewhere.
+func AutoMode() string {
+	if compilerSupported() {
+		return ModeCompiler
+	}
+	return ModeInterpreter
+}

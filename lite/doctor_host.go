@@ -1,0 +1,100 @@
+package lite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/mem"
+	"github.com/shirou/gopsutil/v4/process"
+)
+
+// hostChecks are the machine's side of doctor: the daemon, memory, the
+// board's temperature and the systemd unit.
+func hostChecks(ctx context.Context, cfg *Config) []Check {
+	return []Check{daemonCheck(cfg), memoryCheck(cfg), temperatureCheck(), serviceCheck(ctx)}
+}
+
+func daemonCheck(cfg *Config) Check {
+	d := ReadDaemon(cfg)
+	if d == nil {
+		return ok("daemon", "not running (start it with agnx-lite serve, or install it: agnx-lite service install)")
+	}
+	detail := fmt.Sprintf("running, pid %d, %s, up %s", d.PID, d.URL, time.Since(d.Started).Round(time.Second))
+	if p, err := process.NewProcess(int32(d.PID)); err == nil {
+		if mi, err := p.MemoryInfo(); err == nil {
+			detail += fmt.Sprintf(", RSS %.1f MiB", float64(mi.RSS)/(1<<20))
+		}
+	}
+	return ok("daemon", detail)
+}
+
+func memoryCheck(cfg *Config) Check {
+	vm, err := mem.VirtualMemory()
+	if err != nil {
+		return Check{Name: "memory", Status: "warn", Detail: "cannot read the machine's memory: " + err.Error()}
+	}
+	detail := fmt.Sprintf("%.0f MiB available of %.0f MiB; agnx-lite's budget runtime.memory_limit_mb = %d",
+		float64(vm.Available)/(1<<20), float64(vm.Total)/(1<<20), cfg.Runtime.MemoryLimitMB)
+	if vm.Available < 64<<20 {
+		return Check{Name: "memory", Status: "warn", Detail: detail,
+			Fix: "free memory: stop other services, use a smaller model, or add swap (zram)"}
+	}
+	return ok("memory", detail)
+}
+
+// temperatureCheck reads the hottest thermal zone (Raspberry Pis have
+// one); boards without a sensor just say so.
+func temperatureCheck() Check {
+	zones, _ := filepath.Glob("/sys/class/thermal/thermal_zone*/temp")
+	hottest := -1.0
+	for _, z := range zones {
+		data, err := os.ReadFile(z)
+		if err != nil {
+			continue
+		}
+		milli, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err == nil && float64(milli)/1000 > hottest {
+			hottest = float64(milli) / 1000
+		}
+	}
+	switch {
+	case hottest < 0:
+		return ok("temperature", "no sensor on this machine")
+	case hottest >= 80:
+		return Check{Name: "temperature", Status: "warn", Detail: fmt.Sprintf("%.1f °C: the CPU throttles around 80-85 °C", hottest),
+			Fix: "add a heatsink or fan, or give the board more air"}
+	}
+	return ok("temperature", fmt.Sprintf("%.1f °C", hottest))
+}
+
+// serviceCheck asks systemd about the unit, system-wide then per user.
+func serviceCheck(ctx context.Context) Check {
+	if _, err := exec.LookPath("systemctl"); err != nil {
+		return ok("service", "systemd not found: agnx-lite runs when you start it")
+	}
+	for _, scope := range [][]string{nil, {"--user"}} {
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		args := append(append([]string{}, scope...), "is-active", "agnx-lite.service")
+		out, _ := exec.CommandContext(ctx, "systemctl", args...).Output()
+		cancel()
+		state := strings.TrimSpace(string(out))
+		where := "system"
+		if scope != nil {
+			where = "user"
+		}
+		switch state {
+		case "active":
+			return ok("service", "agnx-lite.service is active ("+where+")")
+		case "failed", "activating", "deactivating":
+			return Check{Name: "service", Status: "warn", Detail: "agnx-lite.service is " + state + " (" + where + ")",
+				Fix: "see why: journalctl -u agnx-lite -n 50"}
+		}
+	}
+	return ok("service", "not installed as a systemd service (agnx-lite service install does it)")
+}
