@@ -93,6 +93,14 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	if n := cfg.Server.MaxConnections; n > 0 {
 		ln = limitListener(ln, n)
 	}
+	// Gateways live until the turns they started are over, so they are
+	// not tied to ctx, which ends when shutdown begins.
+	stopGateways, err := startGateways(app, log)
+	if err != nil {
+		ln.Close()
+		app.Close()
+		return err
+	}
 	base := "http://" + ln.Addr().String()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -130,10 +138,16 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	if drain <= 0 {
 		drain = drainTimeout
 	}
-	return shutdown(app, api, srv, log, drain)
+	return shutdown(app, api, srv, log, drain, stopGateways)
 }
 
-func shutdown(app *App, api *httpapi.Server, srv *http.Server, log *slog.Logger, drain time.Duration) error {
+// startGateways starts the plugin gateways (and the Telegram gateway when
+// it is enabled); the returned func stops them all.
+func startGateways(app *App, log *slog.Logger) (func(), error) {
+	return StartPlugins(context.Background(), app, log)
+}
+
+func shutdown(app *App, api *httpapi.Server, srv *http.Server, log *slog.Logger, drain time.Duration, stopGateways func()) error {
 	closing := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), drain+closeTimeout)
@@ -146,6 +160,7 @@ func shutdown(app *App, api *httpapi.Server, srv *http.Server, log *slog.Logger,
 	}
 	cancel()
 	api.Close() // ends event streams once the turns they follow are over
+	stopGateways()
 	if err := <-closing; err != nil {
 		log.Warn("http server did not close cleanly", "err", err)
 	}

@@ -1,0 +1,160 @@
+package plugin_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// The test plugins are this test binary run again with helperEnv naming a
+// behaviour (TestMain dispatches before any test runs). They speak the
+// protocol on stdin/stdout, append every send_message content to
+// $AGNX_HELPER_OUT, and exit 0 after $AGNX_HELPER_EXIT_AFTER of them.
+const helperEnv = "AGNX_PLUGIN_HELPER"
+
+var helperOut = json.NewEncoder(os.Stdout)
+
+func emit(v any) { _ = helperOut.Encode(v) }
+
+func ready(version string, caps ...string) {
+	emit(map[string]any{"type": "ready", "gateway": "helper", "version": version, "capabilities": append([]string{}, caps...)})
+}
+
+func text(chat, body string) map[string]any {
+	return map[string]any{"type": "message_received", "message_id": "m-" + chat, "chat_id": chat,
+		"sender": map[string]any{"id": "u1"}, "content": map[string]any{"type": "text", "text": body},
+		"routing": map[string]any{"channel": "helper", "chat_type": "private", "chat_id": chat, "sender_id": "u1"}}
+}
+
+func runHelper(kind string) int {
+	switch kind {
+	case "crash":
+		ready("v1alpha1")
+		fmt.Fprintln(os.Stderr, "helper: crashing on purpose")
+		return 3
+	case "silent":
+		return serveHelper(false) // never says ready
+	case "nopong":
+		ready("v1alpha1")
+		select {} // reads nothing, answers nothing
+	case "deaf": // typing: two commands per message, enough to fill the queue
+		ready("v1alpha1", "typing")
+		big := strings.Repeat("z", 100<<10)
+		for i := range 40 {
+			emit(text(fmt.Sprintf("deaf-%d", i), big))
+		}
+		select {} // never reads its stdin
+	case "v2":
+		ready("v2")
+		return serveHelper(true)
+	case "garbage":
+		ready("v1alpha1")
+		writeGarbage()
+		return serveHelper(true)
+	case "refused":
+		ready("v1alpha1")
+		group := text("g1", "hello all")
+		group["routing"].(map[string]any)["chat_type"] = "group"
+		emit(group)
+		emit(text("c1", "let me in"))
+		emit(text("c1", "please")) // refused again, silently: once a minute
+		ok := text("g2", "hi bot")
+		ok["routing"].(map[string]any)["chat_type"] = "group"
+		ok["mentions_bot"] = true
+		emit(ok)
+		return serveHelper(true)
+	case "approver":
+		ready("v1alpha1")
+		emit(text("c1", "use list_dir {}"))
+		return serveHelper(true)
+	}
+	ready("v1alpha1") // "polite", "chat"
+	if msg := os.Getenv("AGNX_HELPER_SAY"); msg != "" {
+		emit(text("c1", msg))
+	}
+	return serveHelper(true)
+}
+
+func writeGarbage() {
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintln(w, `this is not json`)
+	fmt.Fprintln(w, `{"type":"message_received","chat_id":`) // cut short
+	fmt.Fprintln(w, `{"type":"message_received","content":{"type":"text","text":"no chat"}}`)
+	fmt.Fprintln(w, `{"type":"whatever_comes_next","x":1}`)
+	fmt.Fprintln(w, `[]`)
+	fmt.Fprintf(w, `{"type":"message_received","pad":"%s"}`+"\n", strings.Repeat("a", 2<<20)) // over MaxLine
+	fmt.Fprintln(w, "\x00\xff\xfe binary")
+	w.Flush()
+	media := text("c1", "")
+	media["content"] = map[string]any{"type": "media", "media_type": "image", "url": "https://example.org/x.png"}
+	emit(media)
+	emit(text("c1", "hi"))
+}
+
+// serveHelper answers commands; it returns the exit status.
+func serveHelper(pong bool) int {
+	exitAfter := 0
+	fmt.Sscan(os.Getenv("AGNX_HELPER_EXIT_AFTER"), &exitAfter)
+	out := os.Getenv("AGNX_HELPER_OUT")
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 4<<20)
+	got := 0
+	for sc.Scan() {
+		var c struct {
+			Type      string `json:"type"`
+			RequestID string `json:"request_id"`
+			Content   string `json:"content"`
+		}
+		if json.Unmarshal(sc.Bytes(), &c) != nil {
+			continue
+		}
+		switch c.Type {
+		case "ping":
+			if pong {
+				emit(map[string]any{"type": "pong", "request_id": c.RequestID, "uptime_seconds": 1, "connected": true})
+			}
+		case "shutdown":
+			appendLine(out, "<shutdown>")
+			return 0
+		case "send_message":
+			appendLine(out, c.Content)
+			emit(map[string]any{"type": "command_ok", "request_id": c.RequestID})
+			if i := strings.Index(c.Content, "/approve "); i >= 0 {
+				id := strings.Fields(c.Content[i:])[1]
+				emit(text("c1", "/approve "+id+" once"))
+			}
+			if got++; exitAfter > 0 && got >= exitAfter {
+				return 0
+			}
+		}
+	}
+	return 0
+}
+
+func appendLine(path, s string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	line, _ := json.Marshal(s)
+	fmt.Fprintf(f, "%s\n", line)
+}
+
+// readLines reads what a helper recorded.
+func readLines(path string) []string {
+	data, _ := os.ReadFile(path)
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var s string
+		if json.Unmarshal([]byte(l), &s) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}

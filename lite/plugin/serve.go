@@ -1,0 +1,151 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"syscall"
+	"time"
+)
+
+var (
+	errNotReady = errors.New("the plugin did not say ready in time")
+	errNoPong   = errors.New("the plugin did not answer a ping in time")
+)
+
+// health tracks one run's handshake and pings. Timers are one-shot and
+// re-armed, so that a stopped one never fires late (Go ≥ 1.23).
+type health struct {
+	ready   *time.Timer
+	ping    *time.Ticker // nil until ready
+	pong    *time.Timer
+	waiting bool // a ping awaits its pong
+}
+
+func newHealth(t Timing) *health {
+	h := &health{ready: time.NewTimer(t.ReadyTimeout), pong: time.NewTimer(t.PongTimeout)}
+	h.pong.Stop()
+	return h
+}
+
+func (h *health) pingC() <-chan time.Time {
+	if h.ping == nil {
+		return nil
+	}
+	return h.ping.C
+}
+
+func (h *health) stop() {
+	h.ready.Stop()
+	h.pong.Stop()
+	if h.ping != nil {
+		h.ping.Stop()
+	}
+}
+
+// serve runs one process until it exits or ctx ends: its events, its
+// health, and the session watchers' news. After the exit, what the
+// plugin wrote last is still read, until its stdout closes (or a second
+// passes: a child of the plugin may hold it open).
+func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
+	var out outcome
+	h := newHealth(g.t)
+	defer h.stop()
+	typing := time.NewTicker(g.t.TypingInterval)
+	defer typing.Stop()
+	events, exited := p.events, p.exited
+	var linger <-chan time.Time
+	for events != nil || exited != nil {
+		select {
+		case <-ctx.Done():
+			p.terminate(g.t.StopGrace)
+			p.close()
+			return outcome{err: ctx.Err()}
+		case <-exited:
+			exited, linger = nil, time.After(time.Second)
+		case <-linger:
+			events = nil
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			g.handle(ctx, p, ev, h, &out)
+		case <-h.ready.C:
+			g.kill(p, &out, errNotReady, "plugin gateway did not say ready in time; killing it", g.t.ReadyTimeout)
+		case <-h.pingC():
+			if !h.waiting {
+				h.waiting = true
+				h.pong.Reset(g.t.PongTimeout)
+				g.b.command(Ping{RequestID: g.b.nextID()})
+			}
+		case <-h.pong.C:
+			g.kill(p, &out, errNoPong, "plugin gateway did not answer a ping; killing it", g.t.PongTimeout)
+		case w := <-g.b.events:
+			g.b.onWatch(ctx, w)
+		case <-typing.C:
+			g.b.typing()
+		}
+	}
+	p.close()
+	if p.err != nil {
+		out.failed = true
+	}
+	if out.err == nil {
+		out.err = p.err
+	}
+	return out
+}
+
+// kill ends a plugin that failed a health check.
+func (g *Gateway) kill(p *proc, out *outcome, why error, msg string, timeout time.Duration) {
+	g.log.Warn(msg, "plugin", g.o.Name, "timeout", timeout.String())
+	out.failed, out.err = true, why
+	p.signal(syscall.SIGKILL)
+}
+
+func (g *Gateway) handle(ctx context.Context, p *proc, ev Event, h *health, out *outcome) {
+	switch e := ev.(type) {
+	case Ready:
+		g.onReady(p, e, h, out)
+	case MessageReceived:
+		g.b.onMessage(ctx, e)
+	case CallbackQuery:
+		g.b.onCallback(ctx, e)
+	case CommandOK:
+		g.b.done(e.RequestID, nil)
+	case CommandError:
+		g.b.done(e.RequestID, &e)
+	case Pong:
+		h.waiting = false
+		h.pong.Stop()
+		if !e.Connected {
+			g.b.limit.log(g.log, slog.LevelDebug, "plugin gateway says it is not connected to its platform", "plugin", g.o.Name)
+		}
+	case Error:
+		g.b.limit.log(g.log, slog.LevelWarn, "plugin gateway reports an error", "plugin", g.o.Name, "code", e.Code, "message", e.Message, "fatal", e.Fatal)
+		if e.Fatal {
+			out.failed, out.err = true, fmt.Errorf("the plugin reported a fatal error: %s: %s", e.Code, e.Message)
+		}
+	case ShuttingDown:
+		g.log.Info("plugin gateway is shutting down", "plugin", g.o.Name, "reason", e.Reason)
+	}
+}
+
+func (g *Gateway) onReady(p *proc, r Ready, h *health, out *outcome) {
+	if err := CheckVersion(r.Version); err != nil {
+		g.log.Error(err.Error()+"; stopping it", "plugin", g.o.Name, "command", g.o.Command)
+		out.permanent, out.err = true, err
+		p.terminate(g.t.StopGrace)
+		return
+	}
+	h.ready.Stop()
+	if h.ping == nil {
+		h.ping = time.NewTicker(g.t.PingInterval)
+	}
+	out.ready = true
+	g.b.caps = capsOf(r.Capabilities)
+	g.log.Info("plugin gateway ready", "plugin", g.o.Name, "gateway", r.Gateway, "version", r.Version, "capabilities", r.Capabilities)
+	g.o.Observe(Status{State: StateReady, PID: p.pid()})
+}
