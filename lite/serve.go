@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+	"github.com/agnx-lite/agnx-lite/lite/systemd"
 )
 
 // Shutdown bounds: running turns get drainTimeout to finish, the HTTP
@@ -128,12 +129,14 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	if o.Ready != nil {
 		o.Ready(base)
 	}
+	notifySystemd(ctx, app, base, log)
 	select {
 	case <-ctx.Done():
 	case err := <-served:
 		log.Error("http server stopped", "err", err)
 	}
 	log.Info("shutting down")
+	_ = systemd.Notify("STOPPING=1\nSTATUS=draining running turns")
 	drain := o.DrainTimeout
 	if drain <= 0 {
 		drain = drainTimeout
@@ -141,10 +144,42 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	return shutdown(app, api, srv, log, drain, stopGateways)
 }
 
-// startGateways starts the plugin gateways (and the Telegram gateway when
-// it is enabled); the returned func stops them all.
+// notifySystemd tells systemd the daemon is ready (Type=notify) and, with
+// WatchdogSec set, pings its watchdog from the event loop: a loop that is
+// stuck stops answering Ping, the pings stop, and systemd restarts it.
+func notifySystemd(ctx context.Context, app *App, base string, log *slog.Logger) {
+	_ = systemd.Notify("READY=1\nSTATUS=serving on " + base)
+	if iv, ok := systemd.WatchdogInterval(); ok {
+		go systemd.RunWatchdog(ctx, iv, func(ctx context.Context) error {
+			err := app.Loop.Ping(ctx)
+			if err != nil {
+				log.Warn("the event loop did not answer the watchdog", "err", err)
+			}
+			return err
+		})
+	}
+}
+
+// startGateways starts the Telegram gateway (when enabled) and the plugin
+// gateways; the returned func stops them all. The Telegram gateway's last
+// successful poll goes to the metrics.
 func startGateways(app *App, log *slog.Logger) (func(), error) {
-	return StartPlugins(context.Background(), app, log)
+	tg, err := StartTelegram(context.Background(), app, log)
+	if err != nil {
+		return nil, err
+	}
+	if tg != nil {
+		app.SetLastPoll(tg.LastPoll)
+	}
+	stopPlugins, err := StartPlugins(context.Background(), app, log)
+	if err != nil {
+		tg.Stop()
+		return nil, err
+	}
+	return func() {
+		tg.Stop()
+		stopPlugins()
+	}, nil
 }
 
 func shutdown(app *App, api *httpapi.Server, srv *http.Server, log *slog.Logger, drain time.Duration, stopGateways func()) error {
@@ -169,13 +204,21 @@ func shutdown(app *App, api *httpapi.Server, srv *http.Server, log *slog.Logger,
 	return err
 }
 
+// ErrBadConfig is matched (errors.Is) by errors a restart cannot fix: the
+// configuration must change first (systemd is told not to retry them).
+var ErrBadConfig = errors.New("bad configuration")
+
+type configError struct{ error }
+
+func (configError) Is(target error) bool { return target == ErrBadConfig }
+
 // checkBind refuses to serve a non-loopback address without an API token.
 func checkBind(cfg *Config) error {
 	host := cfg.Server.Host
 	ip := net.ParseIP(host)
 	loop := host == "localhost" || (ip != nil && ip.IsLoopback())
 	if !loop && cfg.Server.APIToken.Value() == "" {
-		return fmt.Errorf("refusing to serve on %s without a token: set server.api_token (e.g. api_token: ${AGNX_API_TOKEN}) or bind 127.0.0.1", host)
+		return configError{fmt.Errorf("refusing to serve on %s without a token: set server.api_token (e.g. api_token: ${AGNX_API_TOKEN}) or bind 127.0.0.1", host)}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -340,5 +341,41 @@ func TestServe_TooManyConnections(t *testing.T) {
 	assert.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"))
 	for _, c := range held {
 		c.Close()
+	}
+}
+
+// Under systemd (Type=notify, WatchdogSec) the daemon says READY=1 when it
+// serves, pings the watchdog from its event loop, and says STOPPING=1.
+func TestServe_NotifiesSystemd(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "notify.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	require.NoError(t, err)
+	defer conn.Close()
+	t.Setenv("NOTIFY_SOCKET", sock)
+	t.Setenv("WATCHDOG_USEC", "60000") // 60 ms
+	t.Setenv("WATCHDOG_PID", strconv.Itoa(os.Getpid()))
+	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	d := startServe(t, serveConfig(t, t.TempDir()))
+
+	read := func() string {
+		require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+		buf := make([]byte, 512)
+		n, err := conn.Read(buf)
+		require.NoError(t, err)
+		return string(buf[:n])
+	}
+	assert.Contains(t, read(), "READY=1")
+	watchdogs := 0
+	for watchdogs < 3 {
+		if strings.Contains(read(), "WATCHDOG=1") {
+			watchdogs++
+		}
+	}
+	d.shutdown(t)
+	for {
+		if msg := read(); strings.Contains(msg, "STOPPING=1") {
+			break
+		}
 	}
 }

@@ -36,6 +36,7 @@ func commands() map[string]command {
 		"attach":  {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
 		"session": {"session list | show ID | delete ID | export ID", "inspect and manage sessions", runSession},
 		"agent":   {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents", runAgent},
+		"service": {"service install [--user] [--dry-run] | uninstall | status", "run agnx-lite as a systemd service (boot, restart, watchdog)", runService},
 		"doctor":  {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
 		"tool":    {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
 		"version": {"version", "print the version", runVersion},
@@ -52,6 +53,15 @@ type globals struct {
 	stdout  io.Writer
 	stderr  io.Writer
 }
+
+// exitError makes the program exit with code (after printing err).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
 
 // usageError marks an error in how the command was called (exit 2).
 type usageError struct{ msg string }
@@ -87,6 +97,7 @@ func runWith(g *globals, args []string) int {
 	}
 	err := c.run(g, args[1:])
 	var ue *usageError
+	var ee *exitError
 	switch {
 	case err == nil:
 		return 0
@@ -95,6 +106,9 @@ func runWith(g *globals, args []string) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "agnx-lite %s: %s\nusage: agnx-lite %s\n", args[0], ue.msg, c.usage)
 		return 2
+	case errors.As(err, &ee):
+		fmt.Fprintf(stderr, "agnx-lite: %s\n", err)
+		return ee.code
 	default:
 		fmt.Fprintf(stderr, "agnx-lite: %s\n", err)
 		return 1

@@ -204,3 +204,18 @@ func TestCLI_ChatAnswersApprovals(t *testing.T) {
 		})
 	}
 }
+
+// A configuration restarting cannot fix exits 78, which the systemd unit
+// lists in RestartPreventExitStatus (no restart loop on a bad config).
+func TestCLI_ServeBadConfigExits78(t *testing.T) {
+	c := newCLI(t)
+	require.NoError(t, os.WriteFile(c.cfg, []byte("server:\n  prot: 1\n"), 0o600))
+	code, _, errs := c.run("serve")
+	assert.Equal(t, 78, code)
+	assert.Contains(t, errs, `unknown field "prot"`)
+
+	require.NoError(t, os.WriteFile(c.cfg, []byte("server:\n  host: 0.0.0.0\n  port: "+strconv.Itoa(c.port)+"\n"), 0o600))
+	code, _, errs = c.run("serve")
+	assert.Equal(t, 78, code)
+	assert.Contains(t, errs, "without a token")
+}

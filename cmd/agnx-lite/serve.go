@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/systemd"
 )
 
 func runServe(g *globals, args []string) error {
@@ -24,7 +27,7 @@ func runServe(g *globals, args []string) error {
 	}
 	cfg, err := g.cfg()
 	if err != nil {
-		return err
+		return &exitError{code: systemd.ExitConfig, err: err}
 	}
 	if *host != "" {
 		cfg.Server.Host = *host
@@ -40,7 +43,7 @@ func runServe(g *globals, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	return lite.Serve(ctx, cfg, &lite.ServeOptions{
+	err = lite.Serve(ctx, cfg, &lite.ServeOptions{
 		Options: lite.Options{Logger: g.daemonLogger()},
 		Version: version,
 		Ready: func(url string) {
@@ -53,6 +56,12 @@ func runServe(g *globals, args []string) error {
 			}
 		},
 	})
+	var ae *agents.Error
+	if errors.Is(err, lite.ErrBadConfig) || errors.As(err, &ae) {
+		// systemd's RestartPreventExitStatus: restarting cannot fix this.
+		return &exitError{code: systemd.ExitConfig, err: err}
+	}
+	return err
 }
 
 // daemonLogger logs JSON lines to stderr at info (the journal keeps them).

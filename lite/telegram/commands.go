@@ -1,0 +1,158 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// command splits "/name@bot arg" into name and arg. A command addressed to
+// another bot is not a command for this one; one of this gateway's own
+// names is (unknown ones go to the agent as text).
+func (g *Gateway) command(text string) (cmd, arg string, ok bool) {
+	if !strings.HasPrefix(text, "/") {
+		return "", "", false
+	}
+	head, arg, _ := strings.Cut(text, " ")
+	cmd, bot, addressed := strings.Cut(head[1:], "@")
+	if addressed && !strings.EqualFold(bot, g.me.Username) {
+		return "", "", false
+	}
+	switch cmd = strings.ToLower(cmd); cmd {
+	case "start", "help", "new", "reset", "agent", "status", "cancel":
+		return cmd, strings.TrimSpace(arg), true
+	}
+	return "", "", false
+}
+
+// runCommand answers a command. Commands change the chat's state in their
+// own transactions; the offset moves after them.
+func (g *Gateway) runCommand(poll, all context.Context, u Update, m *Message, in agents.Inbound, cmd, arg string) (bool, error) {
+	chat := m.Chat.ID
+	var reply string
+	var err error
+	switch cmd {
+	case "start", "help":
+		reply, err = g.cmdStart(poll, m, in)
+	case "new", "reset":
+		reply, err = g.cmdNew(poll, in)
+	case "agent":
+		reply, err = g.cmdAgent(poll, in, arg)
+	case "status":
+		reply, err = g.cmdStatus(poll, in)
+	case "cancel":
+		reply, err = g.cmdCancel(poll, in)
+	}
+	var ae *AccessError
+	switch {
+	case errors.As(err, &ae):
+		reply = "Sorry, I cannot do that here: " + ae.Why + "."
+	case err != nil && retryable(err):
+		return false, err
+	case err != nil:
+		g.log.Error("telegram: command failed", "command", cmd, "chat_id", chat, "err", err)
+		reply = "Sorry, /" + cmd + " failed: " + err.Error() + "."
+	}
+	g.say(poll, chat, reply)
+	return false, nil
+}
+
+const usage = "Send me a message and I answer; photos and documents are saved for me to read.\n\n" +
+	"/new — a fresh conversation (the old one is kept)\n" +
+	"/agent NAME — talk to another agent\n" +
+	"/status — this conversation's agent, model and size\n" +
+	"/cancel — stop the answer in progress"
+
+func (g *Gateway) cmdStart(ctx context.Context, m *Message, in agents.Inbound) (string, error) {
+	_, agent, err := g.o.Chats.Session(ctx, in)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("Hi %s! You are talking to the agent %s.\n\n%s", m.From.FirstName, agent, usage), nil
+}
+
+func (g *Gateway) cmdNew(ctx context.Context, in agents.Inbound) (string, error) {
+	_, agent, err := g.o.Chats.Current(GatewayName, in.ChatID)
+	if errors.Is(err, ErrNoChat) {
+		_, agent, err = g.o.Chats.Session(ctx, in)
+		if err == nil {
+			return "A fresh conversation with " + agent + " has started.", nil
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := g.o.Agents.Admit(agent, in); err != nil {
+		return "", err
+	}
+	if _, err := g.o.Chats.NewSession(ctx, in, agent); err != nil {
+		return "", err
+	}
+	return "A fresh conversation with " + agent + " has started; the old one is kept.", nil
+}
+
+func (g *Gateway) cmdAgent(ctx context.Context, in agents.Inbound, name string) (string, error) {
+	if name == "" {
+		_, agent, err := g.o.Chats.Session(ctx, in)
+		if err != nil {
+			return "", err
+		}
+		return "You are talking to " + agent + ". Switch with /agent NAME.", nil
+	}
+	if !agents.ValidName(name) {
+		return fmt.Sprintf("%q is not an agent name (letters, digits and hyphens).", name), nil
+	}
+	if _, err := g.o.Agents.Agent(name); err != nil {
+		return "", err
+	}
+	if err := g.o.Agents.Admit(name, in); err != nil {
+		return "", err
+	}
+	if _, err := g.o.Chats.NewSession(ctx, in, name); err != nil {
+		return "", err
+	}
+	return "You are now talking to " + name + ", in a fresh conversation.", nil
+}
+
+func (g *Gateway) cmdStatus(ctx context.Context, in agents.Inbound) (string, error) {
+	sid, agent, err := g.o.Chats.Current(GatewayName, in.ChatID)
+	if errors.Is(err, ErrNoChat) {
+		return "No conversation yet: send a message to start one.", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	info, err := g.o.Loop.Session(ctx, sid)
+	if err != nil {
+		return "", err
+	}
+	model := "unknown"
+	if a, err := g.o.Agents.Agent(agent); err == nil {
+		model = a.Model
+	}
+	u := info.Usage
+	return fmt.Sprintf("Session: %s\nAgent: %s\nModel: %s\nStatus: %s\nTurns: %d\nTokens: %d (%d in, %d out)",
+		sid, agent, model, info.Status, info.Turns, u.Total(), u.PromptTokens, u.CompletionTokens), nil
+}
+
+func (g *Gateway) cmdCancel(ctx context.Context, in agents.Inbound) (string, error) {
+	sid, _, err := g.o.Chats.Current(GatewayName, in.ChatID)
+	if errors.Is(err, ErrNoChat) {
+		return "Nothing is running.", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	ok, err := g.o.Loop.Cancel(ctx, sid)
+	if err != nil && !errors.Is(err, runtime.ErrSessionNotFound) {
+		return "", err
+	}
+	if !ok {
+		return "Nothing is running.", nil
+	}
+	return "Cancelled.", nil
+}

@@ -1,0 +1,141 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// offsetKey is the kv entry holding the next update_id to fetch. It moves
+// in the same transaction as the user_message an update produced.
+const offsetKey = "telegram/offset"
+
+// Backoff bounds after a failed poll.
+const (
+	backoffMin = time.Second
+	backoffMax = time.Minute
+)
+
+// run is the poll goroutine: it recovers the outbox, then polls until
+// poll ends. Watchers it starts live under all.
+func (g *Gateway) run(poll, all context.Context) {
+	g.offset = g.readOffset()
+	g.recover(all)
+	fails := 0
+	for poll.Err() == nil {
+		err := g.pollOnce(poll, all)
+		if err == nil {
+			fails = 0
+			continue
+		}
+		if poll.Err() != nil {
+			return
+		}
+		fails++
+		_ = g.o.Sleep(poll, g.failed(err, fails))
+	}
+}
+
+func (g *Gateway) readOffset() int64 {
+	data, err := g.o.Chats.KV(offsetKey)
+	if err != nil {
+		g.log.Error("cannot read the update offset; starting from Telegram's", "err", err)
+		return 0
+	}
+	n, _ := strconv.ParseInt(string(data), 10, 64)
+	return n
+}
+
+// pollOnce fetches one batch of updates and handles them in order.
+func (g *Gateway) pollOnce(poll, all context.Context) error {
+	if g.me.ID == 0 {
+		ctx, cancel := g.callCtx(poll)
+		me, err := g.api.GetMe(ctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+		g.me = me
+		g.log.Info("telegram bot connected", "bot", "@"+me.Username, "bot_id", me.ID)
+	}
+	// The watchdog: a poll that outlives the server's timeout by the grace
+	// period hangs (a dead connection nobody reset) and is abandoned.
+	ctx, cancel := context.WithTimeout(poll, g.o.PollTimeout+g.o.PollGrace)
+	ups, err := g.api.GetUpdates(ctx, g.offset, g.o.PollTimeout)
+	hung := ctx.Err() == context.DeadlineExceeded && poll.Err() == nil
+	cancel()
+	if hung {
+		return errPollHung
+	}
+	if err != nil {
+		return err
+	}
+	g.lastPoll.Store(time.Now().UnixNano())
+	for _, u := range ups {
+		if u.UpdateID < g.offset {
+			continue // confirmed already
+		}
+		if err := g.handle(poll, all, u); err != nil {
+			return err // not handled: fetched again after the backoff
+		}
+	}
+	return nil
+}
+
+var errPollHung = errors.New("telegram: getUpdates did not answer in time")
+
+// failed logs a poll failure (each kind at most once a minute) and
+// returns how long to wait before the next poll.
+func (g *Gateway) failed(err error, fails int) time.Duration {
+	var ae *APIError
+	switch {
+	case errors.Is(err, errPollHung):
+		g.logLimited("hung", slog.LevelWarn, "telegram poll hung past its deadline; restarting it", "deadline", g.o.PollTimeout+g.o.PollGrace)
+		return backoffMin
+	case errors.As(err, &ae) && ae.Code == 429:
+		g.logLimited("429", slog.LevelWarn, "telegram asks to slow down", "retry_after", ae.RetryAfter)
+		return max(ae.RetryAfter, backoffMin)
+	case errors.As(err, &ae) && ae.Code == 409:
+		g.logLimited("409", slog.LevelError, "another program is polling this bot with the same token (409 Conflict): "+
+			"stop the other instance or remove its webhook; retrying", "err", err)
+	case errors.As(err, &ae) && (ae.Code == 401 || ae.Code == 404):
+		g.logLimited("401", slog.LevelError, "Telegram refuses the bot token: check gateways.telegram.bot_token (from @BotFather); retrying", "err", err)
+	case errors.Is(err, runtime.ErrBusy):
+		g.logLimited("busy", slog.LevelWarn, "the runtime sheds load (memory); messages wait in Telegram", "err", err)
+	default:
+		g.logLimited("net", slog.LevelWarn, "cannot reach Telegram; retrying with backoff", "err", err)
+	}
+	return jitter(fails)
+}
+
+// jitter is capped exponential backoff with full jitter: a random wait
+// between half and all of min·2^(fails-1), capped.
+func jitter(fails int) time.Duration {
+	d := backoffMax
+	if fails < 7 {
+		d = min(backoffMin<<(fails-1), backoffMax)
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// commitOffset moves the offset past an update that produced no message.
+func (g *Gateway) commitOffset(next int64) error {
+	if next <= g.offset {
+		return nil
+	}
+	if err := g.o.Chats.PutKV(offsetKey, []byte(strconv.FormatInt(next, 10))); err != nil {
+		return err
+	}
+	g.offset = next
+	return nil
+}
+
+// cursor is the offset to commit with an update's user_message.
+func cursor(u Update) *runtime.Cursor {
+	return &runtime.Cursor{Key: offsetKey, Value: []byte(strconv.FormatInt(u.UpdateID+1, 10))}
+}

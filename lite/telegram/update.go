@@ -1,0 +1,197 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// handle handles one update. An error means it was not handled and must be
+// fetched again (the runtime is busy or closing, the store failed); every
+// other outcome moves the offset past it.
+func (g *Gateway) handle(poll, all context.Context, u Update) error {
+	var err error
+	sent := false
+	switch {
+	case u.Message != nil:
+		sent, err = g.onMessage(poll, all, u, u.Message)
+	case u.CallbackQuery != nil:
+		g.onCallback(poll, u.CallbackQuery)
+	}
+	if err != nil {
+		return err
+	}
+	if sent {
+		g.offset = u.UpdateID + 1 // committed with the message
+		return nil
+	}
+	return g.commitOffset(u.UpdateID + 1)
+}
+
+// retryable errors leave an update for the next poll.
+func retryable(err error) bool {
+	return errors.Is(err, runtime.ErrBusy) || errors.Is(err, runtime.ErrClosed) || errors.Is(err, context.Canceled)
+}
+
+// onMessage admits a message and hands it to the chat's session. sent
+// reports that a user_message (carrying the offset) was committed.
+func (g *Gateway) onMessage(poll, all context.Context, u Update, m *Message) (sent bool, err error) {
+	if m.From == nil || m.From.IsBot {
+		return false, nil
+	}
+	in := g.inbound(m)
+	cmd, arg, isCmd := g.command(m.Text)
+	if in.Group() && !in.Mentioned && !isCmd {
+		return false, nil // groups: only what is addressed to the bot
+	}
+	if !g.allowed(m.From.ID) {
+		g.refuse(poll, m)
+		return false, nil
+	}
+	if isCmd {
+		in.Mentioned = true // a command is addressed to the bot
+		return g.runCommand(poll, all, u, m, in, cmd, arg)
+	}
+	if m.Voice != nil || m.Audio != nil || m.VideoNote != nil {
+		g.say(poll, m.Chat.ID, "Voice messages are not supported yet: please type your message.")
+		return false, nil
+	}
+	sid, agent, err := g.session(poll, m, in)
+	if err != nil || sid == "" {
+		return false, err
+	}
+	content, ok := g.content(poll, m, agent)
+	if !ok {
+		return false, nil
+	}
+	return g.sendUser(poll, all, u, m, sid, content)
+}
+
+// inbound describes a message for routing and access.
+func (g *Gateway) inbound(m *Message) agents.Inbound {
+	in := agents.Inbound{Gateway: GatewayName, ChatType: m.Chat.Type, ChatID: strconv.FormatInt(m.Chat.ID, 10)}
+	if m.From != nil {
+		in.SenderID = strconv.FormatInt(m.From.ID, 10)
+	}
+	in.Mentioned = g.mentioned(m)
+	return in
+}
+
+// mentioned reports whether a message mentions the bot (@username, or a
+// text mention of its id) or replies to one of its messages.
+func (g *Gateway) mentioned(m *Message) bool {
+	if m.ReplyTo != nil && m.ReplyTo.From != nil && g.me.ID != 0 && m.ReplyTo.From.ID == g.me.ID {
+		return true
+	}
+	text, ents := m.Text, m.Entities
+	if text == "" {
+		text, ents = m.Caption, m.CaptionEntities
+	}
+	u16 := utf16.Encode([]rune(text))
+	for _, e := range ents {
+		if e.Type == "text_mention" && e.User != nil && e.User.ID == g.me.ID && g.me.ID != 0 {
+			return true
+		}
+		if e.Type != "mention" || e.Offset < 0 || e.Length < 0 || e.Offset+e.Length > len(u16) {
+			continue
+		}
+		name := string(utf16.Decode(u16[e.Offset : e.Offset+e.Length]))
+		if g.me.Username != "" && strings.EqualFold(name, "@"+g.me.Username) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Gateway) allowed(user int64) bool { return slices.Contains(g.o.Allowlist, user) }
+
+// refuse answers a stranger once per RefuseEvery, and nothing else.
+func (g *Gateway) refuse(ctx context.Context, m *Message) {
+	id := m.From.ID
+	if len(g.o.Allowlist) == 0 {
+		g.logLimited("noallow"+strconv.FormatInt(id, 10), slog.LevelWarn, "telegram: no allowlist is configured, so the bot answers nobody; "+
+			"to let this user in, add to agnx.yaml: gateways.telegram.allowlist: ["+strconv.FormatInt(id, 10)+"]",
+			"user_id", id, "username", m.From.Username)
+		g.refuseOnce(ctx, m.Chat.ID, id, fmt.Sprintf("This bot does not answer anyone yet. Your Telegram user id is %d. "+
+			"To talk to it, its owner adds that id to agnx.yaml (gateways.telegram.allowlist: [%d]) and restarts agnx-lite.", id, id))
+		return
+	}
+	g.log.Info("telegram: refused a user who is not on the allowlist", "user_id", id, "username", m.From.Username, "chat_id", m.Chat.ID)
+	g.refuseOnce(ctx, m.Chat.ID, id, "Sorry, this is a private bot: it only talks to the people its owner allowed.")
+}
+
+// maxRefused bounds the refusal memory.
+const maxRefused = 1024
+
+// refuseOnce says text unless user was told something within RefuseEvery.
+func (g *Gateway) refuseOnce(ctx context.Context, chat, user int64, text string) {
+	now := time.Now()
+	g.mu.Lock()
+	if last, ok := g.refused[user]; ok && now.Sub(last) < g.o.RefuseEvery {
+		g.mu.Unlock()
+		return
+	}
+	if len(g.refused) >= maxRefused {
+		for k, t := range g.refused {
+			if now.Sub(t) >= g.o.RefuseEvery || len(g.refused) >= maxRefused {
+				delete(g.refused, k)
+			}
+		}
+	}
+	g.refused[user] = now
+	g.mu.Unlock()
+	g.say(ctx, chat, text)
+}
+
+// session finds the chat's session; refusals and errors are answered in
+// the chat (sid "" then) and only retryable errors returned.
+func (g *Gateway) session(ctx context.Context, m *Message, in agents.Inbound) (sid, agent string, err error) {
+	sid, agent, err = g.o.Chats.Session(ctx, in)
+	var ae *AccessError
+	switch {
+	case err == nil:
+		return sid, agent, nil
+	case errors.As(err, &ae):
+		g.log.Info("telegram: the agent's access refused a message", "user_id", m.From.ID, "chat_id", m.Chat.ID, "why", ae.Why)
+		g.refuseOnce(ctx, m.Chat.ID, m.From.ID, "Sorry, I cannot take this message here: "+ae.Why+".")
+		return "", "", nil
+	case retryable(err):
+		return "", "", err
+	}
+	g.log.Error("telegram: no session for a chat", "chat_id", m.Chat.ID, "err", err)
+	g.say(ctx, m.Chat.ID, "Sorry, I cannot answer right now: "+err.Error()+".")
+	return "", "", nil
+}
+
+// sendUser commits the message with the update's offset, watching the
+// session first so no event of the turn is missed.
+func (g *Gateway) sendUser(poll, all context.Context, u Update, m *Message, sid, content string) (bool, error) {
+	name := strings.TrimSpace(m.From.FirstName + " " + m.From.LastName)
+	in := runtime.Input{Content: content, SenderID: strconv.FormatInt(m.From.ID, 10), SenderName: name, Cursor: cursor(u)}
+	if g.beforeSend != nil {
+		g.beforeSend(u.UpdateID)
+	}
+	err := g.watchAndSend(poll, all, m.Chat.ID, sid, in)
+	switch {
+	case err == nil:
+		return true, nil
+	case retryable(err):
+		return false, err
+	}
+	g.log.Error("telegram: cannot store a message", "chat_id", m.Chat.ID, "session", sid, "err", err)
+	if errors.Is(err, runtime.ErrSessionEnded) {
+		g.say(poll, m.Chat.ID, "This conversation has ended: send /new to start another.")
+		return false, nil
+	}
+	g.say(poll, m.Chat.ID, "Sorry, I could not store your message ("+err.Error()+"): please send it again.")
+	return false, nil
+}
