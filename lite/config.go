@@ -73,7 +73,8 @@ type TelegramConfig struct {
 	Enabled  bool   `yaml:"enabled"`
 	BotToken Secret `yaml:"bot_token"` // required when Enabled
 	// Allowlist holds the Telegram user ids allowed to talk to the bot;
-	// empty: the agents' access rules decide (agnx-lite extension).
+	// empty: nobody (deny by default: the bot tells a sender their id and
+	// how to add it). The agents' spec.access applies on top.
 	Allowlist []int64 `yaml:"allowlist"`
 	// APIBaseURL replaces https://api.telegram.org, e.g. for a local Bot
 	// API server or a test fake (agnx-lite extension).

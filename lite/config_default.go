@@ -62,7 +62,7 @@ gateways:
   telegram:
     enabled: false
     # bot_token: ${TELEGRAM_BOT_TOKEN}
-    # allowlist: [123456789]      # Telegram user ids allowed to talk to the bot
+    # allowlist: [123456789]      # Telegram user ids allowed to talk to the bot; empty: nobody
   # external:                     # gateway plugins (child processes)
   #   - name: discord
   #     command: /usr/local/bin/agnx-discord

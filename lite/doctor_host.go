@@ -1,8 +1,10 @@
 package lite
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +19,7 @@ import (
 // hostChecks are the machine's side of doctor: the daemon, memory, the
 // board's temperature and the systemd unit.
 func hostChecks(ctx context.Context, cfg *Config) []Check {
-	return []Check{daemonCheck(cfg), memoryCheck(cfg), temperatureCheck(), serviceCheck(ctx)}
+	return []Check{daemonCheck(cfg), telegramCheck(ctx, cfg), memoryCheck(cfg), temperatureCheck(), serviceCheck(ctx)}
 }
 
 func daemonCheck(cfg *Config) Check {
@@ -97,4 +99,64 @@ func serviceCheck(ctx context.Context) Check {
 		}
 	}
 	return ok("service", "not installed as a systemd service (agnx-lite service install does it)")
+}
+
+// telegramCheck says whether the Telegram gateway is set up, and, with a
+// daemon running, when it last polled (read from the daemon's /metrics).
+func telegramCheck(ctx context.Context, cfg *Config) Check {
+	tg := cfg.Gateways.Telegram
+	switch {
+	case !tg.Enabled:
+		return ok("telegram", "disabled (gateways.telegram.enabled)")
+	case tg.BotToken.Value() == "":
+		return Check{Name: "telegram", Status: "fail", Detail: "enabled without a bot token",
+			Fix: "set gateways.telegram.bot_token: ${TELEGRAM_BOT_TOKEN} and put the token in agnx.env"}
+	case len(tg.Allowlist) == 0:
+		return Check{Name: "telegram", Status: "warn", Detail: "no allowlist: the bot answers nobody",
+			Fix: "message the bot: it tells you your id; add it to gateways.telegram.allowlist"}
+	}
+	d := ReadDaemon(cfg)
+	if d == nil {
+		return ok("telegram", fmt.Sprintf("set up for %d user(s); the daemon is not running", len(tg.Allowlist)))
+	}
+	last, err := lastPoll(ctx, d.URL, cfg.Server.APIToken.Value())
+	switch {
+	case err != nil:
+		return Check{Name: "telegram", Status: "warn", Detail: "cannot read the daemon's metrics: " + err.Error()}
+	case last.IsZero():
+		return Check{Name: "telegram", Status: "warn", Detail: "no successful poll yet",
+			Fix: "check the token and the network; journalctl -u agnx-lite says more"}
+	case time.Since(last) > 3*time.Minute:
+		return Check{Name: "telegram", Status: "warn", Detail: "last successful poll " + time.Since(last).Round(time.Second).String() + " ago",
+			Fix: "check the network; the gateway retries by itself"}
+	}
+	return ok("telegram", "last successful poll "+time.Since(last).Round(time.Second).String()+" ago")
+}
+
+func lastPoll(ctx context.Context, base, token string) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, found := strings.CutPrefix(sc.Text(), "agnx_telegram_last_poll_timestamp_seconds "); found {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return time.Time{}, err
+			}
+			return time.Unix(int64(f), 0), nil
+		}
+	}
+	return time.Time{}, sc.Err()
 }

@@ -34,7 +34,7 @@ func TestDoctor(t *testing.T) {
 	assert.Equal(t, "ok", got["agents"].Status)
 	assert.Equal(t, "ok", got["ollama "+fake.BaseURL()].Status, got["ollama "+fake.BaseURL()].Detail)
 	assert.Contains(t, []string{"ok", "fail"}, got["sandbox"].Status)
-	for _, name := range []string{"wasm", "daemon", "memory", "temperature", "service"} {
+	for _, name := range []string{"wasm", "daemon", "telegram", "memory", "temperature", "service"} {
 		assert.Contains(t, []string{"ok", "warn"}, got[name].Status, name)
 		assert.NotEmpty(t, got[name].Detail, name)
 	}
@@ -52,6 +52,14 @@ func TestDoctor(t *testing.T) {
 	c := got["ollama "+fake.BaseURL()]
 	assert.Equal(t, "fail", c.Status)
 	assert.Equal(t, "ollama pull qwen3:1.7b", c.Fix)
+
+	cfg.Gateways.Telegram.Enabled = true
+	assert.Equal(t, "fail", checks(t, cfg)["telegram"].Status, "enabled without a token")
+	cfg.Gateways.Telegram.BotToken = "123:abc"
+	assert.Equal(t, "warn", checks(t, cfg)["telegram"].Status, "no allowlist")
+	cfg.Gateways.Telegram.Allowlist = []int64{7}
+	assert.Equal(t, "ok", checks(t, cfg)["telegram"].Status)
+	cfg.Gateways.Telegram = TelegramConfig{}
 
 	cfg.Sandbox.Mode = "trust"
 	assert.Equal(t, "warn", checks(t, cfg)["sandbox"].Status)
