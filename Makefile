@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN     := bin/agnx-lite
 export CGO_ENABLED := 0
 
-.PHONY: build run test deps lint fuzz bench cross clean wasm
+.PHONY: build run test test-qemu deps lint fuzz bench cross clean wasm
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agnx-lite
@@ -16,13 +16,24 @@ build:
 run: build
 	@$(BIN) serve $(ARGS)
 
-# The memory gate (the real daemon under the standard workload must stay
-# under 50 MB peak RSS: the one figure CI enforces), then every test.
-test: deps lint build
+# What CI runs: the release binaries of every target (make cross), the
+# memory gate (the real daemon under the standard workload must stay under
+# 50 MB peak RSS: the one figure CI enforces), the suite under QEMU for
+# arm64 and armv7, then every test natively: its summary comes last.
+test: deps lint build cross
 	$(GO) run ./bench/memgate -bin $(BIN)
+	@ci/test-qemu.sh "$(GO)" $(QEMU_ARCHES)
 	$(GO) test -count=1 ./...
 
-# Debian packages the tests use (bubblewrap), installed when missing.
+# The whole suite built for other architectures, run under qemu-user-static
+# (installed when missing); tests that need what user-mode emulation cannot
+# give skip with a reason. QEMU_ARCHES: arm64 armv7 armv6 riscv64.
+QEMU_ARCHES ?= arm64 armv7
+test-qemu:
+	@ci/test-qemu.sh "$(GO)" $(QEMU_ARCHES)
+
+# Debian packages the tests use (bubblewrap, qemu-user-static), installed
+# when missing.
 deps:
 	@ci/deps.sh
 
@@ -38,8 +49,17 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; done
 
-bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./storage/ ./runtime/... ./bwrap/ | tee bench/last.txt
+# The figures of the README's Performance section, with the machine they
+# were measured on, as a markdown table on stdout and in bench/last.md; the
+# raw `go test -bench` output goes to bench/last.txt (for benchstat). The
+# arm64 build's cold start and one turn run under qemu-aarch64-static,
+# labelled as emulated. `make bench-rss` has the one-shot and chat figures.
+bench: build cross
+	@ci/deps.sh
+	$(GO) run ./bench/report -go $(GO) -bin $(BIN) -emulated dist/agnx-lite-linux-arm64 -md bench/last.md -raw bench/last.txt
+
+.PHONY: bench-rss
+bench-rss: build
 	$(GO) run ./bench/rss -bin $(BIN)
 
 # The memory gate: the real daemon under the standard workload (100 agents,
@@ -61,6 +81,8 @@ wasm:
 	  echo "== wasm $$t"; GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -o wasmtools/examples/$$t/$$t.wasm ./wasmtools/examples/$$t || exit 1; \
 	done
 
+# Release binaries of every target into dist/ with a size table and the
+# arm64 budget line (≤ 15 MB stripped).
 cross:
 	@ci/cross.sh "$(GO)" "$(LDFLAGS)"
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use when they are missing:
-# bubblewrap (the sandbox). Without root or sudo it says what to install
-# and the tests that need it skip with a reason.
+# bubblewrap (the sandbox) and qemu-user-static (the suite under emulation,
+# ci/test-qemu.sh). Without root or sudo it says what to install and the
+# tests that need them skip with a reason.
 set -uo pipefail
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+{ command -v qemu-aarch64-static && command -v qemu-arm-static; } >/dev/null 2>&1 || need+=(qemu-user-static)
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo=""
 if [ "$(id -u)" != 0 ]; then
@@ -14,6 +16,6 @@ if [ "$(id -u)" != 0 ]; then
   fi
 fi
 echo "deps: installing ${need[*]}" >&2
-$sudo apt-get update -qq >&2 && $sudo apt-get install -y -qq "${need[@]}" >&2 ||
+$sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >&2 ||
   echo "deps: could not install ${need[*]}; tests that need them will skip" >&2
 exit 0

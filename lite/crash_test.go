@@ -78,6 +78,7 @@ func TestCrash_SIGKILLLosesNothingAcknowledged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test is not short")
 	}
+	skipEmulated(t, "re-executes the test binary as the child it kills")
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	dir := t.TempDir()

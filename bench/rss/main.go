@@ -60,7 +60,7 @@ func oneShot(bin string, env []string, n int) {
 			log.Fatalf("run -m: %v\n%s", err, out)
 		}
 		walls = append(walls, time.Since(start))
-		rss = append(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+		rss = append(rss, int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)) // int32 on 32-bit arm
 	}
 	slices.Sort(walls)
 	slices.Sort(rss)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // The test plugins are this test binary run again with helperEnv naming a
@@ -38,14 +39,14 @@ func runHelper(kind string) int {
 		return serveHelper(false) // never says ready
 	case "nopong":
 		ready("v1alpha1")
-		select {} // reads nothing, answers nothing
+		time.Sleep(time.Hour) // reads nothing, answers nothing (select{} is a deadlock without cgo)
 	case "deaf": // typing: two commands per message, enough to fill the queue
 		ready("v1alpha1", "typing")
 		big := strings.Repeat("z", 100<<10)
 		for i := range 40 {
 			emit(text(fmt.Sprintf("deaf-%d", i), big))
 		}
-		select {} // never reads its stdin
+		time.Sleep(time.Hour) // never reads its stdin
 	case "v2":
 		ready("v2")
 		return serveHelper(true)

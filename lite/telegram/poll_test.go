@@ -34,6 +34,9 @@ func TestPoll_DroppedConnectionRecovers(t *testing.T) {
 	r := newRig(t, nil)
 	r.tg.Fail("getUpdates", tgtest.Fault{Drop: true})
 	r.tg.Fail("getUpdates", tgtest.Fault{Drop: true})
+	// A poll may already be in flight; the message goes out once both
+	// drops were played, so it really comes through a recovered poller.
+	r.tg.Wait(t, "both drops", func() bool { return r.tg.FaultsLeft("getUpdates") == 0 })
 	r.say("after the drop")
 	r.waitText(owner, "echo: after the drop")
 	assert.Contains(t, r.log.String(), "cannot reach Telegram")

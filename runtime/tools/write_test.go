@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -79,6 +81,7 @@ func TestReadFile_SymlinkSwapRace(t *testing.T) {
 	target := filepath.Join(ws, "target")
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	var swaps atomic.Int64
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -96,17 +99,22 @@ func TestReadFile_SymlinkSwapRace(t *testing.T) {
 				_ = os.Symlink("inside.txt", tmp)
 			}
 			_ = os.Rename(tmp, target)
+			swaps.Add(1)
 		}
 	}()
 	tool := &ReadFile{Workspace: ws}
-	harmless := 0
-	for range 2000 {
+	harmless, reads := 0, 0
+	// Read until the link has flipped many times under the reads (the
+	// swapper may be scheduled late on a loaded machine).
+	deadline := time.Now().Add(10 * time.Second)
+	for (reads < 2000 || swaps.Load() < 500 || harmless == 0) && time.Now().Before(deadline) {
 		res, err := tool.Run(context.Background(), []byte(`{"path":"target"}`))
 		require.NoError(t, err)
 		require.NotContains(t, res.Content, "TOP SECRET")
 		if res.Content == "harmless" {
 			harmless++
 		}
+		reads++
 	}
 	close(stop)
 	wg.Wait()

@@ -133,6 +133,14 @@ func (s *Server) Fail(method string, f Fault) {
 	s.faults[method] = append(s.faults[method], f)
 }
 
+// FaultsLeft is how many faults registered for method are still to be
+// played.
+func (s *Server) FaultsLeft(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.faults[method])
+}
+
 // Hold parks the first request matching when (after recording it): it is
 // sent on the returned channel and never answered.
 func (s *Server) Hold(when func(Call) bool) <-chan Call {

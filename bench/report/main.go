@@ -1,0 +1,139 @@
+// Command report is `make bench`: it measures the figures of the README's
+// Performance section and prints them as one markdown table headed by the
+// machine they were measured on, on stdout and in -md. Figures are
+// reported, never asserted (the memory gate enforces its budget in
+// `make test`, not here).
+//
+//	go run ./bench/report -go go -bin bin/agnx-lite -emulated dist/agnx-lite-linux-arm64
+//
+// What it runs: the real `serve` (cold start to ready, idle RSS, turns
+// through POST /messages) and `run -m` against an in-process instant fake
+// Ollama; bench/memgate -json; the Go benchmarks of runtime, storage,
+// wasmtools and bwrap; the sizes of dist/ (make cross); and the arm64
+// build's cold start and turns under qemu-aarch64-static, labelled as
+// emulated: qemu's figures say nothing about a real board's.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
+)
+
+type options struct {
+	goBin, bin, emulated, qemu, dist, md, raw string
+	starts                                    int
+	skipGo, skipGate                          bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.goBin, "go", "go", "the go command (for the benchmarks and the memory gate)")
+	flag.StringVar(&o.bin, "bin", "bin/agnx-lite", "the agnx-lite binary for this machine")
+	flag.StringVar(&o.emulated, "emulated", "", "an arm64 build to run under -qemu (\"\": no emulated rows)")
+	flag.StringVar(&o.qemu, "qemu", "qemu-aarch64-static", "the user-mode emulator for -emulated")
+	flag.StringVar(&o.dist, "dist", "dist", "the release binaries of make cross, for the size row")
+	flag.StringVar(&o.md, "md", "", "also write the markdown here")
+	flag.StringVar(&o.raw, "raw", "", "write the raw `go test -bench` output here (for benchstat)")
+	flag.IntVar(&o.starts, "starts", 5, "cold starts of serve to take the median of")
+	flag.BoolVar(&o.skipGo, "no-gobench", false, "skip the Go benchmarks")
+	flag.BoolVar(&o.skipGate, "no-memgate", false, "skip the memory gate")
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("bench: ")
+	start := time.Now()
+	t, err := run(o)
+	if err != nil {
+		log.Fatal(err)
+	}
+	t.note("took %v", time.Since(start).Round(time.Second))
+	out := t.markdown()
+	fmt.Print(out)
+	if o.md != "" {
+		if err := os.WriteFile(o.md, []byte(out), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// run measures everything in turn; a part that fails leaves a row that
+// says so rather than losing the rest.
+func run(o options) (*table, error) {
+	bin, err := filepath.Abs(o.bin)
+	if err != nil {
+		return nil, err
+	}
+	t := &table{}
+	t.machine = describeMachine(o.goBin, bin)
+	fake := llmtest.NewServer(llmtest.Ollama, llmtest.Echo())
+	defer fake.Close()
+
+	step("serve and run -m: " + o.bin)
+	native(t, fake.BaseURL(), daemonCmd{bin: bin}, o.starts)
+	if !o.skipGate {
+		step("memory gate")
+		memgate(t, o.goBin, bin)
+	}
+	if !o.skipGo {
+		var raw io.Writer = io.Discard
+		if o.raw != "" {
+			f, err := os.Create(o.raw)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			raw = f
+		}
+		goBenchmarks(t, o.goBin, raw)
+	}
+	sizes(t, o.dist)
+	if o.emulated != "" {
+		step("arm64 under " + o.qemu)
+		emulated(t, fake.BaseURL(), o)
+	}
+	return t, nil
+}
+
+// step says on stderr what runs now: the table comes at the end.
+func step(what string) { fmt.Fprintf(os.Stderr, "bench: %s\n", what) }
+
+// emulated runs the arm64 build's serve under qemu: cold start, turns and
+// the RSS of the emulator process (guest and qemu together).
+func emulated(t *table, ollama string, o options) {
+	label := "**emulated** arm64 (" + o.qemu + " on this host)"
+	q, err := exec.LookPath(o.qemu)
+	if err != nil {
+		t.row(label, "not run: "+o.qemu+" is missing (make deps installs qemu-user-static)", "")
+		return
+	}
+	bin, err := filepath.Abs(o.emulated)
+	if err == nil {
+		_, err = os.Stat(bin)
+	}
+	if err != nil {
+		t.row(label, "not run: "+o.emulated+" is missing (make cross builds it)", "")
+		return
+	}
+	if out, err := exec.Command(q, "--version").Output(); err == nil {
+		first, _, _ := strings.Cut(string(out), "\n")
+		t.note("Emulated rows: %s (user-mode, no KVM): figures of the emulator, not of a board.", strings.TrimSpace(first))
+	}
+	s, err := measureServe(daemonCmd{bin: bin, prefix: []string{q}}, ollama, 3, 5)
+	if err != nil {
+		t.row(label, "failed: "+err.Error(), "")
+		return
+	}
+	t.row(label+": cold start to ready of `serve`", fmt.Sprintf("%s median of %d (%s–%s)",
+		msec(s.readyMedian), s.starts, msec(s.readyMin), msec(s.readyMax)), "")
+	t.row(label+": one turn, POST /messages: first (loads the agent) / warm median",
+		fmt.Sprintf("%s / %s", msec(s.firstTurn), msec(s.warmTurn)), "")
+	t.row(label+": RSS after start (qemu and guest together)", mibs(s.idleRSS), "")
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// daemonCmd is how to start agnx-lite: the binary, under prefix (the
+// emulator) when set.
+type daemonCmd struct {
+	bin    string
+	prefix []string
+}
+
+func (d daemonCmd) command(env []string, args ...string) *exec.Cmd {
+	argv := append(append(slices.Clone(d.prefix), d.bin), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	return cmd
+}
+
+// serveFigures are what measureServe found.
+type serveFigures struct {
+	starts                          int
+	readyMin, readyMedian, readyMax time.Duration
+	idleRSS, afterTurnsRSS          int64
+	firstTurn, warmTurn             time.Duration
+	warmTurns                       int
+}
+
+// native fills the rows of the real binary on this machine.
+func native(t *table, ollama string, d daemonCmd, starts int) {
+	s, err := measureServe(d, ollama, starts, 20)
+	if err != nil {
+		t.row("`serve`", "failed: "+err.Error(), "")
+	} else {
+		t.row("cold start to ready of `serve` (exec to /readyz answering)", fmt.Sprintf("%s median of %d (%s–%s)",
+			msec(s.readyMedian), s.starts, msec(s.readyMin), msec(s.readyMax)), "≤ 15 ms")
+		t.row("`serve` idle RSS: after start / after "+strconv.Itoa(s.warmTurns+1)+" turns",
+			mibs(s.idleRSS)+" / "+mibs(s.afterTurnsRSS), "≤ 15 MB")
+		t.row("one turn through `serve`, POST /messages: first (loads the agent) / warm median",
+			msec(s.firstTurn)+" / "+msec(s.warmTurn), "")
+	}
+	wall, peak, err := oneShots(d, ollama, 10)
+	if err != nil {
+		t.row("`run -m` one shot", "failed: "+err.Error(), "")
+		return
+	}
+	t.row("`run -m` one shot: wall / peak RSS (median of 10)", msec(wall)+" / "+mibs(peak), "≤ 50 ms, ≤ 16 MB")
+}
+
+// measureServe starts serve `starts` times on one data dir (made by
+// `init`); the last start also runs 1+warm turns.
+func measureServe(d daemonCmd, ollama string, starts, warm int) (*serveFigures, error) {
+	home, err := os.MkdirTemp("", "agnx-bench-serve-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(home)
+	env := append(os.Environ(), "AGNX_LITE_HOME="+home, "OLLAMA_HOST="+ollama)
+	if out, err := d.command(env, "init").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("init: %v: %s", err, out)
+	}
+	f := &serveFigures{starts: starts, warmTurns: warm}
+	var readies []time.Duration
+	for i := range starts {
+		s, err := startServe(d, env)
+		if err != nil {
+			return nil, err
+		}
+		readies = append(readies, s.ready)
+		if i == starts-1 {
+			err = turns(s, f, warm)
+		}
+		if stopErr := s.stop(); err == nil {
+			err = stopErr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(readies)
+	f.readyMin, f.readyMedian, f.readyMax = readies[0], readies[len(readies)/2], readies[len(readies)-1]
+	return f, nil
+}
+
+// turns reads the idle RSS, then times the first turn and the warm ones.
+func turns(s *served, f *serveFigures, warm int) error {
+	time.Sleep(300 * time.Millisecond) // let start-up settle: nothing signals it
+	var err error
+	if f.idleRSS, err = vmRSS(s.cmd.Process.Pid); err != nil {
+		return err
+	}
+	sid, err := s.session()
+	if err != nil {
+		return err
+	}
+	if f.firstTurn, err = s.turn(sid, "hello"); err != nil {
+		return err
+	}
+	var ds []time.Duration
+	for i := range warm {
+		d, err := s.turn(sid, "hello again "+strconv.Itoa(i))
+		if err != nil {
+			return err
+		}
+		ds = append(ds, d)
+	}
+	slices.Sort(ds)
+	f.warmTurn = ds[len(ds)/2]
+	f.afterTurnsRSS, err = vmRSS(s.cmd.Process.Pid)
+	return err
+}
+
+// served is a running `serve`.
+type served struct {
+	cmd    *exec.Cmd
+	base   string
+	ready  time.Duration
+	exited chan error
+}
+
+func startServe(d daemonCmd, env []string) (*served, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := d.command(env, "serve", "--host", "127.0.0.1", "-p", strconv.Itoa(port))
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	s := &served{cmd: cmd, base: "http://127.0.0.1:" + strconv.Itoa(port), exited: make(chan error, 1)}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { s.exited <- cmd.Wait() }()
+	// Polling another process: it gives no signal to wait on.
+	for deadline := start.Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		select {
+		case err := <-s.exited:
+			return nil, fmt.Errorf("serve exited before it was ready: %v", err)
+		default:
+		}
+		if resp, err := http.Get(s.base + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				s.ready = time.Since(start)
+				return s, nil
+			}
+		}
+	}
+	cmd.Process.Kill()
+	return nil, errors.New("serve was not ready within 30 s")
+}
+
+func (s *served) session() (string, error) {
+	var v struct {
+		ID string `json:"session_id"`
+	}
+	_, err := s.post("/api/v1/sessions", `{"agent":"assistant"}`, &v)
+	return v.ID, err
+}
+
+// turn posts one message and waits for the turn's answer.
+func (s *served) turn(sid, text string) (time.Duration, error) {
+	var v struct{ Status, Content string }
+	d, err := s.post("/api/v1/sessions/"+sid+"/messages", `{"content":"`+text+`"}`, &v)
+	if err == nil && (v.Status != "completed" || !strings.Contains(v.Content, text)) {
+		err = fmt.Errorf("turn: status %q, content %q", v.Status, v.Content)
+	}
+	return d, err
+}
+
+func (s *served) post(path, body string, v any) (time.Duration, error) {
+	start := time.Now()
+	resp, err := http.Post(s.base+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	d := time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode >= 300 {
+		return 0, fmt.Errorf("POST %s: %s: %s", path, resp.Status, data)
+	}
+	return d, json.Unmarshal(data, v)
+}
+
+// stop sends SIGTERM and waits up to 10 s, then kills.
+func (s *served) stop() error {
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	select {
+	case <-s.exited:
+		return nil
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.exited
+		return errors.New("serve did not exit within 10 s of SIGTERM")
+	}
+}
+
+// oneShots runs `run -m` n times: the median wall time and peak RSS.
+func oneShots(d daemonCmd, ollama string, n int) (time.Duration, int64, error) {
+	home, err := os.MkdirTemp("", "agnx-bench-run-")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(home)
+	env := append(os.Environ(), "AGNX_LITE_HOME="+home, "OLLAMA_HOST="+ollama)
+	if out, err := d.command(env, "init").CombinedOutput(); err != nil {
+		return 0, 0, fmt.Errorf("init: %v: %s", err, out)
+	}
+	var walls []time.Duration
+	var peaks []int64
+	for i := range n {
+		cmd := d.command(env, "run", "-m", "hello "+strconv.Itoa(i))
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return 0, 0, fmt.Errorf("run -m: %v: %s", err, out)
+		}
+		walls = append(walls, time.Since(start))
+		peaks = append(peaks, int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)<<10)
+	}
+	slices.Sort(walls)
+	slices.Sort(peaks)
+	return walls[n/2], peaks[n/2], nil
+}
+
+// vmRSS reads a process's resident set from /proc.
+func vmRSS(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no VmRSS")
+}
