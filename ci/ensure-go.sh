@@ -35,9 +35,12 @@ mod="golang.org/toolchain@v0.0.1-${ver}.linux-${arch}"
 tmp=$(mktemp -d)
 dir=$(cd "$tmp" && GO111MODULE=on GOFLAGS= go mod download -json "$mod" | awk -F'"' '/"Dir"/{print $4}')
 rm -rf "$tmp"
-[ -x "$dir/bin/go" ] || { echo "ensure-go: could not fetch $mod" >&2; exit 1; }
+[ -f "$dir/bin/go" ] || { echo "ensure-go: could not fetch $mod" >&2; exit 1; }
 mkdir -p "$HOME/.cache/agnx-lite"
 rm -rf "$HOME/.cache/agnx-lite/go"
 cp -r "$dir" "$HOME/.cache/agnx-lite/go"
 chmod -R u+w "$HOME/.cache/agnx-lite/go"
+# Module zips keep no modes: make the toolchain's programs executable.
+chmod +x "$HOME/.cache/agnx-lite/go/bin/"* "$HOME/.cache/agnx-lite/go/pkg/tool/"*/*
+"$HOME/.cache/agnx-lite/go/bin/go" version >&2
 echo "$HOME/.cache/agnx-lite/go/bin/go"
