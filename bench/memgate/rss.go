@@ -1,54 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
-	"os"
-	"strconv"
 	"sync"
 	"time"
+
+	"github.com/agnx-lite/agnx-lite/bench/procstat"
 )
 
-// mem is a process's resident set now (VmRSS) and at its peak (VmHWM),
-// and now's split into anonymous memory (heap, stacks, wazero's compiled
-// code) and file pages (the binary's text, bbolt's mmap), in bytes.
-type mem struct {
-	RSS, HWM, Anon, File int64
-}
+type mem = procstat.Mem
 
-// readMem reads /proc/PID/status.
-func readMem(pid int) (mem, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return mem{}, err
-	}
-	var m mem
-	for line := range bytes.SplitSeq(data, []byte("\n")) {
-		if v, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
-			m.RSS = kib(v)
-		} else if v, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
-			m.HWM = kib(v)
-		} else if v, ok := bytes.CutPrefix(line, []byte("RssAnon:")); ok {
-			m.Anon = kib(v)
-		} else if v, ok := bytes.CutPrefix(line, []byte("RssFile:")); ok {
-			m.File = kib(v)
-		}
-	}
-	if m.RSS == 0 {
-		return m, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
-	}
-	return m, nil
-}
-
-// kib parses "   12345 kB" into bytes.
-func kib(v []byte) int64 {
-	f := bytes.Fields(v)
-	if len(f) == 0 {
-		return 0
-	}
-	n, _ := strconv.ParseInt(string(f[0]), 10, 64)
-	return n << 10
-}
+func readMem(pid int) (mem, error) { return procstat.Read(pid) }
 
 // sampler reads a process's memory every interval until stopped, keeping
 // the largest RSS seen and the last VmHWM (the kernel's own peak, which

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -38,7 +39,8 @@ func printSmaps(w io.Writer, pid, n int) error {
 				cur = strings.Join(f[5:], " ") + " " + f[1]
 			}
 		case len(f) >= 2 && f[0] == "Rss:":
-			sums[cur] += kib([]byte(f[1]))
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			sums[cur] += n << 10
 		}
 	}
 	var ms []mapping

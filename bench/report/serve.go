@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agnx-lite/agnx-lite/bench/procstat"
 )
 
 // daemonCmd is how to start agnx-lite: the binary, under prefix (the
@@ -245,15 +247,6 @@ func oneShots(d daemonCmd, ollama string, n int) (time.Duration, int64, error) {
 
 // vmRSS reads a process's resident set from /proc.
 func vmRSS(pid int) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, errors.New("no VmRSS")
+	m, err := procstat.Read(pid)
+	return m.RSS, err
 }

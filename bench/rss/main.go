@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/bench/procstat"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
@@ -115,15 +116,9 @@ func waitFor(sc *bufio.Scanner, prefix string) {
 
 // vmRSS reads a process's resident set in KiB from /proc.
 func vmRSS(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	m, err := procstat.Read(pid)
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			n, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
-			return n
-		}
-	}
-	return 0
+	return m.RSS >> 10
 }

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/bench/procstat"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
@@ -152,19 +153,11 @@ func openIdle(port int, sid string) net.Conn {
 
 // rss reads VmRSS and VmHWM of a process.
 func rss(pid int) string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	m, err := procstat.Read(pid)
 	if err != nil {
 		log.Fatal(err)
 	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") || strings.HasPrefix(line, "VmHWM:") {
-			f := strings.Fields(line)
-			kb, _ := strconv.Atoi(f[1])
-			out = append(out, fmt.Sprintf("%s %.1f MiB", strings.TrimSuffix(f[0], ":"), float64(kb)/1024))
-		}
-	}
-	return strings.Join(out, ", ")
+	return "VmHWM " + procstat.MiB(m.HWM) + ", VmRSS " + procstat.MiB(m.RSS)
 }
 
 func exitText(err error) string {
