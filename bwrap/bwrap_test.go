@@ -138,18 +138,18 @@ func TestRun_NoNetwork(t *testing.T) {
 
 func TestRun_TimeoutKillsTheTree(t *testing.T) {
 	r, ws := sandbox(t)
-	marker := "agnx-sleep-" + filepath.Base(ws)
+	marker := "agnx-sleep-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	start := time.Now()
 	res := run(t, r, Policy{Workspace: ws, Limits: Limits{Timeout: 300 * time.Millisecond}},
 		"cp /bin/sleep ./"+marker+"; ./"+marker+" 100 & ./"+marker+" 100")
-	assert.True(t, res.TimedOut)
+	assert.True(t, res.TimedOut, "exit %d: %s", res.ExitCode, res.Output)
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assertGone(t, marker)
 }
 
 func TestRun_NothingOutlivesTheCommand(t *testing.T) {
 	r, ws := sandbox(t)
-	marker := "agnx-bg-" + filepath.Base(ws)
+	marker := "agnx-bg-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	res := run(t, r, Policy{Workspace: ws}, "cp /bin/sleep ./"+marker+"; (setsid ./"+marker+" 100 &) ; echo started")
 	assert.False(t, res.TimedOut)
 	assert.Contains(t, string(res.Output), "started")
@@ -168,7 +168,7 @@ func TestRun_ForkBomb(t *testing.T) {
 		}
 		require.NoError(t, os.Chmod(filepath.Dir(ws), 0o755))
 	}
-	marker := "agnx-bomb-" + filepath.Base(ws)
+	marker := "agnx-bomb-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	start := time.Now()
 	res := run(t, r, Policy{Workspace: ws, Limits: Limits{Timeout: 3 * time.Second, MaxProcs: 32}},
 		"cp /bin/sh ./"+marker+"; ./"+marker+" -c 'b() { b | b & }; b'; sleep 1; echo survived")

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"syscall"
+	"unsafe"
 )
 
 // InitArg is the first argument that makes this binary the sandbox's init:
@@ -41,29 +42,49 @@ func initMain(args []string) error {
 		}
 		nums[i] = n
 	}
-	limits := []struct {
-		res int
-		val uint64
-	}{
-		{syscall.RLIMIT_AS, nums[0] << 20},
-		{rlimitNPROC, nums[1]},
-		{syscall.RLIMIT_FSIZE, nums[2] << 20},
-		{syscall.RLIMIT_CORE, 0},
-	}
-	for _, l := range limits {
-		if err := syscall.Setrlimit(l.res, &syscall.Rlimit{Cur: l.val, Max: l.val}); err != nil {
-			return fmt.Errorf("set limit %d: %w", l.res, err)
-		}
-	}
 	cmd := args[4:]
 	if len(cmd) == 0 {
 		return fmt.Errorf("no command")
 	}
+	// Everything that allocates happens before the limits: once the
+	// address space is capped, the Go runtime may not be able to grow its
+	// heap, so after Setrlimit nothing but raw system calls runs.
 	path, err := exec.LookPath(cmd[0])
 	if err != nil {
 		return fmt.Errorf("%s: command not found", cmd[0])
 	}
-	return syscall.Exec(path, cmd, os.Environ())
+	pathp, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	argv, err := syscall.SlicePtrFromStrings(cmd)
+	if err != nil {
+		return err
+	}
+	envv, err := syscall.SlicePtrFromStrings(os.Environ())
+	if err != nil {
+		return err
+	}
+	limits := [...]struct {
+		res int
+		lim syscall.Rlimit
+	}{
+		{syscall.RLIMIT_AS, syscall.Rlimit{Cur: nums[0] << 20, Max: nums[0] << 20}},
+		{rlimitNPROC, syscall.Rlimit{Cur: nums[1], Max: nums[1]}},
+		{syscall.RLIMIT_FSIZE, syscall.Rlimit{Cur: nums[2] << 20, Max: nums[2] << 20}},
+		{syscall.RLIMIT_CORE, syscall.Rlimit{}},
+	}
+	for i := range limits {
+		// prlimit64 takes 64-bit limits on every architecture (setrlimit
+		// has 32-bit ones on 32-bit arm).
+		if _, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, uintptr(limits[i].res),
+			uintptr(unsafe.Pointer(&limits[i].lim)), 0, 0, 0); e != 0 {
+			return fmt.Errorf("set limit %d: %w", limits[i].res, e)
+		}
+	}
+	_, _, e := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(pathp)),
+		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	return fmt.Errorf("exec %s: %w", path, e)
 }
 
 // rlimitNPROC is RLIMIT_NPROC, which package syscall does not name on
