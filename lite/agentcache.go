@@ -36,6 +36,9 @@ type agentCache struct {
 	mu     sync.Mutex
 	loaded map[string]*cachedAgent
 	pins   map[string]int // turns running, by agent
+	// retired are the tools of versions replaced by a reload while a turn
+	// still ran on them; they are closed when the agent's last turn ends.
+	retired map[string][]runtime.Tool
 }
 
 type cachedAgent struct {
@@ -73,7 +76,7 @@ func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
 	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
 		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
-		loaded: make(map[string]*cachedAgent), pins: make(map[string]int)}
+		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool)}
 }
 
 // LoadAgent returns the agent, building it if it is not loaded or its files
@@ -103,7 +106,7 @@ func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 			return ca.agent, nil
 		}
 		c.log.Info("agent reloaded", "agent", name)
-		closeTools(ca.agent.Tools)
+		c.retire(name, ca.agent.Tools)
 		ca.agent = la
 		return la, nil
 	}
@@ -191,9 +194,10 @@ func (c *agentCache) reload(name string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old := c.loaded[name]; old != nil {
-		closeTools(old.agent.Tools)
+		c.retire(name, old.agent.Tools)
 	}
-	c.loaded[name] = &cachedAgent{agent: la, checked: time.Now()}
+	now := time.Now()
+	c.loaded[name] = &cachedAgent{agent: la, checked: now, used: now}
 	return nil
 }
 
@@ -204,7 +208,10 @@ func (c *agentCache) close() {
 	for _, ca := range c.loaded {
 		closeTools(ca.agent.Tools)
 	}
-	c.loaded = map[string]*cachedAgent{}
+	for _, ts := range c.retired {
+		closeTools(ts)
+	}
+	c.loaded, c.retired = map[string]*cachedAgent{}, map[string][]runtime.Tool{}
 	c.tools.wasm.close()
 }
 

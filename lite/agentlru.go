@@ -1,5 +1,7 @@
 package lite
 
+import "github.com/agnx-lite/agnx-lite/runtime"
+
 // The LRU side of agentCache: what stays built, what goes. Everything here
 // runs with c.mu held by the caller, except the exported-to-runtime Pin
 // and Unpin.
@@ -17,7 +19,19 @@ func (c *agentCache) Unpin(name string) {
 	defer c.mu.Unlock()
 	if c.pins[name]--; c.pins[name] <= 0 {
 		delete(c.pins, name)
+		closeTools(c.retired[name])
+		delete(c.retired, name)
 	}
+}
+
+// retire releases the tools of a replaced version of an agent: at once,
+// or, while a turn still runs on it, when the agent's last turn ends.
+func (c *agentCache) retire(name string, tools []runtime.Tool) {
+	if c.pins[name] > 0 {
+		c.retired[name] = append(c.retired[name], tools...)
+		return
+	}
+	closeTools(tools)
 }
 
 // evictOver evicts the least recently used agents beyond max, sparing

@@ -84,3 +84,28 @@ func TestAgentCache_EvictionReleasesWasm(t *testing.T) {
 	_, err = calc.Run(context.Background(), []byte(`{"expression":"1+1"}`))
 	assert.ErrorIs(t, err, wasmtools.ErrClosed, "the evicted agent's module was closed")
 }
+
+// A reload while a turn runs on the agent keeps the old version's modules
+// open until that turn ends.
+func TestAgentCache_ReloadKeepsARunningTurnsTools(t *testing.T) {
+	c := lruCache(t, 2)
+	manifest, err := os.ReadFile("../wasmtools/examples/calc/tool.yaml")
+	require.NoError(t, err)
+	dir := filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "calc")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), manifest, 0o644))
+	buildWasm(t, "calc", filepath.Join(dir, "calc.wasm"))
+	defer c.close()
+
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	calc := a.Tools[len(a.Tools)-1]
+	c.Pin("assistant") // a turn runs on this version
+	require.NoError(t, c.reload("assistant"))
+	_, err = calc.Run(context.Background(), []byte(`{"expression":"1+1"}`))
+	assert.NoError(t, err, "the running turn's tools stay open across the reload")
+
+	c.Unpin("assistant") // the turn ends
+	_, err = calc.Run(context.Background(), []byte(`{"expression":"1+1"}`))
+	assert.ErrorIs(t, err, wasmtools.ErrClosed, "then the old version is released")
+}
