@@ -53,14 +53,11 @@ fuzz:
 # were measured on, as a markdown table on stdout and in bench/last.md; the
 # raw `go test -bench` output goes to bench/last.txt (for benchstat). The
 # arm64 build's cold start and one turn run under qemu-aarch64-static,
-# labelled as emulated. `make bench-rss` has the one-shot and chat figures.
+# labelled as emulated.
 bench: build cross
 	@ci/deps.sh
 	$(GO) run ./bench/report -go $(GO) -bin $(BIN) -emulated dist/agnx-lite-linux-arm64 -md bench/last.md -raw bench/last.txt
 
-.PHONY: bench-rss
-bench-rss: build
-	$(GO) run ./bench/rss -bin $(BIN)
 
 # The memory gate: the real daemon under the standard workload (100 agents,
 # 200 sessions, 2,000 turns with a tool call each); fails when its peak RSS
