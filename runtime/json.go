@@ -93,12 +93,6 @@ func (o *jsonObject) int(k string, v int64) {
 	o.b = strconv.AppendInt(o.b, v, 10)
 }
 
-func (o *jsonObject) intOpt(k string, v int64) {
-	if v != 0 {
-		o.int(k, v)
-	}
-}
-
 func (o *jsonObject) bool(k string, v bool) {
 	o.key(k)
 	o.b = strconv.AppendBool(o.b, v)

@@ -126,6 +126,7 @@ func TestTx_EventsAfter(t *testing.T) {
 			assert.Equal(t, want, got, "after %d", after)
 		}
 		got, err := collect(tx, "empty", 0)
+		require.NoError(t, err)
 		assert.Empty(t, got)
 		n, _ := tx.EventsCount("empty")
 		assert.Zero(t, n)

@@ -36,7 +36,7 @@ func commands() map[string]command {
 		"attach":  {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
 		"session": {"session list | show ID | delete ID | export ID", "inspect and manage sessions", runSession},
 		"agent":   {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents", runAgent},
-		"service": {"service install [--user] [--dry-run] | uninstall | status", "run agnx-lite as a systemd service (boot, restart, watchdog)", runService},
+		"service": {serviceUsage, "run agnx-lite as a systemd service (boot, restart, watchdog)", runService},
 		"doctor":  {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
 		"tool":    {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
 		"version": {"version", "print the version", runVersion},
