@@ -292,11 +292,11 @@ func (x *extractor) finish() error {
 
 // validate loads the unpacked agent; an error names the file as it is in
 // the archive.
-func (x *extractor) validate() error {
+func (x *extractor) validate() (*Agent, error) {
 	dir := x.rootDir()
-	_, err := Load(dir)
+	a, err := Load(dir)
 	if err == nil {
-		return nil
+		return a, nil
 	}
 	var e *Error
 	if errors.As(err, &e) {
@@ -304,10 +304,10 @@ func (x *extractor) validate() error {
 		if rel, rerr := filepath.Rel(dir, c.File); rerr == nil && !strings.HasPrefix(rel, "..") {
 			c.File = x.top + "/" + filepath.ToSlash(rel)
 		}
-		return fmt.Errorf("import: the agent is invalid: %w", &c)
+		return nil, fmt.Errorf("import: the agent is invalid: %w", &c)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("import: the archive's folder %q has no %s: it is not an agent", x.top, FileName)
+		return nil, fmt.Errorf("import: the archive's folder %q has no %s: it is not an agent", x.top, FileName)
 	}
-	return fmt.Errorf("import: the agent is invalid: %s", strings.ReplaceAll(err.Error(), dir, x.top))
+	return nil, fmt.Errorf("import: the agent is invalid: %s", strings.ReplaceAll(err.Error(), dir, x.top))
 }

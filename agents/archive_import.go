@@ -16,7 +16,11 @@ import (
 type ImportOptions struct {
 	// Force replaces an agent of the same name: the old folder is renamed
 	// aside, the new one renamed into place, then the old one removed.
-	Force  bool
+	Force bool
+	// Trust installs an agent whose Reach has risks (a provider key sent
+	// to a foreign server, executables, network access); without it
+	// Import refuses such an agent with an *UntrustedError.
+	Trust  bool
 	Limits Limits
 }
 
@@ -25,6 +29,9 @@ type ImportResult struct {
 	Name     string
 	Dir      string
 	Replaced bool
+	// Reach is what the installed agent will reach, for the caller to
+	// show.
+	Reach Reach
 	// Manifest is the archive's agnx-export.json; nil when it has none (a
 	// folder archived by hand).
 	Manifest *Manifest
@@ -80,7 +87,10 @@ func refuse(entry, format string, args ...any) error {
 // Import unpacks a gzip'd tar made by Export into agentsDir. It unpacks
 // into a temporary folder inside agentsDir, checks every entry as it goes,
 // loads the result as an agent, and only then renames it into place, so a
-// refused or broken archive leaves nothing behind.
+// refused or broken archive leaves nothing behind. An agent whose [Reach]
+// has risks is refused with an [*UntrustedError] unless Trust is set: an
+// archive is someone else's code and prompts, and what it would run or
+// whom it would send keys and conversations to is the user's call.
 //
 // It refuses absolute paths, ".." segments, entries outside the single
 // top-level folder, symlinks and hard links that lead out of the folder
@@ -119,14 +129,20 @@ func Import(r io.Reader, agentsDir string, opts ImportOptions) (res ImportResult
 	}
 	x.close()
 	dest := filepath.Join(agentsDir, x.top)
-	if err := x.validate(); err != nil {
+	a, err := x.validate()
+	if err != nil {
 		return res, err
+	}
+	reach := a.Reach()
+	if len(reach.Risks) > 0 && !opts.Trust {
+		return res, &UntrustedError{Name: x.top, Reach: reach}
 	}
 	replaced, err := install(x.rootDir(), dest, tmp, opts.Force)
 	if err != nil {
 		return res, err
 	}
-	res = ImportResult{Name: x.top, Dir: dest, Replaced: replaced, Manifest: x.manifest, Sessions: x.sessionFiles, tmp: tmp}
+	res = ImportResult{Name: x.top, Dir: dest, Replaced: replaced, Reach: reach, Manifest: x.manifest,
+		Sessions: x.sessionFiles, tmp: tmp}
 	if len(res.Sessions) == 0 {
 		return res, res.Close()
 	}

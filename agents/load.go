@@ -71,10 +71,20 @@ func defaultAgentFile() agentFile {
 // Load reads and validates the agent in dir: dir/agent.yaml and the prompt
 // files it names (or SOUL.md, SYSTEM_PROMPT.md and INSTRUCTIONS.md when it
 // names none and they exist). A problem in a file is an *Error giving its
-// file and line; a missing agent.yaml wraps fs.ErrNotExist.
+// file and line; a missing agent.yaml wraps fs.ErrNotExist. Every file is
+// read through an os.Root on dir: a file named by a path or a symlink that
+// leads out of the folder is refused (see [ErrOutside]).
 func Load(dir string) (*Agent, error) {
 	file := filepath.Join(dir, FileName)
-	data, mod, err := readFile(file)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load agent: %w", err)
+	}
+	defer root.Close()
+	data, mod, err := readInside(root, FileName)
+	if errors.Is(err, ErrOutside) {
+		return nil, &Error{File: file, Msg: "is a link that " + ErrOutside.Error() + outsideFix}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load agent: %w", err)
 	}
@@ -88,7 +98,10 @@ func Load(dir string) (*Agent, error) {
 	if info, err := os.Stat(dir); err == nil && info.ModTime().After(mod) {
 		a.ModTime = info.ModTime()
 	}
-	if err := a.loadPrompts(doc, &af.Spec); err != nil {
+	if err := a.loadPrompts(root, doc, &af.Spec); err != nil {
+		return nil, err
+	}
+	if err := checkToolFiles(root, doc, a.Tools); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -147,7 +160,7 @@ func (af *agentFile) agent(dir string) *Agent {
 
 // loadPrompts reads the three prompt parts. A file named in agent.yaml must
 // exist; a conventional file (SOUL.md, ...) is used only when it does.
-func (a *Agent) loadPrompts(doc *Doc, s *spec) error {
+func (a *Agent) loadPrompts(root *os.Root, doc *Doc, s *spec) error {
 	parts := []struct {
 		path, ref, conventional string
 		dst                     *string
@@ -162,7 +175,7 @@ func (a *Agent) loadPrompts(doc *Doc, s *spec) error {
 			name = p.conventional
 		}
 		file := resolve(a.Dir, name)
-		data, mod, err := readFile(file)
+		data, mod, err := readInside(root, name)
 		switch {
 		case err == nil:
 			*p.dst = string(data)
@@ -174,6 +187,10 @@ func (a *Agent) loadPrompts(doc *Doc, s *spec) error {
 			// no conventional file: the part is empty
 		case errors.Is(err, fs.ErrNotExist):
 			return doc.Errorf(p.path, "%s refers to %s, which does not exist", p.path, p.ref)
+		case errors.Is(err, ErrOutside) && p.ref == "":
+			return &Error{File: file, Msg: "is a link that " + ErrOutside.Error() + outsideFix}
+		case errors.Is(err, ErrOutside):
+			return doc.Errorf(p.path, "%s %s is a link that %s%s", p.path, p.ref, ErrOutside, outsideFix)
 		default:
 			return doc.Errorf(p.path, "%s: %v", p.path, err)
 		}
@@ -181,13 +198,26 @@ func (a *Agent) loadPrompts(doc *Doc, s *spec) error {
 	return nil
 }
 
-// readFile reads a regular file of at most maxFileSize bytes.
+// resolve makes a path from agent.yaml, which validation keeps local,
+// relative to the agent's folder.
+func resolve(dir, p string) string {
+	return filepath.Join(dir, p)
+}
+
+// readFile reads a regular file of at most maxFileSize bytes, by its path
+// (for files the user's own config names, such as policy.yaml tiers).
 func readFile(name string) ([]byte, time.Time, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
 	defer f.Close()
+	return readOpen(f, name)
+}
+
+// readOpen reads f, which must be a regular file of at most maxFileSize
+// bytes.
+func readOpen(f *os.File, name string) ([]byte, time.Time, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, time.Time{}, err
@@ -203,12 +233,4 @@ func readFile(name string) ([]byte, time.Time, error) {
 		return nil, time.Time{}, fmt.Errorf("%s is larger than %d KiB", name, maxFileSize>>10)
 	}
 	return data, info.ModTime(), nil
-}
-
-// resolve makes a path from agent.yaml relative to the agent's folder.
-func resolve(dir, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(dir, p)
 }

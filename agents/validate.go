@@ -24,7 +24,10 @@ func (af *agentFile) validate(doc *Doc) error {
 	if err := validateAccess(doc, &af.Spec.Access); err != nil {
 		return err
 	}
-	return validateTools(doc, af.Spec.Tools)
+	if err := validateTools(doc, af.Spec.Tools); err != nil {
+		return err
+	}
+	return localRefs(doc, &af.Spec)
 }
 
 func (af *agentFile) validateHeader(doc *Doc) error {
