@@ -158,20 +158,15 @@ func TestRun_NothingOutlivesTheCommand(t *testing.T) {
 
 func TestRun_ForkBomb(t *testing.T) {
 	r, ws := sandbox(t)
+	p := Policy{Workspace: ws, Limits: Limits{Timeout: 3 * time.Second, MaxProcs: 32}}
 	if os.Geteuid() == 0 {
-		// RLIMIT_NPROC does not bind root: run the sandbox as nobody, as a
-		// daemon running as root would be configured to.
-		r.Credential = &syscall.Credential{Uid: 65534, Gid: 65534}
-		r.Init = worldReadableCopy(t)
-		if st := r.probe(); st != "" {
-			t.Skip("bwrap cannot run as nobody here: " + st)
-		}
-		require.NoError(t, os.Chmod(filepath.Dir(ws), 0o755))
+		// RLIMIT_NPROC does not bind root: the command runs as nobody,
+		// as lite's sandbox.run_as does by default for a root daemon.
+		p.RunAs = &User{UID: 65534, GID: 65534}
 	}
 	marker := "agnx-bomb-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	start := time.Now()
-	res := run(t, r, Policy{Workspace: ws, Limits: Limits{Timeout: 3 * time.Second, MaxProcs: 32}},
-		"cp /bin/sh ./"+marker+"; ./"+marker+" -c 'b() { b | b & }; b'; sleep 1; echo survived")
+	res := run(t, r, p, "cp /bin/sh ./"+marker+"; ./"+marker+" -c 'b() { b | b & }; b'; sleep 1; echo survived")
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Contains(t, string(res.Output), "fork", "the process limit stopped the bomb")
 	assertGone(t, marker)
@@ -197,31 +192,33 @@ func assertGone(t *testing.T, name string) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// probe runs `true` in the sandbox and returns the problem, if any.
-func (r *Runner) probe() string {
-	res, err := r.Run(context.Background(), Policy{}, []string{"true"}, nil)
-	if err != nil {
-		return err.Error()
-	}
-	if res.ExitCode != 0 {
-		return string(res.Output)
-	}
-	return ""
+func TestRun_TmpIsCapped(t *testing.T) {
+	r, ws := sandbox(t)
+	res := run(t, r, Policy{Workspace: ws, Limits: Limits{TmpMB: 1}},
+		"head -c 3000000 /dev/zero > /tmp/big; echo rc=$?; df -k /tmp | tail -1")
+	out := string(res.Output)
+	assert.Contains(t, out, "No space left on device")
+	assert.Contains(t, out, "rc=1", "/tmp past TmpMB cannot be written")
+	assert.Regexp(t, `\s1024\s`, out, "a 1 MiB /tmp")
+	assert.Contains(t, Args(Policy{}, "", []string{"true"}), "67108864", "64 MiB by default")
 }
 
-// worldReadableCopy copies this test binary where nobody can read it (the
-// build cache is private), to serve as the sandbox's init.
-func worldReadableCopy(t *testing.T) string {
-	t.Helper()
-	self, err := os.Executable()
-	require.NoError(t, err)
-	data, err := os.ReadFile(self)
-	require.NoError(t, err)
-	dir := t.TempDir()
-	for d := dir; d != filepath.Dir(d) && d != os.TempDir(); d = filepath.Dir(d) {
-		require.NoError(t, os.Chmod(d, 0o755))
+func TestRun_RunAs(t *testing.T) {
+	r, ws := sandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("RunAs takes a daemon running as root")
 	}
-	p := filepath.Join(dir, "init")
-	require.NoError(t, os.WriteFile(p, data, 0o755))
-	return p
+	p := Policy{Workspace: ws, RunAs: &User{UID: 65534, GID: 65534}}
+	res := run(t, r, p, `id -u; id -g; id -G; grep -E '^(CapEff|CapPrm|CapAmb|NoNewPrivs)' /proc/self/status; `+
+		`echo x > made.txt; cat /proc/1/environ >/dev/null 2>&1 || echo "pid 1 unreadable"`)
+	out := string(res.Output)
+	assert.Regexp(t, `^65534\n65534\n65534\n`, out)
+	assert.Regexp(t, `CapPrm:\s+0+\n`, out, "no capability left")
+	assert.Regexp(t, `CapEff:\s+0+\n`, out)
+	assert.Regexp(t, `CapAmb:\s+0+\n`, out)
+	assert.Regexp(t, `NoNewPrivs:\s+1`, out)
+	assert.Contains(t, out, "pid 1 unreadable", "bwrap's pid 1 stays root's")
+	st, err := os.Stat(filepath.Join(ws, "made.txt"))
+	require.NoError(t, err)
+	assert.EqualValues(t, 65534, st.Sys().(*syscall.Stat_t).Uid, "files are the sandbox user's")
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // InitArg is the first argument that makes this binary the sandbox's init:
-// `agnx-lite __sandbox_init MEM_MB PROCS FILE_MB -- command...`.
+// `agnx-lite __sandbox_init MEM_MB PROCS FILE_MB LIFELINE_FD UID GID -- command...`
+// (-1 for no lifeline, and for keeping the user).
 const InitArg = "__sandbox_init"
 
 // initInside is where the binary is bound inside the sandbox.
@@ -29,22 +30,30 @@ func Init() {
 	}
 }
 
-// initMain sets the limits, then replaces itself with the command.
+// initMain checks that its daemon is still there, sets the limits, drops
+// to the sandbox user, then replaces itself with the command.
 func initMain(args []string) error {
-	if len(args) < 4 || args[3] != "--" {
-		return fmt.Errorf("usage: %s MEM_MB PROCS FILE_MB -- command", InitArg)
+	const nargs = 6
+	if len(args) < nargs+1 || args[nargs] != "--" {
+		return fmt.Errorf("usage: %s MEM_MB PROCS FILE_MB LIFELINE_FD UID GID -- command", InitArg)
 	}
-	nums := make([]uint64, 3)
+	var nums [nargs]int64
 	for i := range nums {
-		n, err := strconv.ParseUint(args[i], 10, 64)
-		if err != nil {
-			return fmt.Errorf("bad limit %q", args[i])
+		n, err := strconv.ParseInt(args[i], 10, 64)
+		if err != nil || n < -1 {
+			return fmt.Errorf("bad number %q", args[i])
 		}
 		nums[i] = n
 	}
-	cmd := args[4:]
+	cmd := args[nargs+1:]
 	if len(cmd) == 0 {
 		return fmt.Errorf("no command")
+	}
+	if life := int(nums[3]); life >= 0 {
+		if orphaned(life) {
+			return fmt.Errorf("the daemon that started this sandbox is gone: not running %s", cmd[0])
+		}
+		syscall.Close(life) // the command has no use for it
 	}
 	// Everything that allocates happens before the limits: once the
 	// address space is capped, the Go runtime may not be able to grow its
@@ -65,13 +74,21 @@ func initMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Setresuid and friends change every thread of the process, and
+	// allocate: before the limits too.
+	if uid, gid := nums[4], nums[5]; uid >= 0 && gid >= 0 {
+		if err := dropTo(int(uid), int(gid)); err != nil {
+			return err
+		}
+	}
+	mb := func(n int64) uint64 { return uint64(n) << 20 }
 	limits := [...]struct {
 		res int
 		lim syscall.Rlimit
 	}{
-		{syscall.RLIMIT_AS, syscall.Rlimit{Cur: nums[0] << 20, Max: nums[0] << 20}},
-		{rlimitNPROC, syscall.Rlimit{Cur: nums[1], Max: nums[1]}},
-		{syscall.RLIMIT_FSIZE, syscall.Rlimit{Cur: nums[2] << 20, Max: nums[2] << 20}},
+		{syscall.RLIMIT_AS, syscall.Rlimit{Cur: mb(nums[0]), Max: mb(nums[0])}},
+		{rlimitNPROC, syscall.Rlimit{Cur: uint64(nums[1]), Max: uint64(nums[1])}},
+		{syscall.RLIMIT_FSIZE, syscall.Rlimit{Cur: mb(nums[2]), Max: mb(nums[2])}},
 		{syscall.RLIMIT_CORE, syscall.Rlimit{}},
 	}
 	for i := range limits {
@@ -86,6 +103,40 @@ func initMain(args []string) error {
 		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
 	return fmt.Errorf("exec %s: %w", path, e)
 }
+
+// dropTo makes the process uid:gid with no supplementary groups; going
+// from uid 0 to another clears every capability.
+func dropTo(uid, gid int) error {
+	if err := syscall.Setgroups(nil); err != nil {
+		return fmt.Errorf("drop groups: %w", err)
+	}
+	if err := syscall.Setresgid(gid, gid, gid); err != nil {
+		return fmt.Errorf("set gid %d: %w", gid, err)
+	}
+	if err := syscall.Setresuid(uid, uid, uid); err != nil {
+		return fmt.Errorf("set uid %d: %w", uid, err)
+	}
+	return nil
+}
+
+// orphaned tells whether every write end of the lifeline is closed: the
+// daemon died while bwrap was setting up, after the moment bwrap's own
+// --die-with-parent could have caught it.
+func orphaned(fd int) bool {
+	pfd := struct {
+		fd             int32
+		events, revent int16
+	}{fd: int32(fd), events: pollIn}
+	var zero syscall.Timespec
+	n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1,
+		uintptr(unsafe.Pointer(&zero)), 0, 0, 0)
+	return e == 0 && n == 1 && pfd.revent&pollHup != 0
+}
+
+const (
+	pollIn  = 0x1
+	pollHup = 0x10
+)
 
 // rlimitNPROC is RLIMIT_NPROC, which package syscall does not name on
 // every architecture; its number is 6 on all Linux ones agnx-lite builds for.

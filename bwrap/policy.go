@@ -21,8 +21,21 @@ type Policy struct {
 	// Env is the whole environment inside (it starts cleared); PATH, HOME
 	// and LANG get defaults when missing.
 	Env map[string]string
+	// RunAs, when set, is the host user the command runs as. It takes a
+	// daemon running as root: bwrap then creates no user namespace (so the
+	// command is a real unprivileged user, whom RLIMIT_NPROC binds) and the
+	// init drops to this user before it execs the command. The workspace
+	// must be writable by that user.
+	RunAs *User
 	Limits
+
+	// lifeline is set by Run when the init gets the read end of the
+	// owner's lifeline as fd 3 (see Owner).
+	lifeline bool
 }
+
+// User is a host uid and gid.
+type User struct{ UID, GID uint32 }
 
 // Limits bound one command. Zero values mean the defaults.
 type Limits struct {
@@ -31,6 +44,7 @@ type Limits struct {
 	MemoryMB  int           // address space; default 1024
 	MaxProcs  int           // processes of the sandbox user; default 128
 	FileMB    int           // largest file it may write; default 256
+	TmpMB     int           // size of the private /tmp (in RAM); default 64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -48,6 +62,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.FileMB <= 0 {
 		l.FileMB = 256
+	}
+	if l.TmpMB <= 0 {
+		l.TmpMB = 64
 	}
 	return l
 }
@@ -75,15 +92,14 @@ var netFiles = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/gai.conf"}
 // and run first to apply the resource limits (see Init).
 func Args(p Policy, initPath string, command []string) []string {
 	lim := p.Limits.withDefaults()
+	if initPath == "" {
+		p.RunAs = nil // only the init can drop to RunAs
+	}
 	wd := p.WorkDir
 	if wd == "" {
 		wd = "/workspace"
 	}
-	a := []string{"--unshare-all", "--unshare-user", "--uid", sandboxUID, "--gid", sandboxUID,
-		"--die-with-parent", "--new-session", "--hostname", "sandbox"}
-	if p.Network {
-		a = append(a, "--share-net")
-	}
+	a := namespaces(p)
 	for _, d := range systemDirs {
 		a = appendBind(a, d)
 	}
@@ -94,7 +110,8 @@ func Args(p Policy, initPath string, command []string) []string {
 	for _, f := range etc {
 		a = appendBind(a, f)
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	// /tmp lives in RAM: its size is capped, or a command could fill it.
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--size", strconv.Itoa(lim.TmpMB<<20), "--tmpfs", "/tmp")
 	// After /tmp's tmpfs, so a path under /tmp is not hidden by it.
 	for _, f := range p.ReadOnly {
 		a = append(a, "--ro-bind-try", f, f)
@@ -107,12 +124,48 @@ func Args(p Policy, initPath string, command []string) []string {
 		a = append(a, "--setenv", kv[0], kv[1])
 	}
 	if initPath != "" {
-		a = append(a, "--ro-bind", initPath, initInside, "--", initInside, InitArg,
-			strconv.Itoa(lim.MemoryMB), strconv.Itoa(lim.MaxProcs), strconv.Itoa(lim.FileMB), "--")
+		a = append(a, "--ro-bind", initPath, initInside, "--", initInside)
+		a = append(a, initArgs(lim, p)...)
 	} else {
 		a = append(a, "--")
 	}
 	return append(a, command...)
+}
+
+// initArgs are the init's arguments, up to the command (see Init).
+func initArgs(lim Limits, p Policy) []string {
+	life, uid, gid := "-1", "-1", "-1"
+	if p.lifeline {
+		life = strconv.Itoa(lifelineFD)
+	}
+	if p.RunAs != nil {
+		uid, gid = strconv.FormatUint(uint64(p.RunAs.UID), 10), strconv.FormatUint(uint64(p.RunAs.GID), 10)
+	}
+	return []string{InitArg, strconv.Itoa(lim.MemoryMB), strconv.Itoa(lim.MaxProcs), strconv.Itoa(lim.FileMB),
+		life, uid, gid, "--"}
+}
+
+// namespaces are the namespace and privilege options. The command runs
+// as uid 1000 of a user namespace of its own, or, with RunAs, as that
+// host user with no user namespace: bwrap (root) keeps only the two
+// capabilities the init needs to drop to RunAs, and no_new_privs (which
+// bwrap always sets) keeps the command from gaining any back.
+func namespaces(p Policy) []string {
+	var a []string
+	switch {
+	case p.RunAs == nil:
+		a = []string{"--unshare-all", "--unshare-user", "--uid", sandboxUID, "--gid", sandboxUID}
+		if p.Network {
+			a = append(a, "--share-net")
+		}
+	default:
+		a = []string{"--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
+			"--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"}
+		if !p.Network {
+			a = append(a, "--unshare-net")
+		}
+	}
+	return append(a, "--die-with-parent", "--new-session", "--hostname", "sandbox")
 }
 
 // appendBind binds a host path read-only, or recreates it as a symlink

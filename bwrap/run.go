@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -37,10 +37,12 @@ type Runner struct {
 	// deadline, output cap, limits and cleared environment, in the
 	// workspace, but no isolation at all.
 	Trust bool
-	// Credential, when set, runs bwrap as that user: a daemon running as
-	// root can keep the sandbox unprivileged (RLIMIT_NPROC does not bind
-	// root). The workspace must then be writable by that user.
-	Credential *syscall.Credential
+	// Owner, when set, marks every sandbox as this daemon instance's and
+	// gives it the owner's lifeline, so that a sandbox the daemon's death
+	// left behind ends itself or is ended by the next start (see Owner).
+	Owner *Owner
+
+	orphanable bool
 }
 
 // ErrUnavailable is returned when bwrap cannot run here; the error's text
@@ -58,16 +60,30 @@ func (r *Runner) Run(ctx context.Context, p Policy, command []string, stdin []by
 	lim := p.Limits.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
-	cmd := exec.Command(bin, Args(p, initPath, command)...)
-	if r.Trust {
+	var cmd *exec.Cmd
+	switch {
+	case r.Trust:
 		cmd = trusted(p, lim, initPath, command)
+	case r.Owner != nil:
+		if err := r.Owner.start(); err != nil {
+			return Result{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		p.lifeline = true
+		cmd = exec.Command(bin, append([]string{"--unsetenv", r.Owner.marker()}, Args(p, initPath, command)...)...)
+		cmd.ExtraFiles = []*os.File{r.Owner.read} // fd 3: lifelineFD
+	default:
+		cmd = exec.Command(bin, Args(p, initPath, command)...)
 	}
 	cmd.Stdin = bytes.NewReader(stdin)
 	out := &capped{max: lim.MaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out
 	// Its own process group, so the deadline kills bwrap and, with it, the
 	// sandbox's pid namespace and everything in it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: r.Credential}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if r.orphanable { // tests: what a daemon killed mid-set-up leaves
+		cmd.SysProcAttr.Pdeathsig = 0
+		cmd.Args = slices.DeleteFunc(cmd.Args, func(a string) bool { return a == "--die-with-parent" })
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("%w: start %s: %v", ErrUnavailable, bin, err)
@@ -125,9 +141,8 @@ func (r *Runner) paths() (bin, initPath string, err error) {
 // trusted is the command line of trust mode: this binary as init (for
 // the limits), then the command, in the workspace.
 func trusted(p Policy, lim Limits, initPath string, command []string) *exec.Cmd {
-	args := append([]string{InitArg, strconv.Itoa(lim.MemoryMB), strconv.Itoa(lim.MaxProcs),
-		strconv.Itoa(lim.FileMB), "--"}, command...)
-	cmd := exec.Command(initPath, args...)
+	p.RunAs = nil // trust mode runs with the daemon's rights
+	cmd := exec.Command(initPath, append(initArgs(lim, p), command...)...)
 	cmd.Dir = p.Workspace
 	for _, kv := range env(p.Env, p.Workspace) {
 		cmd.Env = append(cmd.Env, kv[0]+"="+kv[1])
