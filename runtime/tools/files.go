@@ -1,22 +1,26 @@
 package tools
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path"
-	"strings"
+	"unicode/utf8"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// maxReadBytes caps what read_file reads of one file.
+// maxReadBytes caps what one read_file call returns. The file itself may
+// be of any size: read_file streams through it to the window asked for
+// and holds no more than this, plus one read buffer, in memory.
 const maxReadBytes = 256 << 10
+
+// readBuffer is the size of the buffer file tools read through.
+const readBuffer = 32 << 10
 
 // decodeArgs decodes a call's JSON arguments into v; empty means {}.
 func decodeArgs(args []byte, v any) error {
@@ -29,31 +33,6 @@ func decodeArgs(args []byte, v any) error {
 		return fmt.Errorf("invalid arguments: %v", err)
 	}
 	return nil
-}
-
-// cleanPath turns what the model gave into a path relative to the
-// workspace root. os.Root refuses anything that still escapes.
-func cleanPath(p string) string {
-	p = strings.TrimSpace(p)
-	p = strings.TrimPrefix(p, "/workspace")
-	p = strings.TrimLeft(p, "/")
-	if p == "" {
-		return "."
-	}
-	return path.Clean(p)
-}
-
-// fsError is the sentence the model sees for a failed file operation.
-func fsError(op, p string, err error) runtime.Result {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return runtime.ErrorResult(fmt.Sprintf("error: %s: %q does not exist in the workspace", op, p))
-	case errors.Is(err, fs.ErrInvalid), strings.Contains(err.Error(), "path escapes from parent"):
-		return runtime.ErrorResult(fmt.Sprintf("error: %s: %q is outside the workspace; use a path relative to the workspace", op, p))
-	case errors.Is(err, fs.ErrPermission):
-		return runtime.ErrorResult(fmt.Sprintf("error: %s: permission denied for %q", op, p))
-	}
-	return runtime.ErrorResult(fmt.Sprintf("error: %s %q: %v", op, p, err))
 }
 
 // ReadFile reads a text file in the workspace.
@@ -70,15 +49,16 @@ type readFileArgs struct {
 const readFileSchema = `{"type":"object","properties":{` +
 	`"path":{"type":"string","description":"File path relative to the workspace"},` +
 	`"offset":{"type":"integer","description":"First line to read, counting from 1 (default 1)"},` +
-	`"limit":{"type":"integer","description":"How many lines to read (default: all)"}},` +
+	`"limit":{"type":"integer","description":"How many lines to read (default: as many as fit in 256 KiB)"}},` +
 	`"required":["path"],"additionalProperties":false}`
 
 // Spec describes read_file to the model.
 func (t *ReadFile) Spec() runtime.ToolSpec {
 	return runtime.ToolSpec{
-		Name:        "read_file",
-		Description: "Read a text file from your workspace. Optionally give offset and limit to read a range of lines.",
-		Schema:      []byte(readFileSchema),
+		Name: "read_file",
+		Description: "Read a text file from your workspace, up to 256 KiB at a time. " +
+			"Optionally give offset and limit to read a range of lines; a longer file says where to go on.",
+		Schema: []byte(readFileSchema),
 	}
 }
 
@@ -96,54 +76,107 @@ func (t *ReadFile) Run(ctx context.Context, raw []byte) (runtime.Result, error) 
 		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
 	}
 	defer root.Close()
-	p := cleanPath(a.Path)
-	f, err := root.Open(p)
+	f, _, err := openRegular(root, cleanPath(t.Workspace, a.Path), os.O_RDONLY, 0)
 	if err != nil {
 		return fsError("read_file", a.Path, err), nil
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return runtime.ErrorResult(fmt.Sprintf("error: read_file: %q is a directory; use list_dir", a.Path)), nil
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
-	if err != nil {
-		return fsError("read_file", a.Path, err), nil
-	}
-	if bytes.IndexByte(data, 0) >= 0 {
+	text, err := readLines(ctx, f, a.Offset, a.Limit)
+	switch {
+	case errors.Is(err, errBinary):
 		return runtime.ErrorResult(fmt.Sprintf("error: read_file: %q is a binary file", a.Path)), nil
-	}
-	cut := len(data) > maxReadBytes
-	if cut {
-		data = data[:maxReadBytes]
-	}
-	text := selectLines(string(data), a.Offset, a.Limit)
-	if cut {
-		text += fmt.Sprintf("\n[... the file is longer than %d KiB; read further with offset ...]", maxReadBytes>>10)
+	case err != nil:
+		return fsError("read_file", a.Path, err), nil
 	}
 	return runtime.Result{Content: text}, nil
 }
 
-// selectLines returns lines offset..offset+limit-1 (1-based); zero values
-// mean from the start and to the end.
-func selectLines(text string, offset, limit int) string {
-	if offset <= 1 && limit <= 0 {
-		return text
+// errBinary is returned by readLines for text holding a NUL byte.
+var errBinary = errors.New("binary file")
+
+// readLines streams r and returns lines offset..offset+limit-1 (1-based;
+// zero values mean from the start and to the end), stopping at
+// maxReadBytes with a note that says which offset to read on from. Lines
+// before the window are skipped a buffer at a time, so neither a huge file
+// nor a huge line is ever held whole.
+func readLines(ctx context.Context, r io.Reader, offset, limit int) (string, error) {
+	br := bufio.NewReaderSize(r, readBuffer)
+	first := max(offset, 1)
+	line, partial := 1, false // partial: bytes of line were read, not yet its end
+	lineStart := 0            // where line begins in out
+	var out bytes.Buffer
+	for chunks := 0; ; chunks++ {
+		if chunks%64 == 0 && ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		frag, err := br.ReadSlice('\n')
+		if len(frag) > 0 && line >= first {
+			if bytes.IndexByte(frag, 0) >= 0 {
+				return "", errBinary
+			}
+			if out.Len()+len(frag) > maxReadBytes {
+				return cutWindow(&out, frag, line, lineStart), nil
+			}
+			out.Write(frag)
+		}
+		partial = partial || len(frag) > 0
+		if len(frag) > 0 && frag[len(frag)-1] == '\n' {
+			line, partial, lineStart = line+1, false, out.Len()
+			if limit > 0 && line >= first+limit {
+				return out.String(), nil
+			}
+		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			if seen := line - 1 + boolInt(partial); offset > 1 && offset > seen {
+				return fmt.Sprintf("[the file has only %d lines]", seen), nil
+			}
+			return out.String(), nil
+		default:
+			return "", err
+		}
 	}
-	lines := strings.SplitAfter(text, "\n")
-	start := max(offset-1, 0)
-	if start >= len(lines) {
-		return fmt.Sprintf("[the file has only %d lines]", len(lines))
-	}
-	end := len(lines)
-	if limit > 0 {
-		end = min(start+limit, end)
-	}
-	return strings.Join(lines[start:end], "")
 }
 
-// Subject is what policies match: the path.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// cutWindow ends a read at the size cap. A window that already holds whole
+// lines stops before the line that does not fit; a first line longer than
+// the cap is cut (at a character boundary) and the read goes on after it.
+func cutWindow(out *bytes.Buffer, frag []byte, line, lineStart int) string {
+	if lineStart > 0 {
+		out.Truncate(lineStart)
+		return out.String() + fmt.Sprintf("[... stopped before line %d to stay under %d KiB; read further with offset=%d ...]",
+			line, maxReadBytes>>10, line)
+	}
+	out.Write(frag[:maxReadBytes-out.Len()])
+	return string(trimPartialRune(out.Bytes())) + fmt.Sprintf("\n[... line %d is longer than %d KiB and was cut; read further with offset=%d ...]",
+		line, maxReadBytes>>10, line+1)
+}
+
+// trimPartialRune drops a UTF-8 sequence cut off at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// Subject is what policies match: the path relative to the workspace, as
+// it will be opened.
 func (t *ReadFile) Subject(args []byte) string {
 	var a readFileArgs
 	_ = decodeArgs(args, &a)
-	return a.Path
+	return cleanPath(t.Workspace, a.Path)
 }

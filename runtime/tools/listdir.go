@@ -2,16 +2,24 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// maxListEntries caps how many entries list_dir returns.
+// maxListEntries caps how many entries list_dir returns. A folder of any
+// size is read in batches, keeping only the first maxListEntries names in
+// order, so a million files cost no more memory than a few hundred.
 const maxListEntries = 500
+
+// listBatch is how many entries are read from a folder at a time.
+const listBatch = 1000
 
 // ListDir lists a directory in the workspace.
 type ListDir struct{ Workspace string }
@@ -49,25 +57,23 @@ func (t *ListDir) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	if shown == "" {
 		shown = "."
 	}
-	entries, err := fs.ReadDir(root.FS(), cleanPath(a.Path))
+	entries, total, err := firstEntries(ctx, root, cleanPath(t.Workspace, a.Path), maxListEntries)
 	if err != nil {
 		return fsError("list_dir", shown, err), nil
 	}
-	if len(entries) == 0 {
+	if total == 0 {
 		return runtime.Result{Content: fmt.Sprintf("%s is empty", shown)}, nil
 	}
 	var b strings.Builder
-	for i, e := range entries {
-		if i == maxListEntries {
-			fmt.Fprintf(&b, "[... %d more entries not shown ...]\n", len(entries)-i)
-			break
-		}
+	for _, e := range entries {
 		b.WriteString(e.Name())
 		switch {
 		case e.IsDir():
 			b.WriteByte('/')
 		case e.Type()&fs.ModeSymlink != 0:
 			b.WriteString(" (link)")
+		case e.Type()&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice|fs.ModeCharDevice) != 0:
+			b.WriteString(" (not a regular file)")
 		default:
 			if info, err := e.Info(); err == nil {
 				fmt.Fprintf(&b, " (%d bytes)", info.Size())
@@ -75,12 +81,49 @@ func (t *ListDir) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 		}
 		b.WriteByte('\n')
 	}
+	if total > len(entries) {
+		fmt.Fprintf(&b, "[... %d more entries not shown ...]\n", total-len(entries))
+	}
 	return runtime.Result{Content: strings.TrimRight(b.String(), "\n")}, nil
 }
 
-// Subject is what policies match: the path.
+// firstEntries reads the folder p in batches and returns its first n
+// entries by name, and how many it holds.
+func firstEntries(ctx context.Context, root *os.Root, p string, n int) ([]fs.DirEntry, int, error) {
+	d, err := openDir(root, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer d.Close()
+	byName := func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) }
+	var keep []fs.DirEntry
+	total := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		batch, err := d.ReadDir(listBatch)
+		total += len(batch)
+		keep = append(keep, batch...)
+		if len(keep) > n {
+			slices.SortFunc(keep, byName)
+			keep = slices.Clip(keep[:n])
+		}
+		if errors.Is(err, io.EOF) || (err == nil && len(batch) == 0) {
+			break
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	slices.SortFunc(keep, byName)
+	return keep, total, nil
+}
+
+// Subject is what policies match: the path relative to the workspace, as
+// it will be opened.
 func (t *ListDir) Subject(args []byte) string {
 	var a listDirArgs
 	_ = decodeArgs(args, &a)
-	return a.Path
+	return cleanPath(t.Workspace, a.Path)
 }

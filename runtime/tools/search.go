@@ -4,23 +4,40 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// Caps of the search tools, so one call cannot flood the context.
+// Caps of the search tools, so one call can flood neither the context
+// nor the daemon's memory, nor run for ever.
 const (
 	maxGlobResults = 500
 	maxGrepMatches = 200
-	maxGrepFile    = 2 << 20
-	maxGrepLine    = 300
+	maxGrepLine    = 300 // characters of a matching line shown
+	// maxGrepLineBytes is how much of one line grep matches against; the
+	// rest of a longer line is read past, unmatched.
+	maxGrepLineBytes = 64 << 10
+	// maxGrepScan is how many bytes one grep call reads in all.
+	maxGrepScan = 256 << 20
+	// maxWalkEntries is how many folder entries glob and grep look at in
+	// one call; a folder's entries are held (sorted) while it is walked.
+	maxWalkEntries = 100_000
 )
+
+// errWalkBudget stops a walk that has looked at maxWalkEntries entries.
+var errWalkBudget = errors.New("too many entries")
+
+// errScanBudget stops a grep that has read maxGrepScan bytes.
+var errScanBudget = errors.New("too many bytes")
 
 // Glob finds files in the workspace by pattern.
 type Glob struct{ Workspace string }
@@ -54,9 +71,10 @@ func (t *Glob) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	}
 	var out []string
 	more := 0
-	err := walk(ctx, t.Workspace, a.Path, func(p string, d fs.DirEntry) error {
+	base := cleanPath(t.Workspace, a.Path)
+	err := walk(ctx, t.Workspace, base, func(p string, d fs.DirEntry) error {
 		rel := p
-		if base := cleanPath(a.Path); base != "." {
+		if base != "." {
 			rel = strings.TrimPrefix(p, base+"/")
 		}
 		if !d.IsDir() && MatchGlob(a.Pattern, rel) {
@@ -68,15 +86,19 @@ func (t *Glob) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 		}
 		return nil
 	})
-	if err != nil {
+	stopped := errors.Is(err, errWalkBudget)
+	if err != nil && !stopped {
 		return fsError("glob", a.Path, err), nil
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && !stopped {
 		return runtime.Result{Content: "no files match " + a.Pattern}, nil
 	}
 	text := strings.Join(out, "\n")
 	if more > 0 {
 		text += fmt.Sprintf("\n[... %d more files not shown; narrow the pattern ...]", more)
+	}
+	if stopped {
+		text += fmt.Sprintf("\n[... stopped after looking at %d entries; give a narrower path ...]", maxWalkEntries)
 	}
 	return runtime.Result{Content: text}, nil
 }
@@ -108,26 +130,93 @@ func matchParts(pat, name []string) bool {
 	return len(name) == 0
 }
 
-// walk visits the files under dir of the workspace (skipping .git), with
-// paths relative to the workspace root.
+// walk calls fn for each file (not folder) under dir of the workspace,
+// in lexical order, skipping .git, with paths relative to the workspace
+// root. dir is a cleanPath. Folders are opened with O_DIRECTORY, so
+// nothing else (a FIFO swapped in for one) is ever opened by the walk, and
+// symlinks to folders are not followed. It stops with errWalkBudget after
+// maxWalkEntries entries.
 func walk(ctx context.Context, workspace, dir string, fn func(p string, d fs.DirEntry) error) error {
 	root, err := os.OpenRoot(workspace)
 	if err != nil {
 		return fmt.Errorf("open workspace: %w", err)
 	}
 	defer root.Close()
-	return fs.WalkDir(root.FS(), cleanPath(dir), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	info, err := root.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return fn(dir, fs.FileInfoToDirEntry(info))
+	}
+	w := walker{ctx: ctx, root: root, fn: fn}
+	return w.dir(dir, 0)
+}
+
+type walker struct {
+	ctx  context.Context
+	root *os.Root
+	fn   func(p string, d fs.DirEntry) error
+	seen int
+}
+
+// maxWalkDepth bounds the recursion of walker.dir (and the folders it
+// holds open at once).
+const maxWalkDepth = 64
+
+func (w *walker) dir(p string, depth int) error {
+	if depth > maxWalkDepth {
+		return nil
+	}
+	entries, err := w.read(p)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := w.ctx.Err(); err != nil {
 			return err
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
+		child := path.Join(p, e.Name())
+		switch {
+		case e.IsDir() && e.Name() == ".git":
+		case e.IsDir():
+			if err := w.dir(child, depth+1); err != nil {
+				return err
+			}
+		default:
+			if err := w.fn(child, e); err != nil {
+				return err
+			}
 		}
-		if d.IsDir() && d.Name() == ".git" {
-			return fs.SkipDir
+	}
+	return nil
+}
+
+// read returns the entries of folder p, sorted, counting them against the
+// budget.
+func (w *walker) read(p string) ([]fs.DirEntry, error) {
+	d, err := openDir(w.root, p)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	var entries []fs.DirEntry
+	for {
+		batch, err := d.ReadDir(listBatch)
+		w.seen += len(batch)
+		if w.seen > maxWalkEntries {
+			return nil, errWalkBudget
 		}
-		return fn(p, d)
-	})
+		entries = append(entries, batch...)
+		if errors.Is(err, io.EOF) || (err == nil && len(batch) == 0) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
 }
 
 // Grep searches the workspace's text files for a regular expression.
@@ -174,50 +263,94 @@ func (t *Grep) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
 	}
 	defer root.Close()
-	var b strings.Builder
-	matches := 0
-	err = walk(ctx, t.Workspace, a.Path, func(p string, d fs.DirEntry) error {
-		if d.IsDir() || (a.Include != "" && !MatchGlob(a.Include, p)) || matches >= maxGrepMatches {
+	g := grepper{ctx: ctx, root: root, re: re, budget: maxGrepScan}
+	err = walk(ctx, t.Workspace, cleanPath(t.Workspace, a.Path), func(p string, d fs.DirEntry) error {
+		if (a.Include != "" && !MatchGlob(a.Include, p)) || g.matches >= maxGrepMatches {
 			return nil
 		}
-		matches += grepFile(root, p, re, &b, maxGrepMatches-matches)
-		return nil
+		return g.file(p)
 	})
-	if err != nil {
+	var note string
+	switch {
+	case errors.Is(err, errWalkBudget):
+		note = fmt.Sprintf("[... stopped after looking at %d entries; give a narrower path ...]", maxWalkEntries)
+	case errors.Is(err, errScanBudget):
+		note = fmt.Sprintf("[... stopped after reading %d MiB; give a narrower path or include ...]", maxGrepScan>>20)
+	case err != nil:
 		return fsError("grep", a.Path, err), nil
-	}
-	if matches == 0 {
+	case g.matches == 0:
 		return runtime.Result{Content: "no matches for " + a.Pattern}, nil
+	case g.matches >= maxGrepMatches:
+		note = fmt.Sprintf("[... stopped at %d matches; narrow the search ...]", maxGrepMatches)
 	}
-	if matches >= maxGrepMatches {
-		b.WriteString(fmt.Sprintf("[... stopped at %d matches; narrow the search ...]", maxGrepMatches))
-	}
-	return runtime.Result{Content: strings.TrimRight(b.String(), "\n")}, nil
+	return runtime.Result{Content: strings.TrimRight(g.out.String()+note, "\n")}, nil
 }
 
-// grepFile appends up to limit matching lines of one text file.
-func grepFile(root *os.Root, p string, re *regexp.Regexp, b *strings.Builder, limit int) int {
-	info, err := root.Stat(p)
-	if err != nil || !info.Mode().IsRegular() || info.Size() > maxGrepFile {
-		return 0
+// grepper is one grep call's state across the files it reads.
+type grepper struct {
+	ctx     context.Context
+	root    *os.Root
+	re      *regexp.Regexp
+	out     strings.Builder
+	matches int
+	budget  int64 // bytes left to read
+}
+
+// file appends the matching lines of one text file. It streams the file
+// line by line, matching only the first maxGrepLineBytes of a line, so a
+// file or a line of any size costs one buffer. A file with a NUL byte is
+// binary and skipped: its matches are collected apart and dropped. Files
+// that are not regular (FIFOs, devices, sockets) and files that cannot be
+// read are skipped too.
+func (g *grepper) file(p string) error {
+	f, _, err := openRegular(g.root, p, os.O_RDONLY, 0)
+	if err != nil {
+		return nil
 	}
-	data, err := root.ReadFile(p)
-	if err != nil || bytes.IndexByte(data, 0) >= 0 {
-		return 0
-	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, readBuffer)
+	var found strings.Builder
 	n := 0
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), maxGrepFile)
-	for line := 1; sc.Scan() && n < limit; line++ {
-		text := sc.Text()
-		if !re.MatchString(text) {
+	line := make([]byte, 0, 4<<10)
+	for num, chunks := 1, 0; g.matches+n < maxGrepMatches; chunks++ {
+		frag, err := br.ReadSlice('\n')
+		if g.budget -= int64(len(frag)); g.budget < 0 {
+			g.keep(&found, n)
+			return errScanBudget
+		}
+		if chunks%64 == 0 && g.ctx.Err() != nil {
+			return g.ctx.Err()
+		}
+		if bytes.IndexByte(frag, 0) >= 0 {
+			return nil // binary
+		}
+		if room := maxGrepLineBytes - len(line); room > 0 {
+			line = append(line, frag[:min(len(frag), room)]...)
+		}
+		end := len(frag) > 0 && frag[len(frag)-1] == '\n'
+		if !end && errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if len(text) > maxGrepLine {
-			text = strings.ToValidUTF8(text[:maxGrepLine], "") + "…"
+		if end || len(line) > 0 {
+			if text := bytes.TrimSuffix(line, []byte("\n")); g.re.Match(text) {
+				if len(text) > maxGrepLine {
+					text = append(bytes.ToValidUTF8(text[:maxGrepLine], nil), "…"...)
+				}
+				fmt.Fprintf(&found, "%s:%d: %s\n", p, num, text)
+				n++
+			}
 		}
-		fmt.Fprintf(b, "%s:%d: %s\n", p, line, text)
-		n++
+		line, num = line[:0], num+1
+		if err != nil {
+			break
+		}
 	}
-	return n
+	g.keep(&found, n)
+	return nil
+}
+
+// keep adds one file's matches to the result.
+func (g *grepper) keep(found *strings.Builder, n int) {
+	g.out.WriteString(found.String())
+	g.matches += n
 }

@@ -1,11 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path"
-	"strings"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -39,11 +40,12 @@ func (t *WriteFile) Spec() runtime.ToolSpec {
 	}
 }
 
-// Subject is what policies match: the path.
+// Subject is what policies match: the path relative to the workspace, as
+// it will be opened.
 func (t *WriteFile) Subject(args []byte) string {
 	var a writeFileArgs
 	_ = decodeArgs(args, &a)
-	return a.Path
+	return cleanPath(t.Workspace, a.Path)
 }
 
 // Run writes the file.
@@ -63,7 +65,7 @@ func (t *WriteFile) Run(ctx context.Context, raw []byte) (runtime.Result, error)
 		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
 	}
 	defer root.Close()
-	p := cleanPath(a.Path)
+	p := cleanPath(t.Workspace, a.Path)
 	if dir := path.Dir(p); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return fsError("write_file", a.Path, err), nil
@@ -73,16 +75,8 @@ func (t *WriteFile) Run(ctx context.Context, raw []byte) (runtime.Result, error)
 	if a.Append {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
-	f, err := root.OpenFile(p, flags, 0o644)
-	if err != nil {
+	if err := writeRegular(root, p, flags, []byte(a.Content)); err != nil {
 		return fsError("write_file", a.Path, err), nil
-	}
-	_, werr := f.WriteString(a.Content)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fsError("write_file", a.Path, werr), nil
 	}
 	verb := "wrote"
 	if a.Append {
@@ -119,14 +113,18 @@ func (t *EditFile) Spec() runtime.ToolSpec {
 	}
 }
 
-// Subject is what policies match: the path.
+// Subject is what policies match: the path relative to the workspace, as
+// it will be opened.
 func (t *EditFile) Subject(args []byte) string {
 	var a editFileArgs
 	_ = decodeArgs(args, &a)
-	return a.Path
+	return cleanPath(t.Workspace, a.Path)
 }
 
-// Run edits the file.
+// Run edits the file. The file's size is checked on the open descriptor
+// before it is read, and the size of the result is computed from the
+// number of matches before it is built: a file or a replacement too large
+// for memory is refused, never attempted.
 func (t *EditFile) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	var a editFileArgs
 	if err := decodeArgs(raw, &a); err != nil {
@@ -135,34 +133,74 @@ func (t *EditFile) Run(ctx context.Context, raw []byte) (runtime.Result, error) 
 	if a.Path == "" || a.OldString == "" {
 		return runtime.ErrorResult("error: edit_file: path and old_string are required"), nil
 	}
+	if len(a.NewString) > maxWriteBytes {
+		return runtime.ErrorResult(fmt.Sprintf("error: edit_file: new_string is larger than %d MiB; write the file with write_file in parts instead", maxWriteBytes>>20)), nil
+	}
 	root, err := os.OpenRoot(t.Workspace)
 	if err != nil {
 		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
 	}
 	defer root.Close()
-	p := cleanPath(a.Path)
-	data, err := root.ReadFile(p)
-	if err != nil {
-		return fsError("edit_file", a.Path, err), nil
+	p := cleanPath(t.Workspace, a.Path)
+	data, res, ok := readForEdit(root, p, a.Path)
+	if !ok {
+		return res, nil
 	}
-	text := string(data)
-	n := strings.Count(text, a.OldString)
+	n := bytes.Count(data, []byte(a.OldString))
 	switch {
 	case n == 0:
 		return runtime.ErrorResult(fmt.Sprintf("error: edit_file: old_string was not found in %s; read the file and copy the text exactly", p)), nil
 	case n > 1 && !a.ReplaceAll:
 		return runtime.ErrorResult(fmt.Sprintf("error: edit_file: old_string occurs %d times in %s; add surrounding lines to make it unique, or set replace_all", n, p)), nil
 	}
-	if a.ReplaceAll {
-		text = strings.ReplaceAll(text, a.OldString, a.NewString)
-	} else {
-		text = strings.Replace(text, a.OldString, a.NewString, 1)
+	// n <= 4 Mi and both strings are under 4 MiB (old_string is in the
+	// file), so the product fits an int64 with room to spare.
+	size := int64(len(data)) + int64(n)*(int64(len(a.NewString))-int64(len(a.OldString)))
+	if size > maxWriteBytes {
+		return runtime.ErrorResult(fmt.Sprintf("error: edit_file: replacing %d occurrence(s) would make %s %d MiB, larger than the %d MiB edit_file writes; make a smaller change or use bash (sed)",
+			n, p, size>>20, maxWriteBytes>>20)), nil
 	}
-	if len(text) > maxWriteBytes {
-		return runtime.ErrorResult(fmt.Sprintf("error: edit_file: the result would be larger than %d MiB", maxWriteBytes>>20)), nil
-	}
-	if err := root.WriteFile(p, []byte(text), 0o644); err != nil {
+	out := bytes.Replace(data, []byte(a.OldString), []byte(a.NewString), n)
+	if err := writeRegular(root, p, os.O_WRONLY|os.O_TRUNC, out); err != nil {
 		return fsError("edit_file", a.Path, err), nil
 	}
-	return runtime.Result{Content: fmt.Sprintf("replaced %d occurrence(s) in %s", map[bool]int{true: n, false: 1}[a.ReplaceAll], p)}, nil
+	return runtime.Result{Content: fmt.Sprintf("replaced %d occurrence(s) in %s", n, p)}, nil
+}
+
+// readForEdit reads a regular file of at most maxWriteBytes; otherwise it
+// returns the error result to give.
+func readForEdit(root *os.Root, p, shown string) ([]byte, runtime.Result, bool) {
+	f, st, err := openRegular(root, p, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, fsError("edit_file", shown, err), false
+	}
+	defer f.Close()
+	tooBig := runtime.ErrorResult(fmt.Sprintf("error: edit_file: %s is larger than the %d MiB edit_file handles; change it with bash (e.g. sed) instead",
+		p, maxWriteBytes>>20))
+	if st.Size() > maxWriteBytes {
+		return nil, tooBig, false
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxWriteBytes+1)); err != nil {
+		return nil, fsError("edit_file", shown, err), false
+	}
+	if buf.Len() > maxWriteBytes { // it grew since the fstat
+		return nil, tooBig, false
+	}
+	return buf.Bytes(), runtime.Result{}, true
+}
+
+// writeRegular writes data to p, which must be (or, with O_CREATE, become)
+// a regular file: a FIFO or device in its place is refused without
+// blocking.
+func writeRegular(root *os.Root, p string, flag int, data []byte) error {
+	f, _, err := openRegular(root, p, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
 }
