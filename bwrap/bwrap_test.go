@@ -209,6 +209,8 @@ func TestRun_RunAs(t *testing.T) {
 		t.Skip("RunAs takes a daemon running as root")
 	}
 	p := Policy{Workspace: ws, RunAs: &User{UID: 65534, GID: 65534}}
+	require.NoError(t, os.Chown(ws, 65534, 65534))
+	require.NoError(t, os.Chmod(ws, 0o700), "the workspace is the sandbox user's alone")
 	res := run(t, r, p, `id -u; id -g; id -G; grep -E '^(CapEff|CapPrm|CapAmb|NoNewPrivs)' /proc/self/status; `+
 		`echo x > made.txt; cat /proc/1/environ >/dev/null 2>&1 || echo "pid 1 unreadable"`)
 	out := string(res.Output)
@@ -221,4 +223,14 @@ func TestRun_RunAs(t *testing.T) {
 	st, err := os.Stat(filepath.Join(ws, "made.txt"))
 	require.NoError(t, err)
 	assert.EqualValues(t, 65534, st.Sys().(*syscall.Stat_t).Uid, "files are the sandbox user's")
+
+	// A CLI tool's folder, deep in root's private folders, is bound
+	// read-only at its own path: the sandbox user can reach and run it.
+	tool := filepath.Join(t.TempDir(), "private", "tools", "x")
+	require.NoError(t, os.MkdirAll(tool, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(tool, "run"), []byte("#!/bin/sh\necho tool ran\n"), 0o755))
+	require.NoError(t, os.Chmod(tool, 0o755))
+	p.ReadOnly = []string{tool}
+	res = run(t, r, p, filepath.Join(tool, "run")+"; touch /tmp/t && echo tmp writable")
+	assert.Equal(t, "tool ran\ntmp writable\n", string(res.Output))
 }

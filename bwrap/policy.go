@@ -2,6 +2,7 @@ package bwrap
 
 import (
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"time"
@@ -111,9 +112,13 @@ func Args(p Policy, initPath string, command []string) []string {
 		a = appendBind(a, f)
 	}
 	// /tmp lives in RAM: its size is capped, or a command could fill it.
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--size", strconv.Itoa(lim.TmpMB<<20), "--tmpfs", "/tmp")
+	a = append(a, "--proc", "/proc", "--dev", "/dev",
+		"--perms", "1777", "--size", strconv.Itoa(lim.TmpMB<<20), "--tmpfs", "/tmp")
 	// After /tmp's tmpfs, so a path under /tmp is not hidden by it.
 	for _, f := range p.ReadOnly {
+		if p.RunAs != nil {
+			a = appendParents(a, f)
+		}
 		a = append(a, "--ro-bind-try", f, f)
 	}
 	if p.Workspace != "" {
@@ -132,6 +137,20 @@ func Args(p Policy, initPath string, command []string) []string {
 	return append(a, command...)
 }
 
+// appendParents makes the folders above path that bwrap creates
+// traversable: it would make them 0700, root's, which RunAs cannot enter.
+// Existing ones (system folders, /tmp) are left as they are.
+func appendParents(a []string, path string) []string {
+	var dirs []string
+	for d := filepath.Dir(filepath.Clean(path)); d != "/" && d != "."; d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		a = append(a, "--perms", "0755", "--dir", dirs[i])
+	}
+	return a
+}
+
 // initArgs are the init's arguments, up to the command (see Init).
 func initArgs(lim Limits, p Policy) []string {
 	life, uid, gid := "-1", "-1", "-1"
@@ -147,9 +166,10 @@ func initArgs(lim Limits, p Policy) []string {
 
 // namespaces are the namespace and privilege options. The command runs
 // as uid 1000 of a user namespace of its own, or, with RunAs, as that
-// host user with no user namespace: bwrap (root) keeps only the two
-// capabilities the init needs to drop to RunAs, and no_new_privs (which
-// bwrap always sets) keeps the command from gaining any back.
+// host user with no user namespace: bwrap (root) keeps only the
+// capabilities it and the init need until the init drops to RunAs (which
+// clears them all), and no_new_privs (which bwrap always sets) keeps the
+// command from gaining any back.
 func namespaces(p Policy) []string {
 	var a []string
 	switch {
@@ -159,8 +179,10 @@ func namespaces(p Policy) []string {
 			a = append(a, "--share-net")
 		}
 	default:
+		// CAP_DAC_OVERRIDE lets bwrap, root without its other
+		// capabilities, enter the workspace (RunAs's own, maybe 0700).
 		a = []string{"--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
-			"--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"}
+			"--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_DAC_OVERRIDE"}
 		if !p.Network {
 			a = append(a, "--unshare-net")
 		}
