@@ -40,18 +40,38 @@ type ServerConfig struct {
 	Port int    `yaml:"port"` // 1..65535, default 8080
 	// RequestTimeoutSeconds bounds a non-streaming request (default 300;
 	// 0: none). IdleTimeoutSeconds closes idle keep-alive connections
-	// (default 120; 0: none).
+	// (default 10; 0: none); a full server closes idle ones sooner.
 	RequestTimeoutSeconds int `yaml:"request_timeout_seconds"`
 	IdleTimeoutSeconds    int `yaml:"idle_timeout_seconds"`
 	// KeepAliveIntervalSeconds is how often an event stream sends a
 	// keep-alive comment (default 15; 0: never).
 	KeepAliveIntervalSeconds int `yaml:"keep_alive_interval_seconds"`
-	// MaxConnections caps open connections (default 64; 0: no cap).
-	MaxConnections int `yaml:"max_connections"`
+	// MaxConnections caps the connections of ordinary requests (default
+	// 64; 0: no cap), MaxConnectionsPerClient those of one client address
+	// (default 16; 0: no cap), MaxStreams those serving event streams,
+	// counted apart (default 128; 0: no cap). Past a cap, the connection
+	// idle longest is closed to make room; only when none is idle is a
+	// new one refused with 503.
+	MaxConnections          int `yaml:"max_connections"`
+	MaxConnectionsPerClient int `yaml:"max_connections_per_client"`
+	MaxStreams              int `yaml:"max_streams"`
 	// AdminToken guards admin endpoints and APIToken the API; empty: no
-	// token is asked for.
+	// token is asked for (loopback clients only). Beyond loopback each set
+	// token must be at least minTokenLen characters.
 	AdminToken Secret `yaml:"admin_token"`
 	APIToken   Secret `yaml:"api_token"`
+	// AllowedHosts are the names clients reach the server by, besides
+	// localhost and IP addresses of this machine: a request whose Host
+	// header names anything else is refused (DNS rebinding). E.g. the
+	// box's name, pi.local, or a reverse proxy's public name.
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// AllowedOrigins are the web origins (https://app.example) whose pages
+	// may call the API, with CORS. Pages from the server itself always
+	// may; any other page is refused.
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	// PublicAgents are the agents the public A2A agent card lists to a
+	// caller without a valid token (default none); with one, it lists all.
+	PublicAgents []string `yaml:"public_agents"`
 }
 
 // SessionsConfig holds defaults for every agent's sessions.

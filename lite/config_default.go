@@ -9,9 +9,11 @@ func DefaultConfig() *Config {
 			Host:                     "127.0.0.1",
 			Port:                     8080,
 			RequestTimeoutSeconds:    300,
-			IdleTimeoutSeconds:       120,
+			IdleTimeoutSeconds:       10,
 			KeepAliveIntervalSeconds: 15,
 			MaxConnections:           64,
+			MaxConnectionsPerClient:  16,
+			MaxStreams:               128,
 		},
 		Sandbox: SandboxConfig{Mode: "bwrap"},
 		Wasm:    WasmConfig{Mode: "auto"},
@@ -47,12 +49,23 @@ server:
   host: 127.0.0.1                 # 0.0.0.0 to listen on every interface
   port: 8080
   request_timeout_seconds: 300    # 0: no limit
-  idle_timeout_seconds: 120
+  idle_timeout_seconds: 10         # idle keep-alive connections close
   keep_alive_interval_seconds: 15 # event-stream keep-alive comments
-  max_connections: 64             # 0: no limit
-  # Tokens clients must send; unset: none is asked for.
+  max_connections: 64             # request connections; 0: no limit
+  max_connections_per_client: 16  # of one client address; 0: no limit
+  max_streams: 128                # event streams, counted apart; 0: no limit
+  # Tokens clients must send; unset: none is asked for and only this
+  # machine is served. Beyond loopback, 16 characters at least:
+  # openssl rand -hex 32
   # admin_token: ${AGNX_ADMIN_TOKEN}
   # api_token: ${AGNX_API_TOKEN}
+  # Names clients reach the server by, besides localhost and this
+  # machine's addresses (other Host headers are refused: DNS rebinding).
+  # allowed_hosts: [pi.local]
+  # Web pages (origins) allowed to call the API; its own pages always are.
+  # allowed_origins: ["https://app.example"]
+  # Agents the public agent card lists to callers without a token.
+  # public_agents: [assistant]
 
 sessions:
   ttl_hours: 0                    # 0: sessions never expire

@@ -39,7 +39,8 @@ func TestLoadConfig_Full(t *testing.T) {
 	assert.Equal(t, "/var/lib/agnx-lite", c.DataDir)
 	assert.Equal(t, "/srv/agents", c.AgentsDir)
 	assert.Equal(t, ServerConfig{Host: "0.0.0.0", Port: 9090, RequestTimeoutSeconds: 30, IdleTimeoutSeconds: 60,
-		KeepAliveIntervalSeconds: 5, MaxConnections: 10, AdminToken: "admin-secret", APIToken: "api-secret"}, c.Server)
+		KeepAliveIntervalSeconds: 5, MaxConnections: 10, MaxConnectionsPerClient: 16, MaxStreams: 128,
+		AdminToken: "admin-secret-4f1e2d3c", APIToken: "api-secret-9a8b7c6d5e"}, c.Server)
 	assert.Equal(t, SessionsConfig{TTLHours: 72, Compaction: "discard"}, c.Sessions)
 	assert.Equal(t, TelegramConfig{Enabled: true, BotToken: "123456:ABC-secret", Allowlist: []int64{111, 222},
 		APIBaseURL: "http://127.0.0.1:8081"}, c.Gateways.Telegram)

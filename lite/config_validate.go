@@ -2,12 +2,14 @@ package lite
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
 // Validate checks the values of c. Errors are *agents.Error, at the line of
@@ -35,12 +37,77 @@ func (c *Config) validateServer() error {
 	case s.Port < 1 || s.Port > 65535:
 		return c.errorf("server.port", "server.port %d is out of range 1..65535", s.Port)
 	}
+	if path, msg := s.tokenProblem(); msg != "" {
+		return c.errorf(path, "%s", msg)
+	}
+	if err := c.validateServerLists(); err != nil {
+		return err
+	}
 	return c.nonNegative(map[string]int{
 		"server.request_timeout_seconds":     s.RequestTimeoutSeconds,
 		"server.idle_timeout_seconds":        s.IdleTimeoutSeconds,
 		"server.keep_alive_interval_seconds": s.KeepAliveIntervalSeconds,
 		"server.max_connections":             s.MaxConnections,
+		"server.max_connections_per_client":  s.MaxConnectionsPerClient,
+		"server.max_streams":                 s.MaxStreams,
 	})
+}
+
+// minTokenLen is the shortest token accepted beyond loopback: guessing 16
+// random characters over the network is out of reach, guessing "x" is not.
+const minTokenLen = 16
+
+// tokenProblem returns the key and the sentence for a token that cannot
+// protect the server as bound: one with spaces around it (it could never
+// match, as clients' are trimmed), or, beyond loopback, one shorter than
+// minTokenLen. Serve asks again after flags changed the host.
+func (s *ServerConfig) tokenProblem() (path, msg string) {
+	for _, t := range []struct {
+		key string
+		v   string
+	}{{"server.api_token", s.APIToken.Value()}, {"server.admin_token", s.AdminToken.Value()}} {
+		switch {
+		case t.v == "":
+		case strings.TrimSpace(t.v) != t.v:
+			return t.key, fmt.Sprintf("%s has spaces or line breaks around it: remove them", t.key)
+		case len(t.v) < minTokenLen && !loopbackHost(s.Host):
+			return t.key, fmt.Sprintf("%s is too short to guard %s: use at least %d characters, e.g. from `openssl rand -hex 32`",
+				t.key, s.Host, minTokenLen)
+		}
+	}
+	return "", ""
+}
+
+// loopbackHost reports whether host is a loopback name or address: only
+// this machine can connect.
+func loopbackHost(host string) bool {
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+// validateServerLists checks allowed_hosts, allowed_origins and
+// public_agents.
+func (c *Config) validateServerLists() error {
+	s := &c.Server
+	for i, h := range s.AllowedHosts {
+		if httpapi.NormalizeHost(h) == "" {
+			p := "server.allowed_hosts[" + strconv.Itoa(i) + "]"
+			return c.errorf(p, "%s %q is not a host name or IP address: write the name alone, without scheme or port (e.g. pi.local)", p, h)
+		}
+	}
+	for i, o := range s.AllowedOrigins {
+		if httpapi.NormalizeOrigin(o) == "" {
+			p := "server.allowed_origins[" + strconv.Itoa(i) + "]"
+			return c.errorf(p, "%s %q is not a web origin: write scheme://host[:port] with nothing after it (e.g. https://app.example)", p, o)
+		}
+	}
+	for i, a := range s.PublicAgents {
+		if !agents.ValidName(a) {
+			p := "server.public_agents[" + strconv.Itoa(i) + "]"
+			return c.errorf(p, "%s %q is not a valid agent name (letters, digits and hyphens)", p, a)
+		}
+	}
+	return nil
 }
 
 func (c *Config) validateSessions() error {

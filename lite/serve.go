@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -91,9 +91,6 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		app.Close()
 		return fmt.Errorf("cannot listen on %s: %v (is another server on that port? set server.port or use -p)", addr, err)
 	}
-	if n := cfg.Server.MaxConnections; n > 0 {
-		ln = limitListener(ln, n)
-	}
 	// Gateways live until the turns they started are over, so they are
 	// not tied to ctx, which ends when shutdown begins.
 	stopGateways, err := startGateways(app, log)
@@ -105,20 +102,26 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	base := "http://" + ln.Addr().String()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	sc := &cfg.Server
 	api := httpapi.New(httpapi.Options{
 		Loop: app.Loop, Store: app.Store, Agents: registry{app.Agents}, Version: o.Version,
-		APIToken: cfg.Server.APIToken.Value(), AdminToken: cfg.Server.AdminToken.Value(),
-		KeepAlive:      seconds(cfg.Server.KeepAliveIntervalSeconds, -1),
-		RequestTimeout: seconds(cfg.Server.RequestTimeoutSeconds, 0),
+		APIToken: sc.APIToken.Value(), AdminToken: sc.AdminToken.Value(),
+		KeepAlive:      seconds(sc.KeepAliveIntervalSeconds, -1),
+		RequestTimeout: seconds(sc.RequestTimeoutSeconds, 0),
 		Shutdown:       stop, BaseURL: base, Logger: log, Metrics: app.WriteMetrics,
+		// The name the server is bound to is one clients reach it by.
+		AllowedHosts:   append(slices.Clip(sc.AllowedHosts), sc.Host),
+		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
 	})
 	srv := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       seconds(cfg.Server.IdleTimeoutSeconds, 0),
+		IdleTimeout:       seconds(sc.IdleTimeoutSeconds, 0),
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	ln = httpapi.ConnLimits{Max: sc.MaxConnections, PerClient: sc.MaxConnectionsPerClient,
+		Streams: sc.MaxStreams}.Limit(srv, ln)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	if err := writeDaemon(cfg, base); err != nil {
@@ -134,6 +137,9 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	case <-ctx.Done():
 	case err := <-served:
 		log.Error("http server stopped", "err", err)
+	case <-app.Loop.Done():
+		// It stopped on its own: the database is damaged. Close returns why.
+		log.Error("the event loop stopped")
 	}
 	log.Info("shutting down")
 	_ = systemd.Notify("STOPPING=1\nSTATUS=draining running turns")
@@ -212,13 +218,16 @@ type configError struct{ error }
 
 func (configError) Is(target error) bool { return target == ErrBadConfig }
 
-// checkBind refuses to serve a non-loopback address without an API token.
+// checkBind refuses to serve a non-loopback address without a token that
+// can guard it. The config was validated, but flags may have changed the
+// host since.
 func checkBind(cfg *Config) error {
 	host := cfg.Server.Host
-	ip := net.ParseIP(host)
-	loop := host == "localhost" || (ip != nil && ip.IsLoopback())
-	if !loop && cfg.Server.APIToken.Value() == "" {
-		return configError{fmt.Errorf("refusing to serve on %s without a token: set server.api_token (e.g. api_token: ${AGNX_API_TOKEN}) or bind 127.0.0.1", host)}
+	if !loopbackHost(host) && cfg.Server.APIToken.Value() == "" {
+		return configError{fmt.Errorf("refusing to serve on %s without a token: set server.api_token (e.g. api_token: ${AGNX_API_TOKEN}, made with `openssl rand -hex 32`) or bind 127.0.0.1", host)}
+	}
+	if _, msg := cfg.Server.tokenProblem(); msg != "" {
+		return configError{errors.New(msg)}
 	}
 	return nil
 }
@@ -238,57 +247,4 @@ func seconds(n int, def time.Duration) time.Duration {
 		return def
 	}
 	return time.Duration(n) * time.Second
-}
-
-// limitListener caps open connections. A connection past the cap is
-// answered 503 at once and closed, so a full server still says why
-// instead of hanging its clients.
-func limitListener(l net.Listener, n int) net.Listener {
-	return &limited{Listener: l, sem: make(chan struct{}, n)}
-}
-
-type limited struct {
-	net.Listener
-	sem chan struct{}
-}
-
-func (l *limited) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		select {
-		case l.sem <- struct{}{}:
-			lc := &limitedConn{Conn: c}
-			lc.release = func() { <-l.sem }
-			return lc, nil
-		default:
-			refuse(c)
-		}
-	}
-}
-
-// tooMany is the whole answer to a connection past server.max_connections.
-const tooMany = `{"type":"urn:agnx:problem:service_unavailable","title":"Service unavailable","status":503,` +
-	`"detail":"too many open connections (server.max_connections): try again shortly"}`
-
-func refuse(c net.Conn) {
-	_ = c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n"+
-		"Content-Length: %d\r\nRetry-After: 1\r\nConnection: close\r\n\r\n%s", len(tooMany), tooMany)
-	c.Close()
-}
-
-type limitedConn struct {
-	net.Conn
-	release func()
-	once    sync.Once
-}
-
-// Close may be called more than once, from more than one goroutine (the
-// server's and Shutdown's); the slot is released once.
-func (c *limitedConn) Close() error {
-	c.once.Do(c.release)
-	return c.Conn.Close()
 }

@@ -180,6 +180,9 @@ type deleteReq struct {
 
 func (r *deleteReq) handle(l *Loop) {
 	if s := l.sessions[r.sid]; s != nil {
+		for _, sub := range s.subs {
+			sub.deleted = true
+		}
 		l.drop(s, nil)
 		delete(l.dirty, s)
 	}

@@ -14,6 +14,7 @@ type Subscription struct {
 	// Lagged and Dropped are written by the loop before C is closed and
 	// may be read after.
 	lagged  bool
+	deleted bool
 	dropped int
 	closed  bool
 }
@@ -24,6 +25,11 @@ func (s *Subscription) C() <-chan Event { return s.c }
 // Lagged reports, after C is closed, whether the subscriber was dropped for
 // not keeping up.
 func (s *Subscription) Lagged() bool { return s.lagged }
+
+// Deleted reports, after C is closed, whether it was closed because the
+// session was deleted: a client waiting for a turn says so instead of
+// blaming the runtime.
+func (s *Subscription) Deleted() bool { return s.deleted }
 
 // Close ends the subscription. It may be called more than once.
 func (s *Subscription) Close() {

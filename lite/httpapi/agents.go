@@ -29,7 +29,7 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
 		case errors.Is(err, fs.ErrNotExist), !agents.ValidName(name):
 			writeProblem(w, r, http.StatusNotFound, codeAgentNotFound, "no agent "+name)
 		case errors.As(err, &ae):
-			writeProblem(w, r, http.StatusConflict, codeConflict, err.Error())
+			writeProblem(w, r, http.StatusUnprocessableEntity, codeAgentInvalid, err.Error())
 		default:
 			writeProblem(w, r, http.StatusNotFound, codeAgentNotFound, err.Error())
 		}

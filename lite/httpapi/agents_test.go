@@ -58,8 +58,8 @@ func TestAgents_ListAndGet(t *testing.T) {
 	assert.Equal(t, "pause", a.Session.OnDisconnect)
 	assert.Equal(t, []string{"builtin:read_file", "builtin:list_dir"}, a.Tools)
 
-	p := requireProblem(t, e.do("GET", "/api/v1/agents/broken", ""), http.StatusConflict, "conflict")
-	assert.Regexp(t, `agent\.yaml:\d+: .*temprature`, p.Detail, "the conflict names file:line")
+	p := requireProblem(t, e.do("GET", "/api/v1/agents/broken", ""), http.StatusUnprocessableEntity, "agent_invalid")
+	assert.Regexp(t, `agent\.yaml:\d+: .*temprature`, p.Detail, "the problem names file:line")
 	p = requireProblem(t, e.do("GET", "/api/v1/agents/ghost", ""), http.StatusNotFound, "agent_not_found")
 	assert.Contains(t, p.Detail, "ghost")
 	requireProblem(t, e.do("GET", "/api/v1/agents/Not_Valid", ""), http.StatusNotFound, "agent_not_found")

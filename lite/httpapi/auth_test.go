@@ -83,7 +83,7 @@ func (e *apiEnv) session2(headers ...string) string {
 // serveAs calls the handler directly with a remote address.
 func serveAs(h http.Handler, remote, method, path, auth string) *http.Response {
 	req := httptest.NewRequest(method, path, nil)
-	req.RemoteAddr = remote
+	req.RemoteAddr, req.Host = remote, "127.0.0.1:8080"
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
@@ -154,7 +154,8 @@ func TestInput_BodyLimit(t *testing.T) {
 	big := `{"content":"` + strings.Repeat("a", 2<<20) + `"}`
 	for _, path := range []string{"/api/v1/sessions/" + sid + "/messages", "/api/v1/sessions/" + sid + "/stream", "/api/v1/sessions"} {
 		req := httptest.NewRequest("POST", path, strings.NewReader(big))
-		req.RemoteAddr = "127.0.0.1:1"
+		req.RemoteAddr, req.Host = "127.0.0.1:1", "127.0.0.1:8080"
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		e.api.ServeHTTP(rec, req)
 		p := requireProblem(t, rec.Result(), http.StatusRequestEntityTooLarge, "payload_too_large")

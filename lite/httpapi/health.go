@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	goruntime "runtime"
+	"slices"
 	"time"
 )
 
@@ -47,12 +48,17 @@ func (s *Server) version(w http.ResponseWriter, r *http.Request) {
 }
 
 // agentCard is the A2A agent card: the server as one agent whose skills
-// are the agents it hosts.
+// are the agents it hosts. The route is public, as A2A discovery wants,
+// but the agents are not: a caller the API would refuse sees only
+// server.public_agents.
 func (s *Server) agentCard(w http.ResponseWriter, r *http.Request) {
 	list, err := s.o.Agents.List()
 	if err != nil {
 		writeProblem(w, r, http.StatusInternalServerError, codeInternal, err.Error())
 		return
+	}
+	if code, _ := s.authorize(api, r); code != 0 {
+		list = slices.DeleteFunc(list, func(a AgentInfo) bool { return !slices.Contains(s.o.PublicAgents, a.Name) })
 	}
 	type skill struct {
 		ID          string   `json:"id"`

@@ -45,7 +45,7 @@ func TestHealth_Readyz(t *testing.T) {
 	api := httpapi.New(httpapi.Options{Loop: loop, Store: st, Agents: dirAgents{}})
 	get := func() *http.Response {
 		rec := httptest.NewRecorder()
-		api.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+		api.ServeHTTP(rec, localRequest("GET", "/readyz"))
 		return rec.Result()
 	}
 	p := requireProblem(t, get(), http.StatusServiceUnavailable, "service_unavailable")
@@ -65,7 +65,7 @@ func TestHealth_Readyz(t *testing.T) {
 	api2 := httpapi.New(httpapi.Options{Loop: loop, Store: st, Agents: dirAgents{}})
 	api2.Close()
 	rec := httptest.NewRecorder()
-	api2.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+	api2.ServeHTTP(rec, localRequest("GET", "/readyz"))
 	assert.Equal(t, http.StatusServiceUnavailable, rec.Code)
 }
 
@@ -123,4 +123,12 @@ func TestMetricsRoute(t *testing.T) {
 	assert.Equal(t, "text/plain; version=0.0.4; charset=utf-8", resp.Header.Get("Content-Type"))
 	body, _ := io.ReadAll(resp.Body)
 	assert.Equal(t, "agnx_goroutines 7\n", string(body))
+}
+
+// localRequest is a request as a loopback client sends it (httptest's
+// default Host, example.com, is not a name this server answers to).
+func localRequest(method, path string) *http.Request {
+	req := httptest.NewRequest(method, path, nil)
+	req.RemoteAddr, req.Host = "127.0.0.1:40000", "127.0.0.1:8080"
+	return req
 }

@@ -67,6 +67,10 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 			return
 		case e, open := <-sub.C():
 			if !open {
+				if sub.Deleted() {
+					writeProblem(w, r, http.StatusNotFound, codeSessionNotFound, deletedMidTurn(id))
+					return
+				}
 				writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime stopped before the turn ended")
 				return
 			}
@@ -95,6 +99,12 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// deletedMidTurn is what a client waiting for a turn is told when its
+// session is deleted under it.
+func deletedMidTurn(id string) string {
+	return "session " + id + " was deleted while its turn ran: create a new session to go on"
 }
 
 type toolCallJSON struct {

@@ -33,6 +33,10 @@ const (
 	codeUnavailable      = "service_unavailable"
 	codeProvider         = "provider_error"
 	codeMethodNotAllowed = "method_not_allowed"
+	codeMisdirected      = "misdirected_request"
+	codeOrigin           = "origin_not_allowed"
+	codeMediaType        = "unsupported_media_type"
+	codeAgentInvalid     = "agent_invalid"
 )
 
 var titles = map[string]string{
@@ -42,6 +46,8 @@ var titles = map[string]string{
 	codeAgentNotFound: "Agent not found", codeTooLarge: "Payload too large",
 	codeUnavailable: "Service unavailable", codeProvider: "Model provider error",
 	codeMethodNotAllowed: "Method not allowed",
+	codeMisdirected:      "Misdirected request", codeOrigin: "Origin not allowed",
+	codeMediaType: "Unsupported media type", codeAgentInvalid: "Agent invalid",
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {
@@ -50,7 +56,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, deta
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(problem{
 		Type: "urn:agnx:problem:" + code, Title: titles[code], Status: status,
-		Detail: detail, Instance: r.URL.Path,
+		Detail: detail, Instance: clip(r.URL.Path, 256),
 	})
 }
 

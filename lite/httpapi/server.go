@@ -60,7 +60,18 @@ type Options struct {
 	// BaseURL is the server's address as clients reach it, for the agent
 	// card ("http://127.0.0.1:8080").
 	BaseURL string
-	Logger  *slog.Logger
+	// AllowedHosts are the names, besides loopback ones and the address a
+	// connection came in on, that requests may give as Host
+	// (server.allowed_hosts): the names clients reach the server by.
+	AllowedHosts []string
+	// AllowedOrigins are the web origins ("https://app.example") whose
+	// pages may call the API, with CORS (server.allowed_origins). The
+	// server's own origin is always allowed.
+	AllowedOrigins []string
+	// PublicAgents are the agents the agent card shows to a caller
+	// without a valid token (server.public_agents); others see them all.
+	PublicAgents []string
+	Logger       *slog.Logger
 }
 
 // Server is the HTTP API. It is an http.Handler.
@@ -70,6 +81,8 @@ type Server struct {
 	mux     *http.ServeMux
 	closing chan struct{}
 	started time.Time
+	// hosts and origins are Options' lists, normalized, for edge.
+	hosts, origins map[string]bool
 }
 
 // New returns the API handler.
@@ -86,9 +99,20 @@ func New(o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{o: o, log: o.Logger, mux: http.NewServeMux(), closing: make(chan struct{}), started: time.Now()}
+	s := &Server{o: o, log: o.Logger, mux: http.NewServeMux(), closing: make(chan struct{}), started: time.Now(),
+		hosts: map[string]bool{}, origins: map[string]bool{}}
+	for _, h := range o.AllowedHosts {
+		if n := NormalizeHost(h); n != "" {
+			s.hosts[n] = true
+		}
+	}
+	for _, h := range o.AllowedOrigins {
+		if n := NormalizeOrigin(h); n != "" {
+			s.origins[n] = true
+		}
+	}
 	for _, rt := range s.routes() {
-		s.mux.Handle(rt.pattern, s.guard(rt.access, rt.h))
+		s.mux.Handle(rt.pattern, s.guard(rt, rt.h))
 	}
 	s.mux.HandleFunc("/", s.noRoute)
 	return s
@@ -168,7 +192,11 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	writeProblem(w, r, http.StatusNotFound, codeNotFound, "no route "+r.Method+" "+r.URL.Path+": see docs/openapi.yaml")
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.edge(w, r) {
+		s.mux.ServeHTTP(w, r)
+	}
+}
 
 // Close ends the open event streams, so a graceful shutdown of the HTTP
 // server does not wait for them.
@@ -180,8 +208,9 @@ func (s *Server) Close() {
 	}
 }
 
-// guard checks who is calling and caps the body.
-func (s *Server) guard(a access, h http.HandlerFunc) http.Handler {
+// guard checks who is calling and the path's ids, and caps the body.
+func (s *Server) guard(rt route, h http.HandlerFunc) http.Handler {
+	a := rt.access
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a != public {
 			if code, msg := s.authorize(a, r); code != 0 {
@@ -195,6 +224,10 @@ func (s *Server) guard(a access, h http.HandlerFunc) http.Handler {
 				writeProblem(w, r, code, pc, msg)
 				return
 			}
+		}
+		if code, msg := badPathValue(rt.pattern, r); msg != "" {
+			writeProblem(w, r, http.StatusNotFound, code, msg)
+			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.o.MaxBody)
 		h(w, r)

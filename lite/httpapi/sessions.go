@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -38,8 +39,11 @@ func toSession(i runtime.SessionInfo) sessionJSON {
 		Gateway: i.Gateway, ChatID: i.ChatID, Turns: i.Turns, LastSeq: i.LastSeq, Preview: i.Preview, Usage: toUsage(i.Usage)}
 }
 
-// sessionError answers for an error of the loop or the store.
+// sessionError answers for an error of the loop or the store. An agent
+// whose files are invalid is 422 with the file:line sentence: the request
+// was fine, the agent it names cannot be built until its files are fixed.
 func sessionError(w http.ResponseWriter, r *http.Request, err error) {
+	var invalid *agents.Error
 	switch {
 	case errors.Is(err, runtime.ErrSessionNotFound):
 		writeProblem(w, r, http.StatusNotFound, codeSessionNotFound, "no session "+r.PathValue("id"))
@@ -47,6 +51,8 @@ func sessionError(w http.ResponseWriter, r *http.Request, err error) {
 		writeProblem(w, r, http.StatusGone, codeSessionEnded, err.Error())
 	case errors.Is(err, runtime.ErrAgentNotFound):
 		writeProblem(w, r, http.StatusNotFound, codeAgentNotFound, err.Error())
+	case errors.As(err, &invalid):
+		writeProblem(w, r, http.StatusUnprocessableEntity, codeAgentInvalid, err.Error())
 	case errors.Is(err, runtime.ErrBusy):
 		w.Header().Set("Retry-After", "5")
 		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, err.Error())
@@ -85,8 +91,8 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, status, problemCode(status), err.Error())
 		return
 	}
-	if body.Agent == "" {
-		writeProblem(w, r, http.StatusBadRequest, codeInvalid, `field "agent" is required: name the agent to talk to`)
+	if msg := checkNewSession(body.Agent, body.Gateway, body.ChatID); msg != "" {
+		writeProblem(w, r, http.StatusBadRequest, codeInvalid, msg)
 		return
 	}
 	if body.Gateway == "" {
@@ -161,6 +167,22 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, map[string]string{"call_id": body.CallID, "decision": body.Decision})
 	}
+}
+
+// checkNewSession returns the sentence for a 400 when a field of POST
+// /sessions is not what it must be, or "".
+func checkNewSession(agent, gateway, chatID string) string {
+	switch {
+	case agent == "":
+		return `field "agent" is required: name the agent to talk to`
+	case !validAgentName(agent):
+		return `field "agent" is not an agent name: names are at most 128 letters, digits and hyphens (GET /api/v1/agents lists them)`
+	case gateway != "" && !validAgentName(gateway):
+		return `field "gateway" must be at most 128 letters, digits and hyphens, like "http" or "telegram"`
+	case !validChatID(chatID):
+		return `field "chat_id" must be at most 256 characters, with no control characters`
+	}
+	return ""
 }
 
 func problemCode(status int) string {

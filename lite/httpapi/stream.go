@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -84,6 +85,9 @@ func (s *Server) clientGone(sub *runtime.Subscription, id string) {
 
 // stream sends a message and streams its turn as SSE.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	if !streamSlot(w, r) {
+		return
+	}
 	sub, sent, ok := s.send(w, r)
 	if !ok {
 		return
@@ -109,6 +113,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	untilEnd := r.URL.Query().Get("until") == "turn_end"
+	if !streamSlot(w, r) {
+		return
+	}
 	sub, err := s.o.Loop.Subscribe(r.Context(), id)
 	if err != nil {
 		sessionError(w, r, err)
@@ -209,7 +216,12 @@ func (s *Server) pump(r *http.Request, sse *sseWriter, sub *runtime.Subscription
 		case e, ok := <-sub.C():
 			if !ok {
 				// Dropped for falling behind (or the loop stopped): the
-				// client resumes with Last-Event-ID.
+				// client resumes with Last-Event-ID. A deleted session has
+				// nothing to resume: the client is told why.
+				if sub.Deleted() {
+					data, _ := json.Marshal(map[string]string{"message": deletedMidTurn(id)})
+					_ = sse.send(0, "error", data)
+				}
 				return
 			}
 			keep, done := accept(&e)
