@@ -3,7 +3,9 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -14,7 +16,33 @@ type toolPool struct {
 	max     int
 	running int
 	queue   []toolJob
+	// stuck counts tool goroutines that outlived their call: the call was
+	// failed and its slot freed, but the tool ignored its context. Workers
+	// touch it, hence atomic.
+	stuck atomic.Int64
 }
+
+// Deadliner is a Tool that says how long one call may take at most (its
+// own timeout, from the call's arguments). Other tools get
+// defaultToolDeadline, or builtinToolDeadline when they are built-ins.
+type Deadliner interface {
+	Deadline(args []byte) time.Duration
+}
+
+const (
+	// defaultToolDeadline covers the longest timeout a WASM manifest may
+	// ask for (wasmtools.MaxTimeout).
+	defaultToolDeadline = 10 * time.Minute
+	builtinToolDeadline = 2 * time.Minute
+	// maxToolGrace is the most a tool gets, once its context has ended,
+	// to wind down (kill its process tree, close its files) and return.
+	maxToolGrace = 10 * time.Second
+)
+
+// StuckTools is how many tool calls were given up on while their tool
+// went on running (it ignored its context): each holds a goroutine, and
+// maybe a file or a process, until it returns.
+func (l *Loop) StuckTools() int64 { return l.tools.stuck.Load() }
 
 type toolJob struct {
 	s    *session
@@ -125,30 +153,78 @@ func unknownTool(name string, a *LoadedAgent) string {
 	return fmt.Sprintf("error: there is no tool named %q; the tools are: %s", name, strings.Join(names, ", "))
 }
 
-// runTool is a worker: it runs one call and posts the result back. A Go
-// error or a panic from the tool becomes an error result: a broken tool
-// never takes the turn, or the daemon, down.
+// runTool is a worker: it runs one call (see callTool) and posts the
+// result back.
 func (l *Loop) runTool(ctx context.Context, j toolJob, tool Tool, limits agents.Context) {
 	defer l.wg.Done()
 	start := time.Now()
-	res := func() (res Result) {
-		defer func() {
-			if p := recover(); p != nil {
-				l.log.Error("tool panicked", "tool", j.call.Name, "panic", fmt.Sprint(p))
-				res = ErrorResult(fmt.Sprintf("error: tool %s crashed", j.call.Name))
-			}
-		}()
-		r, err := tool.Run(ctx, []byte(j.call.Arguments))
-		if err != nil {
-			return ErrorResult("error: " + err.Error())
-		}
-		return r
-	}()
+	res := l.callTool(ctx, j.call, tool)
 	if o := l.opts.Observer; o != nil {
 		o.ToolCalled(j.t.agent.Spec.Name, j.call.Name, toolKind(tool), !res.IsError, time.Since(start))
 	}
 	res.Content = truncate(res.Content, limits)
 	_ = l.post(context.Background(), &toolDone{job: j, res: res})
+}
+
+// callTool runs one call in a goroutine of its own and waits for it
+// until the call's deadline, or the turn's end, plus a grace period. A
+// tool that has not returned by then (it ignored its context: blocked
+// opening a FIFO, in a system call) has its call failed, so the turn goes
+// on and the tool slot is freed; its goroutine is left behind, counted in
+// StuckTools until it returns.
+func (l *Loop) callTool(ctx context.Context, call ToolCall, tool Tool) Result {
+	deadline := toolDeadline(tool, []byte(call.Arguments))
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	done := make(chan Result, 1) // the tool's goroutine never blocks on it
+	go func() { done <- runSafely(ctx, call, tool, l.log) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(min(maxToolGrace, max(100*time.Millisecond, deadline/4)))
+	defer grace.Stop()
+	select {
+	case res := <-done:
+		return res
+	case <-grace.C:
+	}
+	n := l.tools.stuck.Add(1)
+	go func() { <-done; l.tools.stuck.Add(-1) }()
+	l.log.Error("a tool call did not stop in time; it was failed and its goroutine left behind",
+		"tool", call.Name, "deadline", deadline, "stuck_tools", n)
+	return ErrorResult(fmt.Sprintf("error: the tool did not stop in time (its limit is %s) and was abandoned; "+
+		"what it did is unknown", deadline))
+}
+
+// runSafely runs the tool; a Go error or a panic becomes an error
+// result: a broken tool never takes the turn, or the daemon, down.
+func runSafely(ctx context.Context, call ToolCall, tool Tool, log *slog.Logger) (res Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.Error("tool panicked", "tool", call.Name, "panic", fmt.Sprint(p))
+			res = ErrorResult(fmt.Sprintf("error: tool %s crashed", call.Name))
+		}
+	}()
+	r, err := tool.Run(ctx, []byte(call.Arguments))
+	if err != nil {
+		return ErrorResult("error: " + err.Error())
+	}
+	return r
+}
+
+// toolDeadline is how long one call of tool may take.
+func toolDeadline(tool Tool, args []byte) time.Duration {
+	if d, ok := tool.(Deadliner); ok {
+		if dl := d.Deadline(args); dl > 0 {
+			return dl
+		}
+	}
+	if toolKind(tool) == "builtin" {
+		return builtinToolDeadline
+	}
+	return defaultToolDeadline
 }
 
 type toolDone struct {

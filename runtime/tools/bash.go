@@ -43,7 +43,10 @@ type Bash struct {
 	MaxTimeout time.Duration
 }
 
-var _ runtime.Tool = (*Bash)(nil)
+var (
+	_ runtime.Tool      = (*Bash)(nil)
+	_ runtime.Deadliner = (*Bash)(nil)
+)
 
 type bashArgs struct {
 	Command        string `json:"command"`
@@ -78,15 +81,7 @@ func (t *Bash) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	if strings.TrimSpace(a.Command) == "" {
 		return runtime.ErrorResult("error: bash: command is required"), nil
 	}
-	timeout := 60 * time.Second
-	if a.TimeoutSeconds > 0 {
-		timeout = time.Duration(a.TimeoutSeconds) * time.Second
-	}
-	maxT := t.MaxTimeout
-	if maxT <= 0 {
-		maxT = 600 * time.Second
-	}
-	timeout = min(timeout, maxT)
+	timeout := t.timeout(a)
 	res, err := t.Sandbox.Exec(ctx, Exec{Command: []string{"/bin/bash", "-c", a.Command}, Timeout: timeout})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -95,6 +90,28 @@ func (t *Bash) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 		return runtime.ErrorResult("error: bash: " + err.Error()), nil
 	}
 	return execResult(res, timeout), nil
+}
+
+// timeout is how long one command may run: what the model asked for,
+// up to MaxTimeout.
+func (t *Bash) timeout(a bashArgs) time.Duration {
+	timeout := 60 * time.Second
+	if a.TimeoutSeconds > 0 {
+		timeout = time.Duration(min(a.TimeoutSeconds, 1<<20)) * time.Second
+	}
+	maxT := t.MaxTimeout
+	if maxT <= 0 {
+		maxT = 600 * time.Second
+	}
+	return min(timeout, maxT)
+}
+
+// Deadline is the longest a call may take: its command's timeout. The
+// loop gives up on a call that outlives it by more than a grace period.
+func (t *Bash) Deadline(args []byte) time.Duration {
+	var a bashArgs
+	_ = decodeArgs(args, &a)
+	return t.timeout(a)
 }
 
 // execResult is the model's view of a command run, plus details for

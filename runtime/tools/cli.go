@@ -20,7 +20,10 @@ type CLI struct {
 	Timeout     time.Duration // default 60 s
 }
 
-var _ runtime.Tool = (*CLI)(nil)
+var (
+	_ runtime.Tool      = (*CLI)(nil)
+	_ runtime.Deadliner = (*CLI)(nil)
+)
 
 const cliSchema = `{"type":"object","description":"Arguments as the tool's description says","additionalProperties":true}`
 
@@ -38,10 +41,7 @@ func (t *CLI) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	timeout := t.Timeout
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
+	timeout := t.Deadline(nil)
 	res, err := t.Sandbox.Exec(ctx, Exec{Command: []string{t.Command}, Stdin: append(args, '\n'),
 		Timeout: timeout, ReadOnly: []string{t.Dir}})
 	if err != nil {
@@ -51,6 +51,14 @@ func (t *CLI) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 		return runtime.ErrorResult("error: " + t.Name + ": " + err.Error()), nil
 	}
 	return execResult(res, timeout), nil
+}
+
+// Deadline is the longest a call may take: the tool's timeout.
+func (t *CLI) Deadline([]byte) time.Duration {
+	if t.Timeout <= 0 {
+		return 60 * time.Second
+	}
+	return t.Timeout
 }
 
 // Kind is "cli", for metrics.
