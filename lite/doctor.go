@@ -74,12 +74,14 @@ func databaseCheck(cfg *Config) Check {
 		if errors.As(err, &locked) {
 			return ok("database", "held by another agnx-lite process: "+err.Error())
 		}
+		if errors.Is(err, storage.ErrCorrupt) {
+			return Check{Name: "database", Status: "fail", Detail: err.Error()} // the sentence says what to do
+		}
 		return Check{Name: "database", Status: "fail", Detail: err.Error(), Fix: "restore agnx.db from a backup, or move it away to start afresh"}
 	}
 	defer st.Close()
 	if err := st.Check(); err != nil {
-		return Check{Name: "database", Status: "fail", Detail: "consistency check failed: " + err.Error(),
-			Fix: "restore agnx.db from a backup"}
+		return Check{Name: "database", Status: "fail", Detail: err.Error()}
 	}
 	stats, _ := st.Stats()
 	return ok("database", fmt.Sprintf("%s: consistent, %d sessions, %.1f MiB", cfg.DBPath(), stats.Sessions, float64(stats.FileSize)/(1<<20)))

@@ -95,7 +95,11 @@ type Loop struct {
 	draining bool
 	drained  []chan struct{}
 	// busy refuses new messages while the memory guard sheds load.
-	busy    bool
+	busy bool
+	// halted is the storage error that stopped the loop (a damaged
+	// database): Run returns it, and calls made after get it. Written on
+	// the loop goroutine before done closes, read only after.
+	halted  error
 	running int // turns in flight
 	tools   toolPool
 	turnSeq uint64
@@ -205,7 +209,11 @@ func (l *Loop) Run(ctx context.Context) error {
 		l.wg.Wait()
 	}()
 	if err := l.recover(); err != nil {
+		l.halt(err)
 		return err
+	}
+	if l.halted != nil {
+		return l.halted
 	}
 	close(l.ready)
 	// One timer for the whole loop, never one per session.
@@ -219,18 +227,44 @@ func (l *Loop) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			l.interruptAll()
 			l.flush()
-			for _, s := range l.sessions {
-				for _, sub := range s.subs {
-					sub.close()
-				}
-				s.subs = nil
-			}
-			return nil
+			l.closeSubscribers()
+			return l.halted
 		case r := <-l.inbox:
 			r.handle(l)
 		}
 		l.drain()
 		l.flush()
+		if l.halted != nil {
+			l.log.Error("the event loop stops: the database is damaged", "err", l.halted)
+			l.closeSubscribers()
+			return l.halted
+		}
+	}
+}
+
+// halt stops the loop after the current batch when the store reports
+// damage: nothing more can be stored or trusted, and restarting cannot
+// fix it.
+func (l *Loop) halt(err error) {
+	if errors.Is(err, storage.ErrCorrupt) && l.halted == nil {
+		l.halted = err
+	}
+}
+
+// closedErr is what a call gets once the loop stopped.
+func (l *Loop) closedErr() error {
+	if l.halted != nil {
+		return l.halted
+	}
+	return ErrClosed
+}
+
+func (l *Loop) closeSubscribers() {
+	for _, s := range l.sessions {
+		for _, sub := range s.subs {
+			sub.close()
+		}
+		s.subs = nil
 	}
 }
 
@@ -293,7 +327,7 @@ func (l *Loop) post(ctx context.Context, r request) error {
 	case l.inbox <- r:
 		return nil
 	case <-l.done:
-		return ErrClosed
+		return l.closedErr()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -309,7 +343,7 @@ func call[T any](ctx context.Context, l *Loop, r request, reply chan result[T]) 
 	case res := <-reply:
 		return res.v, res.err
 	case <-l.done:
-		return zero, ErrClosed
+		return zero, l.closedErr()
 	case <-ctx.Done():
 		return zero, ctx.Err()
 	}

@@ -92,6 +92,7 @@ func (l *Loop) commit() {
 	l.dirty = make(map[*session]struct{})
 	if err != nil {
 		l.log.Error("commit failed", "err", err, "sessions", len(dirty))
+		l.halt(err)
 		// Memory is ahead of the disk now: forget those sessions; the next
 		// use rebuilds them from what was committed.
 		for s := range dirty {
@@ -167,6 +168,7 @@ func (l *Loop) load(id string) (*session, error) {
 		return nil, ErrSessionNotFound
 	}
 	if err != nil {
+		l.halt(err)
 		return nil, fmt.Errorf("load session %s: %w", id, err)
 	}
 	if st.LastSeq == 0 {

@@ -45,10 +45,11 @@ var (
 	// newer agnx-lite. The concrete error is a *SchemaError.
 	ErrSchemaTooNew = errors.New("database schema is newer than this build")
 
-	// ErrCorrupt is returned by Open when the file is not a bbolt file, not
-	// an agnx-lite database, or its meta pages are damaged, and by Check
-	// when the consistency check fails. The concrete error is a
-	// *CorruptError.
+	// ErrCorrupt is returned by Open when the file is empty, cut short,
+	// not a bbolt file, not an agnx-lite database, or a page bbolt would
+	// follow is damaged; by Check when the consistency check fails; and by
+	// Update and View when bbolt panicked on a damaged page. The concrete
+	// error is a *CorruptError.
 	ErrCorrupt = errors.New("database is damaged or not an agnx-lite database")
 
 	// ErrNotWritable is returned by Open when the data directory or the
@@ -115,16 +116,26 @@ func NewNotWritableError(dir string, err error) *NotWritableError {
 }
 
 // CorruptError is returned by Open when the file cannot be read as an
-// agnx-lite database, and by Check when bbolt's consistency check fails.
+// agnx-lite database (empty, cut short, a damaged page, both meta pages
+// damaged, or another program's bbolt file), by Check when bbolt's
+// consistency check fails, and by Update and View when bbolt panicked on a
+// page it could not trust. Restarting cannot fix it: the file must be
+// restored or moved away.
 type CorruptError struct {
 	Path string
 	Err  error // what was found, for the log
 }
 
 func (e *CorruptError) Error() string {
-	return e.Path + " is not an agnx-lite database or is damaged (" + e.Err.Error() +
-		"): move it aside and restore a backup, or choose another --data-dir"
+	if errors.Is(e.Err, errNotOurs) {
+		return e.Path + " is not an agnx-lite database: move it aside or choose another --data-dir"
+	}
+	return "the database " + e.Path + " is damaged (" + e.Err.Error() + "): " + DamagedFix
 }
+
+// DamagedFix is what a user does about a damaged database; doctor and
+// the CLI give it in the same words.
+const DamagedFix = "move it aside and restore a backup, or move it aside to start afresh"
 
 func (e *CorruptError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
 

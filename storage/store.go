@@ -75,6 +75,9 @@ func open(path string, opts *Options, table []migration) (*Store, error) {
 			return nil, openError(path, err, false)
 		}
 	}
+	if err := verify(path, o); err != nil {
+		return nil, err
+	}
 	db, err := openBolt(path, &bolt.Options{
 		Timeout:         o.LockTimeout,
 		NoSync:          o.NoSync,
@@ -189,13 +192,15 @@ func (s *Store) Path() string { return s.path }
 // once.
 func (s *Store) Update(fn func(*Tx) error) error {
 	var fnErr error
-	err := s.db.Update(func(btx *bolt.Tx) error {
-		tx := &Tx{btx: btx, kept: s.opts.CheckpointsKept}
-		fnErr = fn(tx)
-		*tx = Tx{} // later use gets ErrTxClosed
-		return fnErr
+	err := s.guard(func() error {
+		return s.db.Update(func(btx *bolt.Tx) error {
+			tx := &Tx{btx: btx, kept: s.opts.CheckpointsKept}
+			fnErr = fn(tx)
+			*tx = Tx{} // later use gets ErrTxClosed
+			return fnErr
+		})
 	})
-	if err == nil || fnErr != nil {
+	if err == nil || fnErr != nil || errors.Is(err, ErrCorrupt) {
 		return err
 	}
 	return s.commitError(err)
@@ -211,11 +216,13 @@ func (s *Store) commitError(err error) error {
 // View runs fn in a read-only transaction. Several may run at once, and
 // alongside one Update.
 func (s *Store) View(fn func(*Tx) error) error {
-	return s.db.View(func(btx *bolt.Tx) error {
-		tx := &Tx{btx: btx, kept: s.opts.CheckpointsKept}
-		err := fn(tx)
-		*tx = Tx{} // later use gets ErrTxClosed
-		return err
+	return s.guard(func() error {
+		return s.db.View(func(btx *bolt.Tx) error {
+			tx := &Tx{btx: btx, kept: s.opts.CheckpointsKept}
+			err := fn(tx)
+			*tx = Tx{} // later use gets ErrTxClosed
+			return err
+		})
 	})
 }
 
@@ -223,6 +230,10 @@ func (s *Store) View(fn func(*Tx) error) error {
 // transaction and returns the first problem as a *CorruptError, or nil.
 // It reads every page: on a big file it takes time and touches memory.
 func (s *Store) Check() error {
+	return s.guard(func() error { return s.check() })
+}
+
+func (s *Store) check() error {
 	return s.db.View(func(btx *bolt.Tx) error {
 		var first error
 		for err := range btx.Check() { // drain: the checker goroutine reads the tx
@@ -254,10 +265,12 @@ func (s *Store) Stats() (Stats, error) {
 	}
 	st.FileSize = fi.Size()
 	st.FreePages = s.db.Stats().FreePageN
-	err = s.db.View(func(btx *bolt.Tx) error {
-		st.Sessions = countKeys(btx.Bucket(bucketSessions))
-		st.ActiveSessions = countKeys(btx.Bucket(bucketActive))
-		return nil
+	err = s.guard(func() error {
+		return s.db.View(func(btx *bolt.Tx) error {
+			st.Sessions = countKeys(btx.Bucket(bucketSessions))
+			st.ActiveSessions = countKeys(btx.Bucket(bucketActive))
+			return nil
+		})
 	})
 	return st, err
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/systemd"
+	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // version is stamped by the Makefile with -ldflags "-X main.version=...".
@@ -98,6 +100,7 @@ func runWith(g *globals, args []string) int {
 	err := c.run(g, args[1:])
 	var ue *usageError
 	var ee *exitError
+	var ce *storage.CorruptError
 	switch {
 	case err == nil:
 		return 0
@@ -106,6 +109,11 @@ func runWith(g *globals, args []string) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "agnx-lite %s: %s\nusage: agnx-lite %s\n", args[0], ue.msg, c.usage)
 		return 2
+	case errors.As(err, &ce):
+		// The same sentence from every command, however it was wrapped;
+		// systemd's RestartPreventExitStatus: restarting cannot fix it.
+		fmt.Fprintf(stderr, "agnx-lite: %s\n", ce)
+		return systemd.ExitConfig
 	case errors.As(err, &ee):
 		fmt.Fprintf(stderr, "agnx-lite: %s\n", err)
 		return ee.code
