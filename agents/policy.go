@@ -60,6 +60,23 @@ type Delivery struct {
 // "mcp:github:*" matches every tool of the MCP server github. In globs, *
 // matches any run of characters (spaces and slashes included), ? one
 // character, and \ escapes the next one.
+//
+// Subjects are normalised before they are matched, and patterns with
+// them. The paths of read_file, write_file, edit_file and list_dir are
+// taken relative to the workspace and cleaned (./x, a/../x and
+// /workspace/x are all x). A bash command line is split into its commands
+// (see [SplitCommands]), each matched with its words separated by one
+// space and its short options merged and sorted (rm -fr, rm -r -f and
+// rm -rf all read rm -fr): a deny rule denies when it matches the whole
+// line or any one command, in any of the forms unwrapCommand gives
+// (without VAR=value prefixes, sudo, env, command ...), or that command
+// with only the short options the pattern names; an allow rule allows
+// only when every command is matched by an allow rule as written.
+//
+// Rules are a convenience that catches the obvious, not a boundary: a
+// shell can spell a command in more ways than any matcher can follow
+// (variables, scripts it writes, symlinks, other tools). The sandbox is
+// the boundary: what must never happen has to be impossible in it.
 type Rule struct {
 	Tool    string
 	Subject string // empty: any call of the tool
@@ -88,26 +105,29 @@ func ParseRule(s string) (Rule, error) {
 	return r, nil
 }
 
-// Matches reports whether the rule covers a call of tool with subject.
+// Matches reports whether the rule covers a call of tool with subject, as
+// a deny rule does: for bash, the whole line or any one of its commands.
 func (r Rule) Matches(tool, subject string) bool {
-	if !Wildcard(r.Tool, tool) {
-		return false
-	}
-	return r.Subject == "" || Wildcard(r.Subject, subject)
+	return r.denies(newCall(tool, subject))
 }
 
 // Decide applies the policy to one call; it also returns the rule that
 // decided, when one did.
 func (p *Policy) Decide(tool, subject string) (Decision, string) {
+	c := call{tool: tool, subject: subject, complete: true}
+	if p.hasRules(tool) { // splitting a long bash line is not free
+		c = newCall(tool, subject)
+	}
 	for _, r := range p.Deny {
-		if r.Matches(tool, subject) {
+		if r.denies(c) {
 			return Deny, r.Raw
 		}
-	}
-	for _, r := range p.Allow {
-		if r.Matches(tool, subject) {
-			return Allow, r.Raw
+		if !c.complete && Wildcard(r.Tool, tool) {
+			return Deny, r.Raw + "; the command has too many parts to check against it"
 		}
+	}
+	if r, ok := p.allowedBy(c); ok {
+		return Allow, r.Raw
 	}
 	switch p.Mode {
 	case "ask":
@@ -118,6 +138,18 @@ func (p *Policy) Decide(tool, subject string) (Decision, string) {
 	return Allow, ""
 }
 
+// hasRules reports whether a deny or allow rule names tool.
+func (p *Policy) hasRules(tool string) bool {
+	for _, rules := range [][]Rule{p.Deny, p.Allow} {
+		for _, r := range rules {
+			if Wildcard(r.Tool, tool) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Notifies reports whether a call is to be reported.
 func (p *Policy) Notifies(tool, subject string) bool {
 	if !p.Notify.Enabled {
@@ -126,8 +158,9 @@ func (p *Policy) Notifies(tool, subject string) bool {
 	if len(p.Notify.Patterns) == 0 {
 		return true
 	}
+	c := newCall(tool, subject)
 	for _, r := range p.Notify.Patterns {
-		if r.Matches(tool, subject) {
+		if r.denies(c) {
 			return true
 		}
 	}

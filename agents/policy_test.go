@@ -3,6 +3,7 @@ package agents
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -138,4 +139,129 @@ func FuzzParseRule(f *testing.F) {
 			t.Fatalf("* must match %q", subject)
 		}
 	})
+}
+
+func mustPolicy(t *testing.T, mode string, deny, allow []string) *Policy {
+	t.Helper()
+	p := &Policy{Mode: mode}
+	for _, s := range deny {
+		r, err := ParseRule(s)
+		require.NoError(t, err)
+		p.Deny = append(p.Deny, r)
+	}
+	for _, s := range allow {
+		r, err := ParseRule(s)
+		require.NoError(t, err)
+		p.Allow = append(p.Allow, r)
+	}
+	return p
+}
+
+// Issue 11, finding 12: each way around a deny rule that was found, and
+// its relatives.
+func TestPolicy_DenyBypasses(t *testing.T) {
+	p := mustPolicy(t, "dangerous", []string{"bash:rm -rf *", "read_file:secret*", "edit_file:./conf/*.yaml"}, nil)
+	denied := []struct{ tool, subject string }{
+		{"bash", "rm -rf /"},
+		{"bash", "rm -fr /"},
+		{"bash", "rm  -rf   /"},
+		{"bash", "rm\t-rf /"},
+		{"bash", " rm -rf /"},
+		{"bash", "rm -r -f /"},
+		{"bash", "rm -f / -r"},
+		{"bash", "rm -rfv /"},
+		{"bash", "rm -v -rf /"},
+		{"bash", "ls; rm -rf /"},
+		{"bash", "ls && rm -fr /"},
+		{"bash", "false || rm -rf /"},
+		{"bash", "yes | rm -rf /"},
+		{"bash", "sleep 1 & rm -rf /"},
+		{"bash", "ls\nrm -rf /"},
+		{"bash", `rm "-rf" /`},
+		{"bash", `rm '-rf' /`},
+		{"bash", `r\m -rf /`},
+		{"bash", "FOO=1 rm -rf /"},
+		{"bash", "sudo rm -rf /"},
+		{"bash", "sudo -u root rm -rf /"},
+		{"bash", "command rm -rf /"},
+		{"bash", "env -i PATH=/bin rm -rf /"},
+		{"bash", "nohup rm -rf / &"},
+		{"bash", "/bin/rm -rf /"},
+		{"bash", "echo $(rm -rf /)"},
+		{"bash", "echo `rm -rf /`"},
+		{"bash", `echo "$(rm -rf /)"`},
+		{"bash", "bash -c 'rm -rf /'"},
+		{"bash", `sh -c "ls; rm -fr /"`},
+		{"bash", "eval 'rm -rf /'"},
+		{"bash", "if true; then rm -rf /; fi"},
+		{"bash", "{ rm -rf /; }"},
+		{"bash", "(cd / && rm -rf .)"},
+		{"bash", strings.Repeat("true;", maxShellCommands) + "rm -rf /"},
+		{"read_file", "secret.txt"},
+		{"read_file", "./secret.txt"},
+		{"read_file", "sub/../secret.txt"},
+		{"read_file", ".//secret.txt"},
+		{"read_file", "/workspace/secret.txt"},
+		{"read_file", "/secret.txt"},
+		{"edit_file", "conf/app.yaml"},
+		{"edit_file", "./conf/../conf/app.yaml"},
+	}
+	for _, tt := range denied {
+		d, rule := p.Decide(tt.tool, tt.subject)
+		assert.Equal(t, Deny, d, "%s %.60q", tt.tool, tt.subject)
+		assert.NotEmpty(t, rule)
+	}
+	allowed := []struct{ tool, subject string }{
+		{"bash", "rm -r /tmp/x"},
+		{"bash", "rm x"},
+		{"bash", "echo rm -rf /"},
+		{"bash", "ls # rm -rf /"},
+		{"bash", "echo 'rm -rf /'"},
+		{"read_file", "notes/secret.txt"},
+		{"read_file", "public.txt"},
+		{"edit_file", "app.yaml"},
+	}
+	for _, tt := range allowed {
+		d, _ := p.Decide(tt.tool, tt.subject)
+		assert.Equal(t, Allow, d, "%s %q", tt.tool, tt.subject)
+	}
+}
+
+// An allow rule must match every command of a line.
+func TestPolicy_AllowEveryCommand(t *testing.T) {
+	p := mustPolicy(t, "restrict", []string{"bash:git push*"}, []string{"bash:git *", "bash:ls*"})
+	tests := []struct {
+		subject string
+		want    Decision
+	}{
+		{"git status", Allow},
+		{"git   status", Allow},
+		{"git status && ls -la", Allow},
+		{"git status # done", Allow},
+		{"git status; rm -rf /", Deny},
+		{"git log | less", Deny},
+		{"ls $(rm x)", Deny},
+		{"git status `reboot`", Deny},
+		{"bash -c 'git status'", Deny},
+		{"FOO=1 git status", Deny},
+		{"git push origin main", Deny},
+		{"ls; git push", Deny},
+		{strings.Repeat("ls;", maxShellCommands+1), Deny},
+	}
+	for _, tt := range tests {
+		d, _ := p.Decide("bash", tt.subject)
+		assert.Equal(t, tt.want, d, "%.60q", tt.subject)
+	}
+	d, rule := p.Decide("bash", "git status")
+	assert.Equal(t, "bash:git *", rule)
+	assert.Equal(t, Allow, d)
+}
+
+func TestPolicy_NotifiesAnyCommand(t *testing.T) {
+	r, err := ParseRule("bash:sudo *")
+	require.NoError(t, err)
+	p := &Policy{Notify: Notify{Enabled: true, Patterns: []Rule{r}}}
+	assert.True(t, p.Notifies("bash", "ls; sudo  reboot"))
+	assert.True(t, p.Notifies("bash", "echo $(sudo id)"))
+	assert.False(t, p.Notifies("bash", "echo sudo"))
 }
