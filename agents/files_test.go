@@ -85,7 +85,7 @@ func TestLoad_FilesStayInsideTheFolder(t *testing.T) {
 
 func TestLoad_LinkInsideTheFolderIsFollowed(t *testing.T) {
 	dir := writeAgent(t, map[string]string{
-		FileName:         header + "spec:\n  model:\n    provider: ollama\n    name: m\n  soul: ./SOUL.md\n",
+		FileName:          header + "spec:\n  model:\n    provider: ollama\n    name: m\n  soul: ./SOUL.md\n",
 		"prompts/soul.md": "I am the soul.",
 	})
 	require.NoError(t, os.Symlink("prompts/soul.md", filepath.Join(dir, "SOUL.md")))

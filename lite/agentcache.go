@@ -225,3 +225,25 @@ func LoadAgentTools(cfg *Config, name string, log *slog.Logger) (*runtime.Loaded
 	}
 	return a, c.close, nil
 }
+
+// ValidateAgents builds each named agent exactly as the daemon does on its
+// first use (agent.yaml, prompt files, provider, tools with their WASM
+// modules compiled, policy) and releases it again: "agent validate" says
+// ok only for an agent that would load. It returns one error per name, nil
+// for a good agent. A nil log discards the build's messages.
+func ValidateAgents(cfg *Config, names []string, log *slog.Logger) []error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := newAgentCache(cfg, log)
+	defer c.close()
+	errs := make([]error, len(names))
+	for i, name := range names {
+		la, err := c.build(name, filepath.Join(cfg.AgentsDir, name))
+		if err == nil {
+			closeTools(la.Tools)
+		}
+		errs[i] = err
+	}
+	return errs
+}

@@ -1,9 +1,9 @@
 package lite
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -102,22 +102,20 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 // cli builds an Agnx CLI tool: its README, if any, becomes part of the
 // description the model reads.
 func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, error) {
-	cmd := ref.Command
-	if !filepath.IsAbs(cmd) {
-		cmd = filepath.Join(a.Dir, cmd)
+	cmd := filepath.Join(a.Dir, ref.Command)
+	st, err := a.StatFile(ref.Command)
+	if errors.Is(err, agents.ErrOutside) {
+		return nil, fmt.Errorf("cli tool %q: %s %v: a tool may run only a file inside its agent's folder", ref.Name, cmd, agents.ErrOutside)
 	}
-	if st, err := os.Stat(cmd); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 		return nil, fmt.Errorf("cli tool %q: %s is not an executable file: check spec.tools command and its permissions (chmod +x)", ref.Name, cmd)
 	}
 	desc := ref.Description
 	if ref.Readme != "" {
-		p := ref.Readme
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(a.Dir, p)
-		}
-		data, err := os.ReadFile(p)
+		// Through the agent's folder: the readme goes to the model.
+		data, err := a.ReadFile(ref.Readme)
 		if err != nil {
-			return nil, fmt.Errorf("cli tool %q: cannot read its readme %s: %v", ref.Name, p, err)
+			return nil, fmt.Errorf("cli tool %q: cannot read its readme %s: %v", ref.Name, filepath.Join(a.Dir, ref.Readme), err)
 		}
 		desc = strings.TrimSpace(desc + "\n\n" + string(data))
 	}

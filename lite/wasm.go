@@ -40,6 +40,16 @@ func (w *wasmEngine) engine() (*wasmtools.Engine, error) {
 // load compiles one tool for an agent. name, when set, must be the
 // manifest's name.
 func (w *wasmEngine) load(a *agents.Agent, manifest, name string) (*wasmtools.Tool, error) {
+	if err := insideAgent(a, manifest); err != nil {
+		return nil, err
+	}
+	m, err := wasmtools.LoadManifest(manifest)
+	if err != nil {
+		return nil, err
+	}
+	if err := insideAgent(a, m.ModulePath()); err != nil {
+		return nil, err
+	}
 	eng, err := w.engine()
 	if err != nil {
 		return nil, err
@@ -54,6 +64,17 @@ func (w *wasmEngine) load(a *agents.Agent, manifest, name string) (*wasmtools.To
 		return nil, fmt.Errorf("%s names the tool %q but spec.tools calls it %q: make them agree", manifest, t.Manifest().Name, name)
 	}
 	return t, nil
+}
+
+// insideAgent refuses a tool file that is, or leads through a symlink to,
+// a file outside the agent's folder: a manifest's description goes to the
+// model, so it must be the agent's own.
+func insideAgent(a *agents.Agent, file string) error {
+	if _, err := a.StatFile(file); errors.Is(err, agents.ErrOutside) {
+		return &agents.Error{File: file, Msg: "is a link that " + agents.ErrOutside.Error() +
+			": a tool may use only files inside its agent's folder; copy the file into it"}
+	}
+	return nil
 }
 
 // wasmManifest is where a type: wasm entry's manifest is: its path (a

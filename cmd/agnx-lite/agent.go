@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite"
 )
 
 func runAgent(g *globals, args []string) error {
@@ -16,6 +16,7 @@ func runAgent(g *globals, args []string) error {
 	out := fs.StringP("output", "o", "", "export: write to this file instead of standard output")
 	server := fs.StringP("server", "s", "", "export: the daemon's URL (default: the running one, if any)")
 	force := fs.Bool("force", false, "import: replace an agent of the same name")
+	trust := fs.Bool("trust", false, "import: install an agent that runs executables, asks for network or sends a provider key to another server")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -31,7 +32,7 @@ func runAgent(g *globals, args []string) error {
 	case "list":
 		return listAgents(g, cfg.AgentsDir, *long)
 	case "validate":
-		return validateAgents(g, cfg.AgentsDir, rest)
+		return validateAgents(g, cfg, rest)
 	case "create":
 		if len(rest) != 1 {
 			return usagef("create needs one agent name")
@@ -51,7 +52,7 @@ func runAgent(g *globals, args []string) error {
 		if len(rest) != 1 {
 			return usagef("import needs one archive file (- for standard input)")
 		}
-		return importAgent(g, cfg, rest[0], *force)
+		return importAgent(g, cfg, rest[0], agents.ImportOptions{Force: *force, Trust: *trust})
 	}
 	return usagef("unknown subcommand %q", sub)
 }
@@ -85,9 +86,11 @@ func listAgents(g *globals, dir string, long bool) error {
 	return w.Flush()
 }
 
-// validateAgents loads the named agents (all when none is named) and
-// prints ok or the file:line error of each; it fails if any is invalid.
-func validateAgents(g *globals, dir string, names []string) error {
+// validateAgents builds the named agents (all when none is named) as the
+// daemon would and prints ok or the file:line error of each; it fails if
+// any is invalid.
+func validateAgents(g *globals, cfg *lite.Config, names []string) error {
+	dir := cfg.AgentsDir
 	if len(names) == 0 {
 		list, err := agents.List(dir)
 		if err != nil {
@@ -101,13 +104,13 @@ func validateAgents(g *globals, dir string, names []string) error {
 		return fmt.Errorf("no agents in %s: run \"agnx-lite init\"", dir)
 	}
 	bad := 0
-	for _, n := range names {
-		if _, err := agents.Load(filepath.Join(dir, n)); err != nil {
+	for i, err := range lite.ValidateAgents(cfg, names, g.logger()) {
+		if err != nil {
 			bad++
 			fmt.Fprintf(g.stdout, "FAIL  %s\n", err)
 			continue
 		}
-		fmt.Fprintf(g.stdout, "ok    %s\n", n)
+		fmt.Fprintf(g.stdout, "ok    %s\n", names[i])
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d of %d agents are invalid", bad, len(names))

@@ -21,8 +21,9 @@ import (
 const maxEventLine = 8 << 20
 
 // importAgent unpacks an archive made by "agent export" into the agents
-// folder, then imports its sessions when no daemon holds the database.
-func importAgent(g *globals, cfg *lite.Config, file string, force bool) error {
+// folder, shows what the agent will reach, then imports its sessions when
+// no daemon holds the database.
+func importAgent(g *globals, cfg *lite.Config, file string, opts agents.ImportOptions) error {
 	r := g.stdin
 	if file != "-" {
 		f, err := os.Open(file)
@@ -32,11 +33,16 @@ func importAgent(g *globals, cfg *lite.Config, file string, force bool) error {
 		defer f.Close()
 		r = f
 	}
-	res, err := agents.Import(bufio.NewReader(r), cfg.AgentsDir, agents.ImportOptions{Force: force})
+	res, err := agents.Import(bufio.NewReader(r), cfg.AgentsDir, opts)
+	var ue *agents.UntrustedError
+	if errors.As(err, &ue) {
+		printReach(g.stderr, ue.Name, ue.Reach)
+	}
 	if err != nil {
 		return err
 	}
 	defer res.Close()
+	printReach(g.stdout, res.Name, res.Reach)
 	verb := "imported"
 	if res.Replaced {
 		verb = "replaced"
@@ -51,6 +57,14 @@ func importAgent(g *globals, cfg *lite.Config, file string, force bool) error {
 		return nil
 	}
 	return importSessions(g, cfg, res.Sessions)
+}
+
+// printReach shows what an agent reaches, one kind per line.
+func printReach(w io.Writer, name string, r agents.Reach) {
+	fmt.Fprintf(w, "agent %s will reach:\n", name)
+	for _, l := range r.Lines() {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 }
 
 // importSessions stores each session stream as a new session.
