@@ -69,8 +69,8 @@ func (l *Loop) startTurn(s *session) {
 	ctx, cancel := context.WithCancel(l.runCtx)
 	s.turn = &turn{id: l.turnSeq, ctx: ctx, cancel: cancel, agent: ag, started: l.now()}
 	if len(s.st.OpenCalls) > 0 {
-		// A resumed turn stopped while tools ran: run what is unanswered.
-		l.startTools(s, s.st.OpenCalls)
+		// A resumed turn stopped while tools ran: never run them again.
+		l.resumeCalls(s)
 		return
 	}
 	l.callModel(s)
