@@ -4,7 +4,27 @@
 //
 // File tools work inside the agent's workspace through os.Root, so no path
 // (.., absolute, or a symlink, even one swapped in mid-call) reaches
-// outside it.
+// outside it. The path a tool opens is also the subject policies match
+// (cleanPath): ./x, a/../x, /workspace/x and the workspace's host path
+// all name x.
+//
+// Workspace files are hostile input, so no file tool can hang or exhaust
+// the daemon:
+//   - Only regular files are read or written. Files are opened with
+//     O_NONBLOCK and checked on the open descriptor (fstat), folders with
+//     O_DIRECTORY, so a named pipe, device or socket, even one swapped in
+//     between a check and the open, is refused without blocking.
+//   - Memory is bounded whatever the file's size. read_file streams to
+//     the window asked for (offset, limit) and returns at most 256 KiB
+//     (maxReadBytes), saying which offset to go on from. edit_file refuses
+//     a file over 4 MiB (maxWriteBytes) from its size, and a replacement
+//     whose result would exceed 4 MiB from the count of matches, before
+//     building it; write_file takes at most 4 MiB. grep streams each file
+//     line by line, matching the first 64 KiB of a line, and reads at most
+//     256 MiB per call; glob and grep look at most at 100,000 folder
+//     entries and go at most 64 folders deep; list_dir holds at most 500
+//     names of a folder of any size.
+//   - Long reads check the call's context, so a cancelled call ends.
 //
 // tools imports runtime (for the Tool interface) and the standard library.
 package tools

@@ -50,6 +50,7 @@ func TestEditFile_HugeReplaceAll(t *testing.T) {
 	n := allocated(func() { res = run(t, tool, args("big.txt")) })
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "larger than the 4 MiB edit_file handles")
+	t.Logf("edit_file, 10 MB file: %d bytes allocated in %v", n, time.Since(start))
 	assert.Less(t, n, uint64(1<<20), "a file over the cap is refused on its size, unread")
 	assert.Less(t, time.Since(start), 5*time.Second)
 
@@ -58,6 +59,7 @@ func TestEditFile_HugeReplaceAll(t *testing.T) {
 	n = allocated(func() { res = run(t, tool, args("mid.txt")) })
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "would make mid.txt 5000 MiB")
+	t.Logf("edit_file, 1 MiB file to 5 GB: %d bytes allocated", n)
 	assert.Less(t, n, uint64(64<<20))
 	data, err := os.ReadFile(filepath.Join(ws, "mid.txt"))
 	require.NoError(t, err)
@@ -90,6 +92,7 @@ func TestReadFile_HugeFiles(t *testing.T) {
 	n := allocated(func() { res = run(t, tool, `{"path":"sparse"}`) })
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "binary file")
+	t.Logf("read_file, 200 MB sparse file: %d bytes allocated", n)
 	assert.Less(t, n, uint64(4<<20))
 
 	var b strings.Builder
@@ -99,6 +102,7 @@ func TestReadFile_HugeFiles(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "lines.txt"), []byte(b.String()), 0o644))
 	n = allocated(func() { res = run(t, tool, `{"path":"lines.txt","offset":399999,"limit":1}`) })
 	assert.Equal(t, "line 399999\n", res.Content)
+	t.Logf("read_file, offset 399999 of a 5 MB file: %d bytes allocated", n)
 	assert.Less(t, n, uint64(4<<20))
 	res = run(t, tool, `{"path":"lines.txt","offset":400001}`)
 	assert.Equal(t, "[the file has only 400000 lines]", res.Content)
@@ -135,6 +139,7 @@ func TestGrep_HugeLine(t *testing.T) {
 	assert.True(t, strings.HasPrefix(lines[0], "huge.txt:1: needle at the start xxx"))
 	assert.True(t, strings.HasSuffix(lines[0], "…"))
 	assert.Equal(t, "huge.txt:2: second needle line", lines[1])
+	t.Logf("grep, 100 MB line: %d bytes allocated", n)
 	assert.Less(t, n, uint64(8<<20))
 }
 

@@ -35,7 +35,7 @@ const writeFileSchema = `{"type":"object","properties":{` +
 func (t *WriteFile) Spec() runtime.ToolSpec {
 	return runtime.ToolSpec{
 		Name:        "write_file",
-		Description: "Create or overwrite a file in your workspace (or append to it). Folders are created as needed.",
+		Description: "Create or overwrite a file in your workspace (or append to it), up to 4 MiB per call. Folders are created as needed.",
 		Schema:      []byte(writeFileSchema),
 	}
 }
@@ -108,7 +108,7 @@ const editFileSchema = `{"type":"object","properties":{` +
 func (t *EditFile) Spec() runtime.ToolSpec {
 	return runtime.ToolSpec{
 		Name:        "edit_file",
-		Description: "Replace exact text in a file of your workspace. old_string must match exactly once, unless replace_all is set.",
+		Description: "Replace exact text in a file of your workspace (files up to 4 MiB). old_string must match exactly once, unless replace_all is set.",
 		Schema:      []byte(editFileSchema),
 	}
 }
