@@ -6,6 +6,13 @@
 // start-up stays fast with hundreds of agents) and writes the embedded
 // default agent ([WriteTemplate]).
 //
+// Every file agent.yaml names must lie inside the agent's folder: it is
+// read through an [os.Root], so an absolute path, "..", or a symlink that
+// leads out is refused ([ErrOutside]) and no host file can reach the
+// model server through a prompt or a tool description. [Import] shows an
+// archive's [Reach] (model server, executables, network) and refuses a
+// risky one unless the user trusts it.
+//
 // Every problem with a file is reported as one [*Error] sentence of the
 // form "file:line: what is wrong". The YAML helpers that produce such errors
 // ([ParseYAML], [Doc], [YAMLError]) are exported because the agnx.yaml

@@ -107,7 +107,9 @@ func Load(dir string) (*Agent, error) {
 	return a, nil
 }
 
-// Validate loads the agent in dir and reports what Load would reject.
+// Validate loads the agent in dir and reports what Load would reject. It
+// does not build the agent's tools or policy; "agnx-lite agent validate"
+// builds the whole agent as the daemon does (lite.ValidateAgents).
 func Validate(dir string) error {
 	_, err := Load(dir)
 	return err
