@@ -111,7 +111,7 @@ func TestReach_Lines(t *testing.T) {
 	r := a.Reach()
 	assert.Equal(t, []string{
 		"model server: ollama at http://127.0.0.1:11434 (or $OLLAMA_HOST)",
-		"runs: cli tool w: tools/w/run",
+		"runs: cli tool w: tools/w/run; bash: the commands the model writes, in the sandbox",
 		"network: w",
 	}, r.Lines())
 	assert.Equal(t, []string{"runs the executable tools/w/run (cli tool w)", "asks for network access for w"}, r.Risks)

@@ -18,8 +18,8 @@ type Reach struct {
 	// Provider is spec.model.provider; ModelURL is where its requests go.
 	Provider string
 	ModelURL string
-	// Commands are the CLI tools ("name: command") and MCP servers the
-	// agent starts.
+	// Commands are what the agent runs: CLI tools ("cli tool name:
+	// command"), MCP servers, and bash.
 	Commands []string
 	// WASM are the WASM tools, listed in spec.tools or found in tools/.
 	WASM []string
@@ -67,6 +67,8 @@ func (a *Agent) Reach() Reach {
 			r.Risks = append(r.Risks, fmt.Sprintf("starts the MCP server %s (%s)", t.Name, what))
 		case t.Type == "wasm":
 			r.WASM = append(r.WASM, t.Name)
+		case t.Type == "builtin" && t.Name == "bash":
+			r.Commands = append(r.Commands, "bash: the commands the model writes, in the sandbox")
 		case t.Type == "builtin" && t.Name == "web" && t.AllowPrivate:
 			r.Network = append(r.Network, "web (private addresses too)")
 			r.Risks = append(r.Risks, "lets the web tool reach this machine's and the local network's addresses (allow_private)")
