@@ -146,8 +146,11 @@ func walk(ctx context.Context, workspace, dir string, fn func(p string, d fs.Dir
 	if err != nil {
 		return err
 	}
-	if !info.IsDir() {
+	switch {
+	case info.Mode().IsRegular():
 		return fn(dir, fs.FileInfoToDirEntry(info))
+	case !info.IsDir():
+		return errNotRegular // named explicitly: say so rather than find nothing
 	}
 	w := walker{ctx: ctx, root: root, fn: fn}
 	return w.dir(dir, 0)
