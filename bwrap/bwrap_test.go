@@ -73,6 +73,10 @@ func TestRun_Limits(t *testing.T) {
 
 	res = run(t, r, Policy{Workspace: ws, Limits: Limits{FileMB: 1}}, "head -c 3000000 /dev/zero > big; echo rc=$?")
 	assert.Contains(t, string(res.Output), "rc=1", "a file past FileMB cannot be written")
+
+	res = run(t, r, Policy{Workspace: ws, Limits: Limits{FileMB: -1}}, "echo x > f; echo rc=$?; touch e && rm big && echo left")
+	assert.Contains(t, string(res.Output), "rc=1\nleft\n",
+		"with FileMB < 0 no file grows, the shell lives on, deleting works")
 }
 
 // The escape suite: none of these may reach outside the sandbox.

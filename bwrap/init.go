@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -74,6 +75,10 @@ func initMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	// A write past RLIMIT_FSIZE fails with "File too large" instead of
+	// killing the writer (often the shell itself): ignored signals stay
+	// ignored across exec.
+	signal.Ignore(syscall.SIGXFSZ)
 	// Setresuid and friends change every thread of the process, and
 	// allocate: before the limits too.
 	if uid, gid := nums[4], nums[5]; uid >= 0 && gid >= 0 {

@@ -44,7 +44,7 @@ type Limits struct {
 	MaxOutput int           // bytes of output kept; default 256 KiB
 	MemoryMB  int           // address space; default 1024
 	MaxProcs  int           // processes of the sandbox user; default 128
-	FileMB    int           // largest file it may write; default 256
+	FileMB    int           // largest file it may write; default 256; <0: none may grow
 	TmpMB     int           // size of the private /tmp (in RAM); default 64
 }
 
@@ -61,8 +61,11 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxProcs <= 0 {
 		l.MaxProcs = 128
 	}
-	if l.FileMB <= 0 {
+	switch {
+	case l.FileMB == 0:
 		l.FileMB = 256
+	case l.FileMB < 0:
+		l.FileMB = 0 // RLIMIT_FSIZE 0: files may be created empty, deleted, never grown
 	}
 	if l.TmpMB <= 0 {
 		l.TmpMB = 64

@@ -72,7 +72,7 @@ func (e *AgentNotFoundError) Error() string {
 func (e *AgentNotFoundError) Is(target error) bool { return target == ErrAgentNotFound }
 
 func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
-	sb := &sandboxes{mode: cfg.Sandbox.Mode, log: log}
+	sb := newSandboxes(cfg, log)
 	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
 		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
@@ -213,6 +213,7 @@ func (c *agentCache) close() {
 	}
 	c.loaded, c.retired = map[string]*cachedAgent{}, map[string][]runtime.Tool{}
 	c.tools.wasm.close()
+	c.tools.sandboxes.close()
 }
 
 // LoadAgentTools builds one agent, with its tools, outside a running

@@ -62,6 +62,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	reapSandboxes(cfg, log) // what a killed instance left running
 	cache := newAgentCache(cfg, log)
 	m := newMetrics()
 	loop := runtime.New(runtime.Options{

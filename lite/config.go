@@ -133,6 +133,17 @@ type SandboxConfig struct {
 	// Mode is bwrap (default: tools run inside bubblewrap) or trust (tools
 	// run as the agnx-lite user, unconfined).
 	Mode string `yaml:"mode"`
+	// RunAs is who sandboxed commands run as when agnx-lite runs as root
+	// (root is exempt from the process limit): a user name or uid:gid;
+	// empty means nobody (65534:65534). A daemon that is not root runs
+	// them as its own user and ignores it.
+	RunAs string `yaml:"run_as"`
+	// TmpMB caps each sandbox's private /tmp, which lives in RAM (default
+	// 64). WorkspaceMB caps each agent's workspace on disk (default 1024;
+	// 0: no cap): past it, shell, CLI and file-writing tools refuse to run
+	// until files are deleted.
+	TmpMB       int `yaml:"tmp_mb"`
+	WorkspaceMB int `yaml:"workspace_mb"`
 }
 
 // WasmConfig is the WASM tool engine (an agnx-lite extension).

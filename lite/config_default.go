@@ -15,7 +15,7 @@ func DefaultConfig() *Config {
 			MaxConnectionsPerClient:  16,
 			MaxStreams:               128,
 		},
-		Sandbox: SandboxConfig{Mode: "bwrap"},
+		Sandbox: SandboxConfig{Mode: "bwrap", TmpMB: 64, WorkspaceMB: 1024},
 		Wasm:    WasmConfig{Mode: "auto"},
 		Runtime: RuntimeConfig{
 			MaxConcurrentTurns:     2,
@@ -93,6 +93,9 @@ gateways:
 
 sandbox:
   mode: bwrap                     # bwrap | trust (tools run unconfined)
+  # run_as: nobody                # when agnx-lite is root: user (or uid:gid) commands run as
+  tmp_mb: 64                      # each sandbox's private /tmp (in RAM)
+  workspace_mb: 1024              # each agent's workspace on disk; 0: no cap
 
 wasm:
   mode: auto                      # auto | compiler | interpreter (WASM tools)

@@ -170,7 +170,7 @@ func (c *Config) validateRuntime() error {
 	if err := c.oneOf("wasm.mode", c.Wasm.Mode, "auto", "compiler", "interpreter"); err != nil {
 		return err
 	}
-	if err := c.oneOf("sandbox.mode", c.Sandbox.Mode, "bwrap", "trust"); err != nil {
+	if err := c.validateSandbox(); err != nil {
 		return err
 	}
 	switch {
@@ -221,4 +221,18 @@ func (c *Config) oneOf(path, v string, allowed ...string) error {
 func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+func (c *Config) validateSandbox() error {
+	sb := &c.Sandbox
+	if err := c.oneOf("sandbox.mode", sb.Mode, "bwrap", "trust"); err != nil {
+		return err
+	}
+	if _, _, err := parseRunAs(sb.RunAs); err != nil {
+		return c.errorf("sandbox.run_as", "sandbox.run_as %q %v", sb.RunAs, err)
+	}
+	if sb.TmpMB < 1 {
+		return c.errorf("sandbox.tmp_mb", "sandbox.tmp_mb %d must be at least 1", sb.TmpMB)
+	}
+	return c.nonNegative(map[string]int{"sandbox.workspace_mb": sb.WorkspaceMB})
 }

@@ -2,8 +2,15 @@ package lite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
@@ -14,22 +21,57 @@ import (
 // probe runs once, on first use: an agent without shell tools never pays
 // for it.
 type sandboxes struct {
-	mode string // bwrap | trust
-	log  *slog.Logger
+	cfg   SandboxConfig
+	log   *slog.Logger
+	owner *bwrap.Owner // this instance, as the owner of the sandboxes it starts
 
-	once   sync.Once
-	status bwrap.Status
+	once     sync.Once
+	status   bwrap.Status
+	runAs    *bwrap.User // who commands run as; nil: the daemon's own user
+	runAsErr error
+}
+
+func newSandboxes(cfg *Config, log *slog.Logger) *sandboxes {
+	return &sandboxes{cfg: cfg.Sandbox, log: log, owner: &bwrap.Owner{Dir: sandboxRunDir(cfg)}}
+}
+
+// sandboxRunDir holds a record per daemon instance that ran sandboxes.
+func sandboxRunDir(cfg *Config) string { return filepath.Join(cfg.DataDir, "run", "sandbox") }
+
+// reapSandboxes ends the sandboxes a killed instance on this data dir
+// left running (see bwrap.Owner). Open calls it once it holds the
+// database, so no other live daemon uses this data dir; Reap checks that
+// each record's owner is dead anyway.
+func reapSandboxes(cfg *Config, log *slog.Logger) {
+	n, err := bwrap.Reap(sandboxRunDir(cfg))
+	if err != nil {
+		log.Warn("cannot end the sandboxes a previous run left behind", "err", err)
+	}
+	if n > 0 {
+		log.Warn("ended sandboxed processes a previous run left behind", "processes", n)
+	}
+}
+
+// close removes this instance's record: its sandboxes have ended.
+func (s *sandboxes) close() {
+	if err := s.owner.Close(); err != nil {
+		s.log.Warn("cannot remove the sandbox owner record", "err", err)
+	}
 }
 
 func (s *sandboxes) probe() bwrap.Status {
 	s.once.Do(func() {
-		if s.mode == "trust" {
+		if s.cfg.Mode == "trust" {
 			s.log.Warn("sandbox.mode is trust: shell and CLI tools run WITHOUT isolation, with the daemon's rights")
 			return
 		}
 		s.status = bwrap.Probe(context.Background())
 		if !s.status.Usable {
 			s.log.Warn("the bubblewrap sandbox is unusable: shell and CLI tools will refuse to run", "problem", s.status.Problem)
+		}
+		s.runAs, s.runAsErr = resolveRunAs(s.cfg.RunAs, os.Geteuid())
+		if s.runAsErr != nil {
+			s.log.Warn("shell and CLI tools will refuse to run", "problem", s.runAsErr)
 		}
 	})
 	return s.status
@@ -46,21 +88,93 @@ type agentSandbox struct {
 }
 
 func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult, error) {
-	r := &bwrap.Runner{Trust: a.s.mode == "trust"}
+	r := &bwrap.Runner{Trust: a.s.cfg.Mode == "trust", Owner: a.s.owner}
+	st := a.s.probe()
+	p := a.policy
 	if !r.Trust {
-		if st := a.s.probe(); !st.Usable {
+		if !st.Usable {
 			return tools.ExecResult{}, fmt.Errorf("the sandbox is unavailable, so this tool cannot run: %s", st.Problem)
 		}
-	} else {
-		a.s.probe()
+		if a.s.runAsErr != nil {
+			return tools.ExecResult{}, a.s.runAsErr
+		}
+		p.RunAs = a.s.runAs
 	}
-	p := a.policy
+	room, err := prepareWorkspace(p.Workspace, a.s.cfg.WorkspaceMB, p.RunAs)
+	if err != nil {
+		return tools.ExecResult{}, err
+	}
 	p.ReadOnly = e.ReadOnly
 	p.Timeout = e.Timeout
+	p.TmpMB = a.s.cfg.TmpMB
+	// No single file may grow past what is left under the cap; a full
+	// workspace lets no file grow, but deleting still works.
+	p.FileMB = min(room, defaultFileMB)
+	if room <= 0 {
+		p.FileMB = -1
+	}
 	res, err := r.Run(ctx, p, e.Command, e.Stdin)
 	if err != nil {
 		return tools.ExecResult{}, err
 	}
-	return tools.ExecResult{Output: res.Output, Cut: res.Cut, ExitCode: res.ExitCode,
+	out := res.Output
+	if room <= 0 {
+		out = append([]byte("["+workspaceFull(a.s.cfg.WorkspaceMB)+"]\n"), out...)
+	}
+	return tools.ExecResult{Output: out, Cut: res.Cut, ExitCode: res.ExitCode,
 		TimedOut: res.TimedOut, Duration: res.Duration}, nil
+}
+
+// defaultFileMB is the largest file a sandboxed command may write.
+const defaultFileMB = 256
+
+// userName is what sandbox.run_as may name besides uid:gid.
+var userName = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
+
+// parseRunAs checks sandbox.run_as: "" (the default user), a user name,
+// or uid:gid. For uid:gid it returns the ids.
+func parseRunAs(s string) (name string, ids *bwrap.User, err error) {
+	if s == "" || userName.MatchString(s) {
+		return s, nil, nil
+	}
+	u, g, ok := strings.Cut(s, ":")
+	uid, uerr := strconv.ParseUint(u, 10, 32)
+	gid, gerr := strconv.ParseUint(g, 10, 32)
+	if !ok || uerr != nil || gerr != nil {
+		return "", nil, errors.New("is neither a user name nor uid:gid (e.g. nobody or 65534:65534)")
+	}
+	return "", &bwrap.User{UID: uint32(uid), GID: uint32(gid)}, nil
+}
+
+// resolveRunAs returns the user sandboxed commands run as, for a daemon
+// whose effective uid is euid: nil unless the daemon is root (it cannot
+// switch users) or when run_as names root itself.
+func resolveRunAs(runAs string, euid int) (*bwrap.User, error) {
+	if euid != 0 {
+		return nil, nil
+	}
+	name, ids, err := parseRunAs(runAs)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox.run_as %q %v", runAs, err)
+	}
+	if ids == nil {
+		if name == "" {
+			name = "nobody"
+		}
+		u, err := user.Lookup(name)
+		switch {
+		case err != nil && name == "nobody" && runAs == "":
+			ids = &bwrap.User{UID: 65534, GID: 65534}
+		case err != nil:
+			return nil, fmt.Errorf("sandbox.run_as names %q, a user this system does not have: create it or give uid:gid", name)
+		default:
+			uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+			gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+			ids = &bwrap.User{UID: uint32(uid), GID: uint32(gid)}
+		}
+	}
+	if ids.UID == 0 {
+		return nil, nil // asked for root: a user namespace, no process limit
+	}
+	return ids, nil
 }

@@ -77,9 +77,9 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 	case "read_file":
 		return &tools.ReadFile{Workspace: ws}, nil
 	case "write_file":
-		return &tools.WriteFile{Workspace: ws}, nil
+		return f.sandboxes.capped(ws, &tools.WriteFile{Workspace: ws}), nil
 	case "edit_file":
-		return &tools.EditFile{Workspace: ws}, nil
+		return f.sandboxes.capped(ws, &tools.EditFile{Workspace: ws}), nil
 	case "list_dir":
 		return &tools.ListDir{Workspace: ws}, nil
 	case "glob":

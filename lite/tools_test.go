@@ -21,7 +21,7 @@ import (
 func toolAgent(t *testing.T, mode string, toolsYAML string, files map[string]string) *runtime.LoadedAgent {
 	t.Helper()
 	c, cfg := newTestCache(t)
-	c.tools.sandboxes.mode = mode
+	c.tools.sandboxes.cfg.Mode = mode
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
 	for name, content := range files {
 		p := filepath.Join(dir, name)
@@ -64,7 +64,11 @@ func TestTools_BashInTheSandbox(t *testing.T) {
 	a := toolAgent(t, "bwrap", "    - {type: builtin, name: bash}\n    - {type: builtin, name: read_file}\n", nil)
 	res := call(t, a, "bash", `{"command":"echo hi > made.txt; pwd; id -u; ls / | grep -c root; exit 2"}`)
 	assert.True(t, res.IsError)
-	assert.Equal(t, "/workspace\n1000\n0\n[exit code 2]", res.Content)
+	uid := "1000" // in the sandbox's user namespace
+	if os.Geteuid() == 0 {
+		uid = "65534" // sandbox.run_as: nobody, the default for a root daemon
+	}
+	assert.Equal(t, "/workspace\n"+uid+"\n0\n[exit code 2]", res.Content)
 	var details map[string]any
 	require.NoError(t, json.Unmarshal(res.Details, &details))
 	assert.EqualValues(t, 2, details["exit_code"])

@@ -1,0 +1,122 @@
+package lite
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/tools"
+)
+
+// sandboxOf is the sandboxes behind an agent's bash tool.
+func sandboxOf(t *testing.T, a *runtime.LoadedAgent) *sandboxes {
+	t.Helper()
+	for _, tool := range a.Tools {
+		if b, ok := tool.(*tools.Bash); ok {
+			return b.Sandbox.(*agentSandbox).s
+		}
+	}
+	t.Fatal("the agent has no bash tool")
+	return nil
+}
+
+func TestSandbox_WorkspaceCap(t *testing.T) {
+	needSandbox(t)
+	a := toolAgent(t, "bwrap", "    - {type: builtin, name: bash}\n    - {type: builtin, name: write_file}\n", nil)
+	sandboxOf(t, a).cfg.WorkspaceMB = 2
+
+	res := call(t, a, "bash", `{"command":"head -c 3000000 /dev/zero > big; echo rc=$?; stat -c %s big"}`)
+	assert.Contains(t, res.Content, "File too large", "no file grows past the cap")
+	assert.Contains(t, res.Content, "rc=1\n2097152\n")
+
+	res = call(t, a, "write_file", `{"path":"note.txt","content":"hello"}`)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "the workspace is full (sandbox.workspace_mb is 2 MB")
+
+	res = call(t, a, "bash", `{"command":"echo x > small; echo rc=$?; rm big && echo removed"}`)
+	assert.True(t, strings.HasPrefix(res.Content, "[the workspace is full"), res.Content)
+	assert.Contains(t, res.Content, "rc=1\nremoved", "a full workspace lets nothing grow, but deleting works")
+
+	res = call(t, a, "write_file", `{"path":"note.txt","content":"hello"}`)
+	assert.False(t, res.IsError, res.Content)
+	res = call(t, a, "bash", `{"command":"cat note.txt"}`)
+	assert.Equal(t, "hello", res.Content)
+}
+
+func TestSandbox_RunAsByDefaultWhenRoot(t *testing.T) {
+	needSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("sandbox.run_as applies to a daemon running as root")
+	}
+	a := toolAgent(t, "bwrap", "    - {type: builtin, name: bash}\n    - {type: builtin, name: write_file}\n", nil)
+	// A file the daemon (root) wrote is the sandbox user's to change.
+	res := call(t, a, "write_file", `{"path":"sub/notes.txt","content":"one\n"}`)
+	require.False(t, res.IsError, res.Content)
+	res = call(t, a, "bash", `{"command":"id -u; echo two >> sub/notes.txt && cat sub/notes.txt"}`)
+	assert.Equal(t, "65534\none\ntwo\n", res.Content)
+
+	// The process limit binds: a fork bomb fails to fork.
+	res = call(t, a, "bash", `{"command":"b() { b | b & }; b; sleep 1; echo survived","timeout_seconds":5}`)
+	assert.Contains(t, res.Content, "fork")
+}
+
+func TestSandbox_RunAsConfig(t *testing.T) {
+	for in, want := range map[string]string{"": "65534:65534", "nobody": "65534:65534", "123:456": "123:456", "0:0": "", "root": ""} {
+		u, err := resolveRunAs(in, 0)
+		require.NoError(t, err, in)
+		got := ""
+		if u != nil {
+			got = strconv.Itoa(int(u.UID)) + ":" + strconv.Itoa(int(u.GID))
+		}
+		assert.Equal(t, want, got, in)
+	}
+	u, err := resolveRunAs("nobody", 1000)
+	assert.NoError(t, err)
+	assert.Nil(t, u, "a daemon that is not root cannot switch users")
+	_, err = resolveRunAs("no-such-user-here", 0)
+	assert.ErrorContains(t, err, "a user this system does not have")
+
+	_, err = ParseConfig("agnx.yaml", []byte("sandbox:\n  run_as: \"1:x\"\n"))
+	assert.ErrorContains(t, err, "agnx.yaml:2: sandbox.run_as \"1:x\" is neither a user name nor uid:gid")
+	_, err = ParseConfig("agnx.yaml", []byte("sandbox:\n  tmp_mb: 0\n"))
+	assert.ErrorContains(t, err, "sandbox.tmp_mb 0 must be at least 1")
+	_, err = ParseConfig("agnx.yaml", []byte("sandbox:\n  workspace_mb: -1\n"))
+	assert.ErrorContains(t, err, "sandbox.workspace_mb")
+}
+
+// Open ends what a killed instance of this data dir left running.
+func TestOpen_ReapsLeftoverSandboxes(t *testing.T) {
+	cfg := crashConfig(t.TempDir())
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	dead := "999999999_1" // no such process
+	require.NoError(t, os.MkdirAll(sandboxRunDir(cfg), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(sandboxRunDir(cfg), dead), nil, 0o600))
+	left := exec.Command("bash", "-c", `exec -a AGNX_SANDBOX_OWNER_`+dead+` sleep 1000`)
+	require.NoError(t, left.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- left.Wait() }()
+
+	app, err := Open(cfg, nil)
+	require.NoError(t, err)
+	defer app.Close()
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee)
+		assert.Equal(t, syscall.SIGKILL, ee.Sys().(syscall.WaitStatus).Signal())
+	case <-time.After(10 * time.Second):
+		_ = left.Process.Kill()
+		t.Fatal("the leftover sandbox still runs")
+	}
+	assert.NoFileExists(t, filepath.Join(sandboxRunDir(cfg), dead))
+}
