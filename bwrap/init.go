@@ -34,21 +34,9 @@ func Init() {
 // initMain checks that its daemon is still there, sets the limits, drops
 // to the sandbox user, then replaces itself with the command.
 func initMain(args []string) error {
-	const nargs = 6
-	if len(args) < nargs+1 || args[nargs] != "--" {
-		return fmt.Errorf("usage: %s MEM_MB PROCS FILE_MB LIFELINE_FD UID GID -- command", InitArg)
-	}
-	var nums [nargs]int64
-	for i := range nums {
-		n, err := strconv.ParseInt(args[i], 10, 64)
-		if err != nil || n < -1 {
-			return fmt.Errorf("bad number %q", args[i])
-		}
-		nums[i] = n
-	}
-	cmd := args[nargs+1:]
-	if len(cmd) == 0 {
-		return fmt.Errorf("no command")
+	nums, cmd, err := parseInit(args)
+	if err != nil {
+		return err
 	}
 	if life := int(nums[3]); life >= 0 {
 		if orphaned(life) {
@@ -107,6 +95,25 @@ func initMain(args []string) error {
 	_, _, e := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(pathp)),
 		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
 	return fmt.Errorf("exec %s: %w", path, e)
+}
+
+// parseInit splits the init's arguments into its numbers and the
+// command.
+func parseInit(args []string) (nums [6]int64, cmd []string, err error) {
+	if len(args) < len(nums)+1 || args[len(nums)] != "--" {
+		return nums, nil, fmt.Errorf("usage: %s MEM_MB PROCS FILE_MB LIFELINE_FD UID GID -- command", InitArg)
+	}
+	for i := range nums {
+		n, err := strconv.ParseInt(args[i], 10, 64)
+		if err != nil || n < -1 {
+			return nums, nil, fmt.Errorf("bad number %q", args[i])
+		}
+		nums[i] = n
+	}
+	if cmd = args[len(nums)+1:]; len(cmd) == 0 {
+		return nums, nil, fmt.Errorf("no command")
+	}
+	return nums, cmd, nil
 }
 
 // dropTo makes the process uid:gid with no supplementary groups; going

@@ -60,30 +60,13 @@ func (r *Runner) Run(ctx context.Context, p Policy, command []string, stdin []by
 	lim := p.Limits.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
-	var cmd *exec.Cmd
-	switch {
-	case r.Trust:
-		cmd = trusted(p, lim, initPath, command)
-	case r.Owner != nil:
-		if err := r.Owner.start(); err != nil {
-			return Result{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
-		}
-		p.lifeline = true
-		cmd = exec.Command(bin, append([]string{"--unsetenv", r.Owner.marker()}, Args(p, initPath, command)...)...)
-		cmd.ExtraFiles = []*os.File{r.Owner.read} // fd 3: lifelineFD
-	default:
-		cmd = exec.Command(bin, Args(p, initPath, command)...)
+	cmd, err := r.command(p, lim, bin, initPath, command)
+	if err != nil {
+		return Result{}, err
 	}
 	cmd.Stdin = bytes.NewReader(stdin)
 	out := &capped{max: lim.MaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out
-	// Its own process group, so the deadline kills bwrap and, with it, the
-	// sandbox's pid namespace and everything in it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if r.orphanable { // tests: what a daemon killed mid-set-up leaves
-		cmd.SysProcAttr.Pdeathsig = 0
-		cmd.Args = slices.DeleteFunc(cmd.Args, func(a string) bool { return a == "--die-with-parent" })
-	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("%w: start %s: %v", ErrUnavailable, bin, err)
@@ -115,6 +98,33 @@ func (r *Runner) Run(ctx context.Context, p Policy, command []string, stdin []by
 		return res, context.Canceled
 	}
 	return res, nil
+}
+
+// command is the process to start: bwrap (marked with its owner, given
+// the lifeline) or, in trust mode, the init alone. It gets its own process
+// group, so the deadline kills bwrap and, with it, the sandbox's pid
+// namespace and everything in it.
+func (r *Runner) command(p Policy, lim Limits, bin, initPath string, command []string) (*exec.Cmd, error) {
+	var cmd *exec.Cmd
+	switch {
+	case r.Trust:
+		cmd = trusted(p, lim, initPath, command)
+	case r.Owner != nil:
+		if err := r.Owner.start(); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		p.lifeline = true
+		cmd = exec.Command(bin, append([]string{"--unsetenv", r.Owner.marker()}, Args(p, initPath, command)...)...)
+		cmd.ExtraFiles = []*os.File{r.Owner.read} // fd 3: lifelineFD
+	default:
+		cmd = exec.Command(bin, Args(p, initPath, command)...)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if r.orphanable { // tests: what a daemon killed mid-set-up leaves
+		cmd.SysProcAttr.Pdeathsig = 0
+		cmd.Args = slices.DeleteFunc(cmd.Args, func(a string) bool { return a == "--die-with-parent" })
+	}
+	return cmd, nil
 }
 
 func (r *Runner) paths() (bin, initPath string, err error) {
