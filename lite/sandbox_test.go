@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
@@ -119,4 +120,48 @@ func TestOpen_ReapsLeftoverSandboxes(t *testing.T) {
 		t.Fatal("the leftover sandbox still runs")
 	}
 	assert.NoFileExists(t, filepath.Join(sandboxRunDir(cfg), dead))
+}
+
+func TestPrepareWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "a"), make([]byte, 3<<20), 0o644))
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "big"), make([]byte, 8<<20), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(ws, "link")))
+	require.NoError(t, os.Link(filepath.Join(outside, "big"), filepath.Join(ws, "hard")))
+
+	room, err := prepareWorkspace(ws, 100, nil)
+	require.NoError(t, err)
+	assert.InDelta(t, 100-3-8, room, 1, "the hard link counts, what the symlink points to does not")
+	room, err = prepareWorkspace(ws, 5, nil)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, room, 0, "full")
+	room, err = prepareWorkspace(filepath.Join(ws, "missing"), 5, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 5, room)
+
+	deep := filepath.Join(ws, "deep")
+	for range maxWorkspaceDepth + 2 {
+		deep = filepath.Join(deep, "d")
+	}
+	require.NoError(t, os.MkdirAll(deep, 0o755))
+	room, err = prepareWorkspace(ws, 100, nil)
+	require.NoError(t, err)
+	assert.Zero(t, room, "a tree too deep to measure counts as full")
+
+	if os.Geteuid() == 0 {
+		owner := &bwrap.User{UID: 65534, GID: 65534}
+		_, err = prepareWorkspace(ws, 0, owner)
+		require.NoError(t, err)
+		for _, p := range []string{ws, filepath.Join(ws, "a"), filepath.Join(ws, "deep", "d")} {
+			st, err := os.Lstat(p)
+			require.NoError(t, err)
+			assert.EqualValues(t, 65534, st.Sys().(*syscall.Stat_t).Uid, p)
+		}
+		for _, p := range []string{outside, filepath.Join(outside, "big")} {
+			st, err := os.Lstat(p)
+			require.NoError(t, err)
+			assert.EqualValues(t, 0, st.Sys().(*syscall.Stat_t).Uid, "%s is outside: never handed over", p)
+		}
+	}
 }

@@ -4,18 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// maxWorkspaceEntries bounds the walk that measures a workspace, so a
-// tool call never waits long for it; a workspace with more entries is
-// treated as full.
-const maxWorkspaceEntries = 200_000
+// maxWorkspaceEntries and maxWorkspaceDepth bound the walk that measures
+// a workspace, so a tool call never waits long for it; a workspace with
+// more entries, or deeper, counts as full.
+const (
+	maxWorkspaceEntries = 200_000
+	maxWorkspaceDepth   = 64
+)
 
 // noCapMB is the room reported for a workspace without a cap.
 const noCapMB = 1 << 30
@@ -28,65 +31,101 @@ const noCapMB = 1 << 30
 // daemon), it also hands to that user what is not theirs yet (what the
 // daemon's own file tools wrote), or the sandboxed command could not
 // change it.
-//
-// The walk goes through os.Root: a symlink or a rename under it cannot
-// lead it, or the chown, outside the workspace. A workspace of more than
-// maxWorkspaceEntries entries counts as full.
 func prepareWorkspace(ws string, capMB int, owner *bwrap.User) (int, error) {
-	if capMB <= 0 && owner == nil {
-		return noCapMB, nil
-	}
 	room := noCapMB
 	if capMB > 0 {
 		room = capMB
 	}
-	root, err := os.OpenRoot(ws)
-	if errors.Is(err, os.ErrNotExist) {
+	if capMB <= 0 && owner == nil {
+		return room, nil
+	}
+	fd, err := unix.Open(ws, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
 		return room, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("the workspace cannot be opened (%v): check its permissions", err)
 	}
-	defer root.Close()
-	used, entries := int64(0), 0
-	walk := func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // gone meanwhile, or unreadable: not counted
-		}
-		if entries++; entries > maxWorkspaceEntries {
-			return fs.SkipAll
-		}
-		fi, err := root.Lstat(path)
-		if err != nil {
-			return nil
-		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok {
-			return nil
-		}
-		used += st.Blocks * 512
-		if owner != nil && (st.Uid != owner.UID || st.Gid != owner.GID) && (fi.IsDir() || st.Nlink == 1) {
-			// A file with other hard links may be a file outside: left alone.
-			_ = root.Lchown(path, int(owner.UID), int(owner.GID))
-		}
-		return nil
+	w := &wsWalk{owner: owner}
+	if owner != nil {
+		_ = unix.Fchown(fd, int(owner.UID), int(owner.GID))
 	}
-	if err := fs.WalkDir(root.FS(), ".", walk); err != nil {
-		return 0, fmt.Errorf("the workspace cannot be measured (%v): check its permissions", err)
-	}
+	full := w.dir(fd, 0) != nil || w.tooDeep
 	if capMB <= 0 {
 		return room, nil
 	}
-	if entries > maxWorkspaceEntries {
+	if full {
 		return 0, nil
 	}
-	return capMB - int(used>>20), nil
+	return capMB - int(w.used>>20), nil
+}
+
+// errTooBig stops a walk past maxWorkspaceEntries.
+var errTooBig = errors.New("workspace too big to measure")
+
+// wsWalk adds up a workspace's disk space. Every step is relative to an
+// open directory and follows no symlink, so a link or a rename made
+// during the walk cannot lead it, or its chown, outside the workspace.
+type wsWalk struct {
+	owner   *bwrap.User
+	used    int64
+	entries int
+	tooDeep bool // a subtree was too deep to measure: skipped
+}
+
+// dir walks the open directory fd, and closes it.
+func (w *wsWalk) dir(fd, depth int) error {
+	f := os.NewFile(uintptr(fd), "workspace")
+	defer f.Close()
+	if depth > maxWorkspaceDepth {
+		w.tooDeep = true
+		return nil
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil {
+		w.used += st.Blocks * 512
+	}
+	for {
+		names, err := f.Readdirnames(1024)
+		if err != nil {
+			return nil // the end, or unreadable: what was seen counts
+		}
+		for _, name := range names {
+			if w.entries++; w.entries > maxWorkspaceEntries {
+				return errTooBig
+			}
+			if err := w.entry(fd, name, depth); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (w *wsWalk) entry(dirfd int, name string, depth int) error {
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return nil // gone meanwhile
+	}
+	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+	if o := w.owner; o != nil && (st.Uid != o.UID || st.Gid != o.GID) && (isDir || st.Nlink == 1) {
+		// A file with other hard links may be a file outside: left alone.
+		_ = unix.Fchownat(dirfd, name, int(o.UID), int(o.GID), unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if !isDir {
+		w.used += st.Blocks * 512
+		return nil
+	}
+	sub, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	return w.dir(sub, depth+1)
 }
 
 // workspaceFull is what a writing tool says when the workspace is full.
 func workspaceFull(capMB int) string {
-	return fmt.Sprintf("the workspace is full (sandbox.workspace_mb is %d MB, or more than %d entries): "+
-		"delete files from it (rm still works in bash) before writing more", capMB, maxWorkspaceEntries)
+	return fmt.Sprintf("the workspace is full (sandbox.workspace_mb is %d MB, or more than %d entries, or %d levels deep): "+
+		"delete files from it (rm still works in bash) before writing more", capMB, maxWorkspaceEntries, maxWorkspaceDepth)
 }
 
 // capped returns t, a tool writing into the workspace ws, refusing its
