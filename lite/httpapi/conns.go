@@ -33,6 +33,9 @@ type ConnLimits struct {
 	// Streams caps the connections serving event streams
 	// (server.max_streams).
 	Streams int
+	// Now is the clock that times silent connections; nil means
+	// time.Now. Tests set it.
+	Now func() time.Time
 }
 
 // newConnGrace is how long a new connection may stay silent before it
@@ -43,7 +46,10 @@ const newConnGrace = time.Second
 // Limit applies l to srv serving ln: it sets srv.ConnState and
 // srv.ConnContext and returns the listener to serve.
 func (l ConnLimits) Limit(srv *http.Server, ln net.Listener) net.Listener {
-	t := &connTracker{lim: l, conns: map[*trackedConn]struct{}{}, perAddr: map[netip.Addr]int{}, now: time.Now}
+	t := &connTracker{lim: l, conns: map[*trackedConn]struct{}{}, perAddr: map[netip.Addr]int{}, now: l.Now}
+	if t.now == nil {
+		t.now = time.Now
+	}
 	srv.ConnState = t.connState
 	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 		if tc, ok := c.(*trackedConn); ok {

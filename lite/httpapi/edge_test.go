@@ -21,31 +21,54 @@ import (
 
 // listen serves e.api on a real listener of its own (net.Listen on
 // 127.0.0.1:0 and an http.Server, limited by lim), as serve does, and
-// returns its address ("127.0.0.1:PORT") and the server.
-func (e *apiEnv) listen(lim httpapi.ConnLimits) (string, *http.Server) {
+// returns its address ("127.0.0.1:PORT"). hook, when given, sees every
+// connection state change after the limiter did.
+func (e *apiEnv) listen(lim httpapi.ConnLimits, hook ...func(net.Conn, http.ConnState)) string {
 	e.t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(e.t, err)
 	srv := &http.Server{Handler: e.api, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
 	ln = lim.Limit(srv, ln)
+	if len(hook) > 0 {
+		inner := srv.ConnState
+		srv.ConnState = func(c net.Conn, st http.ConnState) { inner(c, st); hook[0](c, st) }
+	}
 	go func() { _ = srv.Serve(ln) }()
 	e.t.Cleanup(func() { e.api.Close(); _ = srv.Close() })
-	return ln.Addr().String(), srv
+	return ln.Addr().String()
+}
+
+// dial connects to addr from the loopback address from ("" for any), with
+// a deadline that fails a test where the server would hang.
+func dial(t testing.TB, from, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{}
+	if from != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(from)}
+	}
+	c, err := d.Dial("tcp", addr)
+	require.NoError(t, err)
+	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// exchange writes a request on c and reads the response.
+func exchange(t testing.TB, c net.Conn, br *bufio.Reader, lines ...string) *http.Response {
+	t.Helper()
+	_, err := io.WriteString(c, strings.Join(lines, "\r\n"))
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	return resp // closing c ends its body
 }
 
 // raw sends a request as written (CRLFs added) on a new connection and
 // reads the response.
 func raw(t testing.TB, addr string, lines ...string) *http.Response {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	t.Cleanup(func() { c.Close() })
-	_, err = io.WriteString(c, strings.Join(lines, "\r\n"))
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
+	c := dial(t, "", addr)
+	return exchange(t, c, bufio.NewReader(c), lines...)
 }
 
 // post is a raw POST with a body and extra header lines.
@@ -78,7 +101,7 @@ func TestEdge_RefusesWebPages(t *testing.T) {
 	e := newAPIEnv(t, llmtest.Echo(), func(o *httpapi.Options) { o.Shutdown = func() { shut <- struct{}{} } })
 	sid := e.session()
 	e.call("POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"my secret plans"}`, http.StatusOK, nil)
-	addr, _ := e.listen(httpapi.ConnLimits{})
+	addr := e.listen(httpapi.ConnLimits{})
 	_, port, _ := net.SplitHostPort(addr)
 	evil := "evil.example:" + port
 	json := "Content-Type: application/json"
@@ -162,7 +185,7 @@ func TestEdge_AllowsClients(t *testing.T) {
 		o.AllowedHosts = []string{"Pi.Local"}
 		o.AllowedOrigins = []string{"https://app.example/"}
 	})
-	addr, _ := e.listen(httpapi.ConnLimits{})
+	addr := e.listen(httpapi.ConnLimits{})
 	_, port, _ := net.SplitHostPort(addr)
 	body := `{"agent":"assistant"}`
 	json := "Content-Type: application/json"
