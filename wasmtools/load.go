@@ -64,7 +64,11 @@ func (e *Engine) Load(ctx context.Context, manifestPath string, opts ToolOptions
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Tool{m: m, e: e, rt: rt, compiled: compiled, config: cfg, log: log.With("tool", m.Name)}, nil
+	t := &Tool{m: m, e: e, rt: rt, compiled: compiled, config: cfg, log: log.With("tool", m.Name)}
+	if m.Workspace != WorkspaceNone {
+		t.workspace = opts.Workspace
+	}
+	return t, nil
 }
 
 func readModule(path string) ([]byte, error) {
@@ -116,8 +120,9 @@ func checkCommand(c wazero.CompiledModule, wasi map[string]bool, memoryMB int) e
 }
 
 // moduleConfig is what every call of the tool shares: its name as argv[0],
-// the allowed environment, the workspace mount, real clocks and entropy.
-// Stdin, stdout and stderr are set per call.
+// the allowed environment, real clocks and entropy. It checks the
+// workspace the manifest asks for, which each call mounts afresh (see
+// Tool.mount). Stdin, stdout and stderr are set per call.
 func moduleConfig(m *Manifest, opts ToolOptions) (wazero.ModuleConfig, error) {
 	cfg := wazero.NewModuleConfig().WithName("").WithArgs(m.Name).
 		WithSysWalltime().WithSysNanotime().WithNanosleep(napping).WithRandSource(rand.Reader)
@@ -135,13 +140,7 @@ func moduleConfig(m *Manifest, opts ToolOptions) (wazero.ModuleConfig, error) {
 	if st, err := os.Stat(opts.Workspace); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s: the workspace %s to mount for the tool is not a folder", m.File, opts.Workspace)
 	}
-	fs := wazero.NewFSConfig()
-	if m.Workspace == WorkspaceRW {
-		fs = fs.WithDirMount(opts.Workspace, "/workspace")
-	} else {
-		fs = fs.WithReadOnlyDirMount(opts.Workspace, "/workspace")
-	}
-	return cfg.WithFSConfig(fs), nil
+	return cfg, nil
 }
 
 // napping is the guest's sleep. wazero's host sleep cannot be interrupted,

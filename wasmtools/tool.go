@@ -12,6 +12,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/sys"
 )
 
@@ -28,8 +29,10 @@ type Tool struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	config   wazero.ModuleConfig
-	log      *slog.Logger
-	closed   atomic.Bool
+	// workspace is the folder mounted at /workspace, "" for none.
+	workspace string
+	log       *slog.Logger
+	closed    atomic.Bool
 }
 
 var _ runtime.Tool = (*Tool)(nil)
@@ -76,7 +79,11 @@ func (t *Tool) Run(ctx context.Context, args []byte) (runtime.Result, error) {
 		mem: memLimit{limit: uint64(lim.MemoryMB) << 20}}
 	callCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
-	cfg := t.config.WithStdin(bytes.NewReader(args)).WithStdout(&r.stdout).WithStderr(&r.stderr)
+	cfg, unmount, err := t.mount(t.config.WithStdin(bytes.NewReader(args)).WithStdout(&r.stdout).WithStderr(&r.stderr))
+	if err != nil {
+		return runtime.Result{}, err
+	}
+	defer unmount()
 	start := time.Now()
 	r.err = t.instantiate(experimental.WithMemoryAllocator(callCtx, &r.mem), cfg)
 	r.duration = time.Since(start)
@@ -90,6 +97,21 @@ func (t *Tool) Run(ctx context.Context, args []byte) (runtime.Result, error) {
 		return runtime.Result{}, fmt.Errorf("run wasm tool %s: %w", t.m.Name, ErrClosed)
 	}
 	return t.result(r), nil
+}
+
+// mount adds the workspace to cfg, opened for this call only: a workspace
+// moved or recreated since the tool loaded is the one the call sees, and
+// no descriptor is held between calls.
+func (t *Tool) mount(cfg wazero.ModuleConfig) (wazero.ModuleConfig, func(), error) {
+	if t.workspace == "" {
+		return cfg, func() {}, nil
+	}
+	fs, err := openRootFS(t.workspace, t.m.Workspace != WorkspaceRW)
+	if err != nil {
+		return nil, nil, fmt.Errorf("run wasm tool %s: cannot open the workspace %s: %w", t.m.Name, t.workspace, err)
+	}
+	mounted := wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(fs, "/workspace")
+	return cfg.WithFSConfig(mounted), func() { _ = fs.root.Close() }, nil
 }
 
 // instantiate runs _start in a new instance and closes it. A panic inside

@@ -96,7 +96,10 @@ func TestTool_RunFreshInstance(t *testing.T) {
 }
 
 func TestTool_RunConcurrent(t *testing.T) {
-	tool := mustLoad(t, example(t, "calc"), ToolOptions{})
+	// 20 Go runtimes starting at once on a loaded machine (and under
+	// -race) can take longer than calc's own 5 s.
+	needModules(t)
+	tool := mustLoad(t, toolDir(t, "name: calc\ndescription: calc\nlimits: {timeout: 120s}\n", modules["calc"]), ToolOptions{})
 	const n = 20
 	results := make([]string, n)
 	var wg sync.WaitGroup

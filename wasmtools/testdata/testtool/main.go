@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -13,6 +14,8 @@ type args struct {
 	Mode string `json:"mode"`
 	File string `json:"file"`
 	MB   int    `json:"mb"`
+	To   string `json:"to"`
+	N    int    `json:"n"`
 }
 
 // calls proves that every call gets a fresh instance: it is always 1.
@@ -72,8 +75,59 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Println("wrote", a.File)
+	case "list", "mkdir", "rename", "remove", "hammer":
+		files(a)
 	default:
 		fmt.Fprintln(os.Stderr, "unknown mode", a.Mode)
 		os.Exit(2)
 	}
+}
+
+// files runs the workspace modes other than read and write.
+func files(a args) {
+	p := "/workspace/" + a.File
+	var err error
+	switch a.Mode {
+	case "list":
+		var entries []os.DirEntry
+		if entries, err = os.ReadDir(p); err == nil {
+			for _, e := range entries {
+				fmt.Println(e.Name())
+			}
+		}
+	case "mkdir":
+		err = os.Mkdir(p, 0o755)
+	case "rename":
+		err = os.Rename(p, "/workspace/"+a.To)
+	case "remove":
+		err = os.Remove(p)
+	case "hammer":
+		hammer(p, a.N)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, a.Mode+":", err)
+		os.Exit(1)
+	}
+}
+
+// hammer reads p n times and prints every distinct content it saw, for
+// the race test: a read that ever sees what lies outside the workspace
+// shows it here.
+func hammer(p string, n int) {
+	seen := map[string]bool{}
+	failed := 0
+	for range n {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			failed++
+			continue
+		}
+		seen[string(data)] = true
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	fmt.Printf("read %q, failed %d\n", keys, failed)
 }
