@@ -1,0 +1,64 @@
+package lite
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+// A token that cannot guard the server as bound is refused when the config
+// is read, with the line and how to make a real one; so are host and
+// origin lists the server could not match.
+func TestParseConfig_ServerSecurity(t *testing.T) {
+	t.Setenv("AGNX_TEST_PADDED", "0123456789abcdef0123\n")
+	const strong = "5f0c2a9e41d7b3c8e6a1f4d2"
+	tests := []struct {
+		name, yaml string
+		line       int
+		msg        string
+	}{
+		{"one-character token beyond loopback", "server:\n  host: 0.0.0.0\n  api_token: x\n", 3,
+			"server.api_token is too short to guard 0.0.0.0: use at least 16 characters, e.g. from `openssl rand -hex 32`"},
+		{"whitespace token", "server:\n  host: 0.0.0.0\n  api_token: '  '\n", 3,
+			"server.api_token has spaces or line breaks around it: remove them"},
+		{"padded token from the environment", "server:\n  api_token: ${AGNX_TEST_PADDED}\n", 2,
+			"server.api_token has spaces or line breaks around it: remove them"},
+		{"short admin token", "server:\n  host: 192.168.1.20\n  api_token: " + strong + "\n  admin_token: admin\n", 4,
+			"server.admin_token is too short to guard 192.168.1.20: use at least 16 characters, e.g. from `openssl rand -hex 32`"},
+		{"host with scheme", "server:\n  allowed_hosts: [pi.local, 'http://pi.local']\n", 2,
+			`server.allowed_hosts[1] "http://pi.local" is not a host name or IP address: write the name alone, without scheme or port (e.g. pi.local)`},
+		{"host with port", "server:\n  allowed_hosts:\n    - pi.local:8080\n", 3,
+			`server.allowed_hosts[0] "pi.local:8080" is not a host name or IP address: write the name alone, without scheme or port (e.g. pi.local)`},
+		{"origin without scheme", "server:\n  allowed_origins: [app.example]\n", 2,
+			`server.allowed_origins[0] "app.example" is not a web origin: write scheme://host[:port] with nothing after it (e.g. https://app.example)`},
+		{"origin with path", "server:\n  allowed_origins: ['https://app.example/ui']\n", 2,
+			`server.allowed_origins[0] "https://app.example/ui" is not a web origin: write scheme://host[:port] with nothing after it (e.g. https://app.example)`},
+		{"null origin", "server:\n  allowed_origins: ['null']\n", 2,
+			`server.allowed_origins[0] "null" is not a web origin: write scheme://host[:port] with nothing after it (e.g. https://app.example)`},
+		{"public agent", "server:\n  public_agents: [a/b]\n", 2,
+			`server.public_agents[0] "a/b" is not a valid agent name (letters, digits and hyphens)`},
+		{"negative streams", "server:\n  max_streams: -1\n", 2, "server.max_streams -1 must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig("etc/agnx.yaml", []byte(tt.yaml))
+			var e *agents.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, (&agents.Error{File: "etc/agnx.yaml", Line: tt.line, Msg: tt.msg}).Error(), err.Error())
+		})
+	}
+
+	for _, ok := range []string{
+		"server:\n  api_token: x\n", // loopback: only this machine connects
+		"server:\n  host: localhost\n  admin_token: ab\n",
+		"server:\n  host: 0.0.0.0\n  api_token: " + strong + "\n",
+		"server:\n  allowed_hosts: [pi.local, PI.LOCAL., 192.168.1.5, '[::1]', my_box]\n" +
+			"  allowed_origins: ['https://app.example', 'http://localhost:3000/']\n  public_agents: [assistant]\n",
+	} {
+		_, err := ParseConfig("agnx.yaml", []byte(ok))
+		assert.NoError(t, err, ok)
+	}
+}
