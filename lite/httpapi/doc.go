@@ -13,5 +13,12 @@
 // its subscription is bounded and dropped when it falls behind, and the
 // client resumes with Last-Event-ID.
 //
+// Web pages in the user's browser are the other callers to keep out,
+// token or not (edge.go): a Host that is not this server's is 421 (DNS
+// rebinding), an Origin or Sec-Fetch-Site of a page not allowed is 403,
+// a body not declared JSON is 415, and CORS answers only configured
+// origins. Ids and names are checked before use (ids.go). ConnLimits
+// (conns.go) keeps idle connections from locking clients out.
+//
 // httpapi imports runtime, storage and agents; lite wires it.
 package httpapi
