@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
 )
 
 func benchModes(b *testing.B) []string {
@@ -57,9 +61,15 @@ func BenchmarkCompile(b *testing.B) {
 
 // BenchmarkRun is the cost of one call: instantiate, run, collect. tiny is
 // a hand-written module that writes "ok" (the engine's own overhead); go is
-// calc, whose time is mostly the Go runtime starting up.
+// calc, whose time is mostly the Go runtime starting up. tiny-ws mounts a
+// workspace it does not touch (the mount's own cost); wc-ws counts a small
+// file in it (opens and reads through the mount).
 func BenchmarkRun(b *testing.B) {
 	ctx := context.Background()
+	ws := b.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one two\nthree\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
 	for _, mode := range benchModes(b) {
 		e, err := New(Options{Mode: mode})
 		if err != nil {
@@ -68,9 +78,11 @@ func BenchmarkRun(b *testing.B) {
 		defer e.Close(ctx)
 		for _, m := range []struct{ name, manifest, args string }{
 			{"tiny", toolDir(b, "name: ok\ndescription: ok\n", okWasm()), "{}"},
+			{"tiny-ws", toolDir(b, "name: ok\ndescription: ok\nworkspace: ro\n", okWasm()), "{}"},
 			{"go", example(b, "calc"), `{"expression": "1 + 2 * 3"}`},
+			{"wc-ws", example(b, "wc"), `{"path": "notes.txt"}`},
 		} {
-			tool, err := e.Load(ctx, m.manifest, ToolOptions{})
+			tool, err := e.Load(ctx, m.manifest, ToolOptions{Workspace: ws})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -136,4 +148,52 @@ func memNow() (heap, rss int64) {
 		}
 	}
 	return int64(ms.HeapInuse), rss
+}
+
+// BenchmarkWorkspaceOpen opens, reads and closes a file three folders deep
+// in the workspace, as a tool's open does: through wazero's own directory
+// mount (which follows any symlink, the mount used before) and through
+// rootFS; mount is the cost each call pays to open and close the root.
+func BenchmarkWorkspaceOpen(b *testing.B) {
+	ws := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "a", "b", "c"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "a", "b", "c", "f.txt"), []byte("hello"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	root, err := openRootFS(ws, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer root.root.Close()
+	buf := make([]byte, 64)
+	for _, c := range []struct {
+		name string
+		fs   experimentalsys.FS
+	}{{"dirfs", sysfs.DirFS(ws)}, {"root", root}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f, errno := c.fs.OpenFile("a/b/c/f.txt", experimentalsys.O_RDONLY, 0)
+				if errno != 0 {
+					b.Fatal(errno)
+				}
+				if n, _ := f.Read(buf); n != 5 {
+					b.Fatal("short read")
+				}
+				f.Close()
+			}
+		})
+	}
+	b.Run("mount", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r, err := openRootFS(ws, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = r.root.Close()
+		}
+	})
 }

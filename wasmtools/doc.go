@@ -32,6 +32,10 @@
 //     added, so there is no network. The file system is the agent's
 //     workspace at /workspace, read-only or read-write, or nothing at all;
 //     the environment holds only the variables the manifest lists.
+//   - The workspace is an os.Root opened for each call (rootfs.go), not
+//     wazero's directory mount, which follows any symlink: links planted
+//     by the bash tool, "..", hard links and races cannot take a tool
+//     outside the workspace. What stays inside, links included, works.
 //
 // # Engines
 //
