@@ -37,9 +37,9 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(home)
-	// server.max_connections (64 by default) must leave room for the
-	// streams: past it the daemon stops accepting.
-	conf := fmt.Sprintf("server:\n  max_connections: %d\n", *conns+16)
+	// Streams count against server.max_streams (128 by default), apart
+	// from request connections: past it the daemon refuses new streams.
+	conf := fmt.Sprintf("server:\n  max_streams: %d\n", *conns+16)
 	if err := os.WriteFile(home+"/agnx.yaml", []byte(conf), 0o600); err != nil {
 		log.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func openIdle(port int, sid string) net.Conn {
 		log.Fatal(err)
 	}
 	after := 1 << 30 // nothing to replay
-	fmt.Fprintf(c, "GET /api/v1/sessions/%s/events?after=%d HTTP/1.1\r\nHost: x\r\n\r\n", sid, after)
+	fmt.Fprintf(c, "GET /api/v1/sessions/%s/events?after=%d HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", sid, after)
 	br := bufio.NewReader(c)
 	status, err := br.ReadString('\n')
 	if err != nil || !strings.Contains(status, "200") {
