@@ -58,7 +58,8 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s cannot be created: %w (choose another with --data-dir)", cfg.DataDir, err)
 	}
-	st, err := storage.Open(cfg.DBPath(), &storage.Options{NoSync: o.NoSync})
+	st, err := storage.Open(cfg.DBPath(), &storage.Options{NoSync: o.NoSync, Logger: log,
+		ReserveBytes: int64(cfg.Runtime.DBReserveMB) << 20})
 	if err != nil {
 		return nil, err
 	}

@@ -169,6 +169,11 @@ type RuntimeConfig struct {
 	// before it is dropped (and rebuilt from its checkpoint when next
 	// used); default 600.
 	SessionIdleSeconds int `yaml:"session_idle_seconds"`
+	// DBReserveMB is disk space set aside next to the database
+	// (agnx.db.reserve) and given up when the disk is full, so messages
+	// can still be stored while a workspace on the same disk filled it;
+	// while it is gone, tools that write are refused. Default 4; 0: none.
+	DBReserveMB int `yaml:"db_reserve_mb"`
 }
 
 // maxConfigSize bounds agnx.yaml, which is read whole.

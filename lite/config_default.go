@@ -25,6 +25,7 @@ func DefaultConfig() *Config {
 			MemoryLimitMB:          40,
 			ApprovalTimeoutSeconds: 300,
 			SessionIdleSeconds:     600,
+			DBReserveMB:            4,
 		},
 	}
 }
@@ -108,4 +109,5 @@ runtime:                          # agnx-lite's own settings
   memory_limit_mb: 40             # memory budget; 0: no guard
   approval_timeout_seconds: 300   # a tool call nobody approves in time is denied
   session_idle_seconds: 600       # idle sessions leave memory (they come back from disk)
+  db_reserve_mb: 4                # disk kept for the database when the disk fills up; 0: none
 `

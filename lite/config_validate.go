@@ -193,7 +193,7 @@ func (c *Config) validateRuntime() error {
 			return c.errorf(f.path, "%s %d must be at least 1", f.path, f.v)
 		}
 	}
-	return c.nonNegative(map[string]int{"runtime.memory_limit_mb": r.MemoryLimitMB})
+	return c.nonNegative(map[string]int{"runtime.memory_limit_mb": r.MemoryLimitMB, "runtime.db_reserve_mb": r.DBReserveMB})
 }
 
 // nonNegative reports the first negative value in document order.

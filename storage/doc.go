@@ -76,6 +76,14 @@
 // open; a panic that did not start in bbolt is the caller's bug and goes
 // on up. The walk checks structure, not the bytes of values.
 //
+// With Options.ReserveBytes, Open keeps <path>.reserve allocated (fallocate,
+// else zeros) on the database's disk. A commit that finds the disk full
+// deletes it and runs its closure again in a new transaction, once, so fn
+// given to Update must only do its work on the Tx; ReserveGone then tells
+// whatever fills the disk (tools writing into a workspace) to refuse, and
+// the reserve is made again after a commit once the disk has room for it
+// twice over.
+//
 // NoSync gives up durability for speed: with it, a power cut may lose or
 // damage acknowledged data. Use it in tests and benchmarks only.
 package storage

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -33,6 +35,15 @@ type Options struct {
 	// CheckpointsKept: how many checkpoints per session to keep; older
 	// ones are deleted when a new one is put. Default 2.
 	CheckpointsKept int
+
+	// ReserveBytes, when positive, is disk space set aside in
+	// <path>.reserve for the database: a commit that finds the disk full
+	// releases it and commits again (see ReserveGone). Default 0: none.
+	ReserveBytes int64
+
+	// Logger is told when the reserve is released or made again. Default:
+	// discard.
+	Logger *slog.Logger
 }
 
 func (o *Options) withDefaults() Options {
@@ -46,6 +57,9 @@ func (o *Options) withDefaults() Options {
 	if out.CheckpointsKept <= 0 {
 		out.CheckpointsKept = 2
 	}
+	if out.Logger == nil {
+		out.Logger = slog.New(slog.DiscardHandler)
+	}
 	return out
 }
 
@@ -55,8 +69,12 @@ type Store struct {
 	db      *bolt.DB
 	path    string
 	opts    Options
+	log     *slog.Logger
 	pidPath string // set while this Store owns <path>.pid
 	closed  bool
+
+	res         *reserve // nil without Options.ReserveBytes
+	reserveGone atomic.Bool
 }
 
 // Open opens the database at path, creating it and its directory (0700) if
@@ -89,13 +107,14 @@ func open(path string, opts *Options, table []migration) (*Store, error) {
 	if err != nil {
 		return nil, openError(path, err, o.ReadOnly)
 	}
-	s := &Store{db: db, path: path, opts: o}
+	s := &Store{db: db, path: path, opts: o, log: o.Logger}
 	if err := s.openSchema(table); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
 	if !o.ReadOnly {
 		s.writePID()
+		s.openReserve()
 	}
 	return s, nil
 }
@@ -184,15 +203,36 @@ func (s *Store) Path() string { return s.path }
 
 // Update runs fn in a read-write transaction and commits (one fsync unless
 // NoSync) if fn returns nil; any error from fn rolls back and is returned
-// unchanged. A commit that hits a full disk returns *DiskFullError and
-// leaves the file as it was before the call.
+// unchanged. A commit that hits a full disk releases the disk reserve
+// (Options.ReserveBytes), if there is one, and runs fn again in a new
+// transaction, once; if the disk is still full it returns *DiskFullError
+// and leaves the file as it was before the call. So fn must do nothing
+// but its work on the Tx: it may run twice.
 //
 // Update holds bbolt's writer lock for the duration of fn, so group
 // commit is the caller's job: collect the batch first, then call Update
 // once.
 func (s *Store) Update(fn func(*Tx) error) error {
+	full, err := s.update(fn)
+	if full && s.release() {
+		full, err = s.update(fn)
+	}
+	if err == nil {
+		s.restore()
+		return nil
+	}
+	if full {
+		return s.commitError(err)
+	}
+	return err
+}
+
+// update is one attempt: fn's own error unchanged, a commit's error
+// wrapped, damage as *CorruptError; full is true when the commit found the
+// disk full.
+func (s *Store) update(fn func(*Tx) error) (full bool, err error) {
 	var fnErr error
-	err := s.guard(func() error {
+	err = s.guard(func() error {
 		return s.db.Update(func(btx *bolt.Tx) error {
 			tx := &Tx{btx: btx, kept: s.opts.CheckpointsKept}
 			fnErr = fn(tx)
@@ -201,9 +241,12 @@ func (s *Store) Update(fn func(*Tx) error) error {
 		})
 	})
 	if err == nil || fnErr != nil || errors.Is(err, ErrCorrupt) {
-		return err
+		return false, err
 	}
-	return s.commitError(err)
+	if isDiskFull(err) {
+		return true, err
+	}
+	return false, s.commitError(err)
 }
 
 func (s *Store) commitError(err error) error {
