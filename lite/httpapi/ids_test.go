@@ -32,6 +32,7 @@ func TestIDs_MalformedAre4xx(t *testing.T) {
 		{"GET", "/api/v1/sessions/..%2f..%2fetc/messages", "", "session_not_found"},
 		{"GET", "/api/v1/sessions/a%00b", "", "session_not_found"},
 		{"GET", "/api/v1/agents/" + longName, "", "agent_not_found"},
+		{"GET", "/" + longID, "", "not_found"},
 	} {
 		resp := e.do(c.method, c.path, c.body)
 		data, err := io.ReadAll(resp.Body)

@@ -186,10 +186,10 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	if len(allow) > 0 {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		writeProblem(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed,
-			r.Method+" is not allowed on "+r.URL.Path+": use "+strings.Join(allow, " or "))
+			clip(r.Method, 16)+" is not allowed on "+clip(r.URL.Path, 256)+": use "+strings.Join(allow, " or "))
 		return
 	}
-	writeProblem(w, r, http.StatusNotFound, codeNotFound, "no route "+r.Method+" "+r.URL.Path+": see docs/openapi.yaml")
+	writeProblem(w, r, http.StatusNotFound, codeNotFound, "no route "+clip(r.Method, 16)+" "+clip(r.URL.Path, 256)+": see docs/openapi.yaml")
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
