@@ -120,8 +120,13 @@ func (r *Runner) command(p Policy, lim Limits, bin, initPath string, command []s
 		cmd = exec.Command(bin, Args(p, initPath, command)...)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if r.orphanable { // tests: what a daemon killed mid-set-up leaves
+	if r.Owner != nil && !r.Trust {
+		// With the lifeline, bwrap arms its own parent-death signal once
+		// its sandbox exists (see Owner): killed before that, it would
+		// leave the sandbox waiting for it forever.
 		cmd.SysProcAttr.Pdeathsig = 0
+	}
+	if r.orphanable { // tests: what a daemon killed mid-set-up leaves
 		cmd.Args = slices.DeleteFunc(cmd.Args, func(a string) bool { return a == "--die-with-parent" })
 	}
 	return cmd, nil
