@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
@@ -70,6 +71,9 @@ func (s *sandboxes) probe() bwrap.Status {
 			s.log.Warn("the bubblewrap sandbox is unusable: shell and CLI tools will refuse to run", "problem", s.status.Problem)
 		}
 		s.runAs, s.runAsErr = resolveRunAs(s.cfg.RunAs, os.Geteuid())
+		if s.runAsErr == nil && s.runAs != nil && s.status.Usable {
+			s.runAsErr = probeRunAs(s.runAs)
+		}
 		if s.runAsErr != nil {
 			s.log.Warn("shell and CLI tools will refuse to run", "problem", s.runAsErr)
 		}
@@ -123,6 +127,25 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 	}
 	return tools.ExecResult{Output: out, Cut: res.Cut, ExitCode: res.ExitCode,
 		TimedOut: res.TimedOut, Duration: res.Duration}, nil
+}
+
+// probeRunAs checks that a sandbox runs as u here: without a user
+// namespace, bwrap needs real root capabilities, which a container may
+// not give.
+func probeRunAs(u *bwrap.User) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := (&bwrap.Runner{}).Run(ctx, bwrap.Policy{RunAs: u, Limits: bwrap.Limits{Timeout: 5 * time.Second}},
+		[]string{"true"}, nil)
+	if err == nil && res.ExitCode == 0 {
+		return nil
+	}
+	why := strings.TrimSpace(string(res.Output))
+	if err != nil {
+		why = err.Error()
+	}
+	return fmt.Errorf("the sandbox cannot run commands as uid %d (%s): set sandbox.run_as: root to run them "+
+		"in a user namespace instead, without a process limit", u.UID, why)
 }
 
 // defaultFileMB is the largest file a sandboxed command may write.
