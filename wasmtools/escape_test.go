@@ -236,3 +236,21 @@ func TestTool_RunExamplesPlantedLinks(t *testing.T) {
 		assert.NotContains(t, content, secretText)
 	}
 }
+
+// TestTool_RunWorkspaceGone: each call opens the workspace afresh, so one
+// removed after the tool loaded is an error of that call, and one made
+// again is used.
+func TestTool_RunWorkspaceGone(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws")
+	require.NoError(t, os.Mkdir(ws, 0o755))
+	tool := testtool(t, "workspace: ro\n", ToolOptions{Workspace: ws})
+	require.NoError(t, os.Remove(ws))
+	_, err := tool.Run(context.Background(), []byte(`{"mode": "list", "file": "."}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot open the workspace "+ws)
+	require.NoError(t, os.Mkdir(ws, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "again.txt"), nil, 0o644))
+	content, isErr := call(t, tool, `{"mode": "list", "file": "."}`)
+	assert.False(t, isErr, content)
+	assert.Equal(t, "again.txt\n", content)
+}

@@ -108,7 +108,7 @@ func (t *Tool) mount(cfg wazero.ModuleConfig) (wazero.ModuleConfig, func(), erro
 	}
 	fs, err := openRootFS(t.workspace, t.m.Workspace != WorkspaceRW)
 	if err != nil {
-		return nil, nil, fmt.Errorf("run wasm tool %s: cannot open the workspace %s: %w", t.m.Name, t.workspace, err)
+		return nil, nil, fmt.Errorf("run wasm tool %s: cannot open the workspace %s (%w): create it again, or reload the agent", t.m.Name, t.workspace, err)
 	}
 	mounted := wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(fs, "/workspace")
 	return cfg.WithFSConfig(mounted), func() { _ = fs.root.Close() }, nil
