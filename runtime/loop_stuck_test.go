@@ -53,4 +53,7 @@ func TestLoop_StuckToolDoesNotHoldTheTurn(t *testing.T) {
 	results = find(evs, runtime.EvToolResult)
 	require.Len(t, results, 1)
 	assert.Equal(t, "buy milk", results[0].Content, "the freed slot runs the next call")
+
+	h.close() // shutting down does not wait for the stuck goroutine
+	assert.EqualValues(t, 1, h.loop.StuckTools())
 }
