@@ -44,6 +44,7 @@ func initMain(args []string) error {
 		}
 		syscall.Close(life) // the command has no use for it
 	}
+	closeExtraFDs()
 	// Everything that allocates happens before the limits: once the
 	// address space is capped, the Go runtime may not be able to grow its
 	// heap, so after Setrlimit nothing but raw system calls runs.

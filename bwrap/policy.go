@@ -16,8 +16,11 @@ type Policy struct {
 	WorkDir string
 	// ReadOnly lists more host paths bound read-only at the same place.
 	ReadOnly []string
-	// Network shares the host's network; otherwise the sandbox has only a
-	// loopback interface of its own.
+	// Network gives the sandbox outbound network through pasta, in a
+	// network namespace of its own where the host's loopback (the daemon,
+	// Ollama, any local service) cannot be reached (see net.go); Run
+	// connects it, Args alone does not. Without it the sandbox has only
+	// a loopback interface of its own.
 	Network bool
 	// Env is the whole environment inside (it starts cleared); PATH, HOME
 	// and LANG get defaults when missing.
@@ -178,17 +181,12 @@ func namespaces(p Policy) []string {
 	switch {
 	case p.RunAs == nil:
 		a = []string{"--unshare-all", "--unshare-user", "--uid", sandboxUID, "--gid", sandboxUID}
-		if p.Network {
-			a = append(a, "--share-net")
-		}
 	default:
 		// CAP_DAC_OVERRIDE lets bwrap, root without its other
 		// capabilities, enter the workspace (RunAs's own, maybe 0700).
 		a = []string{"--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
-			"--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_DAC_OVERRIDE"}
-		if !p.Network {
-			a = append(a, "--unshare-net")
-		}
+			"--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_DAC_OVERRIDE",
+			"--unshare-net"}
 	}
 	return append(a, "--die-with-parent", "--new-session", "--hostname", "sandbox")
 }

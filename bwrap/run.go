@@ -67,8 +67,15 @@ func (r *Runner) Run(ctx context.Context, p Policy, command []string, stdin []by
 	cmd.Stdin = bytes.NewReader(stdin)
 	out := &capped{max: lim.MaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out
+	var n *netns
+	if p.Network && !r.Trust {
+		if n, err = withNetwork(cmd); err != nil {
+			return Result{}, err
+		}
+		defer n.close() // pasta ends with the sandbox
+	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := startWith(ctx, cmd, n); err != nil {
 		return Result{}, fmt.Errorf("%w: start %s: %v", ErrUnavailable, bin, err)
 	}
 	done := make(chan error, 1)
@@ -119,6 +126,9 @@ func (r *Runner) command(p Policy, lim Limits, bin, initPath string, command []s
 	default:
 		cmd = exec.Command(bin, Args(p, initPath, command)...)
 	}
+	if cmd.Env == nil {
+		cmd.Env = hostEnv
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if r.Owner != nil && !r.Trust {
 		// With the lifeline, bwrap arms its own parent-death signal once
@@ -130,6 +140,21 @@ func (r *Runner) command(p Policy, lim Limits, bin, initPath string, command []s
 		cmd.Args = slices.DeleteFunc(cmd.Args, func(a string) bool { return a == "--die-with-parent" })
 	}
 	return cmd, nil
+}
+
+// startWith starts cmd and, with n, connects its network before the
+// command runs; a sandbox whose network cannot be had is ended.
+func startWith(ctx context.Context, cmd *exec.Cmd, n *netns) error {
+	if err := cmd.Start(); err != nil || n == nil {
+		return err
+	}
+	deadline, _ := ctx.Deadline()
+	if err := n.attach(deadline); err != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return err
+	}
+	return nil
 }
 
 func (r *Runner) paths() (bin, initPath string, err error) {

@@ -1,0 +1,208 @@
+package bwrap
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// A sandbox granted the network still gets a network namespace of its
+// own: sharing the host's would hand it the host's loopback, where the
+// daemon's API, Ollama and every other local service listen. pasta (from
+// the passt package) connects that namespace to the outside through
+// ordinary sockets of the host: outbound TCP, UDP and ICMP work, while
+//
+//   - no port is forwarded either way (-t/-u/-T/-U none): with -T/-U
+//     auto, a connection to the namespace's own loopback would be spliced
+//     to the host's loopback;
+//   - the gateway address is not mapped to the host (--no-map-gw), which
+//     would be the host's loopback again under another name;
+//   - the namespace gets the host's own address, so the host's address
+//     seen from inside is the namespace itself, not the host.
+//
+// bwrap creates the namespaces and reports its child on --info-fd, then
+// waits on --block-fd; pasta attaches to that child's network namespace,
+// says it is ready through its pid file, and only then does bwrap run the
+// command. pasta is the daemon's child, with its parent-death signal, and
+// is ended when bwrap exits.
+
+// netHelp is the one sentence of a network: true that cannot have its
+// network namespace.
+const netHelp = "network: true needs pasta to give the sandbox a network of its own, and it is not installed: " +
+	"install it with \"sudo apt-get install passt\""
+
+// lookNet returns the network helper, pasta.
+func lookNet() (string, error) {
+	path, err := exec.LookPath("pasta")
+	if err != nil {
+		return "", fmt.Errorf("%w: %s", ErrUnavailable, netHelp)
+	}
+	return path, nil
+}
+
+// netns is the network of one sandbox while it is set up and runs.
+type netns struct {
+	helper      string
+	info, infoW *os.File // bwrap writes its child's pid to infoW
+	blockR      *os.File // bwrap waits for a byte on blockR...
+	block       *os.File // ...that is written here once pasta is ready
+	cmd         *exec.Cmd
+	stderr      capped
+}
+
+// withNetwork prepares cmd (bwrap, not started) to get a network
+// namespace connected by pasta: the pipes of --info-fd and --block-fd.
+func withNetwork(cmd *exec.Cmd) (*netns, error) {
+	helper, err := lookNet()
+	if err != nil {
+		return nil, err
+	}
+	n := &netns{helper: helper, stderr: capped{max: 2 << 10}}
+	if n.info, n.infoW, err = os.Pipe(); err != nil {
+		return nil, fmt.Errorf("sandbox network: %w", err)
+	}
+	if n.blockR, n.block, err = os.Pipe(); err != nil {
+		n.close()
+		return nil, fmt.Errorf("sandbox network: %w", err)
+	}
+	first := 3 + len(cmd.ExtraFiles)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, n.infoW, n.blockR)
+	cmd.Args = slices.Insert(cmd.Args, 1, "--info-fd", strconv.Itoa(first), "--block-fd", strconv.Itoa(first+1))
+	return n, nil
+}
+
+// attach connects the namespace of the started bwrap and lets it go on.
+// It returns an error, saying what to do, when pasta cannot.
+func (n *netns) attach(deadline time.Time) error {
+	n.infoW.Close() // bwrap's ends: EOF when bwrap dies
+	n.blockR.Close()
+	n.infoW, n.blockR = nil, nil
+	var info struct {
+		Pid int `json:"child-pid"`
+	}
+	_ = n.info.SetReadDeadline(deadline)
+	if err := json.NewDecoder(n.info).Decode(&info); err != nil || info.Pid <= 0 {
+		return fmt.Errorf("bwrap did not report its sandbox: %v", err)
+	}
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer ready.Close()
+	args, files, err := pastaTarget(info.Pid)
+	if err != nil {
+		readyW.Close()
+		return err
+	}
+	files = append(files, readyW)
+	args = append(pastaArgs(3+len(files)-1), args...)
+	n.cmd = exec.Command(n.helper, args...)
+	n.cmd.Env = hostEnv
+	n.cmd.ExtraFiles = files
+	n.cmd.Stdout, n.cmd.Stderr = &n.stderr, &n.stderr
+	n.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	err = n.cmd.Start()
+	for _, f := range files {
+		f.Close()
+	}
+	if err != nil {
+		n.cmd = nil
+		return fmt.Errorf("start pasta: %w", err)
+	}
+	_ = ready.SetReadDeadline(deadline)
+	if line, _ := bufio.NewReader(ready).ReadString('\n'); line == "" {
+		return fmt.Errorf("pasta could not connect the sandbox's network: %s", n.problem())
+	}
+	if _, err := n.block.Write([]byte{1}); err != nil {
+		return fmt.Errorf("release the sandbox: %w", err)
+	}
+	return nil
+}
+
+// pastaArgs are pasta's options: its own namespace network, nothing
+// forwarded, nothing of the host's loopback, ready on fd readyFD.
+func pastaArgs(readyFD int) []string {
+	a := []string{"--config-net", "--foreground", "--quiet",
+		"-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw",
+		"--pid", "/proc/self/fd/" + strconv.Itoa(readyFD)}
+	if !hostHasIPv6Route() {
+		a = append(a, "-4") // it would wait for IPv6 it cannot use: twice the start-up
+	}
+	return a
+}
+
+// pastaTarget names the namespace to join. A daemon that is not root
+// runs bwrap unprivileged: the network namespace belongs to the user
+// namespace bwrap made, which pasta (the same user) joins by pid. A root
+// daemon's bwrap makes it in the host's user namespace; pasta would drop
+// to nobody before opening it, so it stays root (it then drops its
+// capabilities but two, and filters its system calls) and gets the
+// namespace as an open descriptor.
+func pastaTarget(pid int) ([]string, []*os.File, error) {
+	if os.Geteuid() != 0 {
+		return []string{strconv.Itoa(pid)}, nil, nil
+	}
+	ns, err := os.Open("/proc/" + strconv.Itoa(pid) + "/ns/net")
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the sandbox's network namespace: %w", err)
+	}
+	return []string{"--runas", "0:0", "--netns", "/proc/self/fd/3"}, []*os.File{ns}, nil
+}
+
+// problem is what pasta said, without its complaints about syslog.
+func (n *netns) problem() string {
+	if n.cmd != nil {
+		_ = n.cmd.Process.Kill()
+		_ = n.cmd.Wait()
+		n.cmd = nil
+	}
+	var lines []string
+	for l := range strings.Lines(n.stderr.buf.String()) {
+		if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "syslog") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return "it exited without saying why"
+	}
+	msg := strings.Join(lines, "; ")
+	if strings.Contains(msg, "tun") {
+		msg += " (pasta needs /dev/net/tun: under systemd, PrivateDevices=yes hides it)"
+	}
+	return msg
+}
+
+// close ends pasta and closes what is left of the pipes.
+func (n *netns) close() {
+	if n.cmd != nil {
+		_ = n.cmd.Process.Kill()
+		_ = n.cmd.Wait()
+	}
+	for _, f := range []*os.File{n.info, n.infoW, n.blockR, n.block} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// hostHasIPv6Route tells whether the host has an IPv6 default route.
+func hostHasIPv6Route() bool {
+	data, err := os.ReadFile("/proc/net/ipv6_route")
+	if err != nil {
+		return false
+	}
+	for l := range strings.Lines(string(data)) {
+		f := strings.Fields(l)
+		if len(f) == 10 && f[0] == strings.Repeat("0", 32) && f[1] == "00" && f[9] != "lo" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,136 @@
+package bwrap
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// skipWithoutNet skips a test of network: true where pasta is missing.
+func skipWithoutNet(t testing.TB) {
+	t.Helper()
+	if _, err := lookNet(); err != nil {
+		t.Skip("pasta is not installed (sudo apt-get install passt): " + err.Error())
+	}
+}
+
+// listen serves "REACHED" on addr until the test ends.
+func listen(t *testing.T, addr string) *net.TCPAddr {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("REACHED\n"))
+			c.Close()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr)
+}
+
+// dial is a bash line that prints what addr:port answers, or why not.
+func dial(addr string, port int) string {
+	return "echo " + addr + ": $(timeout 2 bash -c 'exec 3<>/dev/tcp/" + addr + "/" + itoa(port) + " && cat <&3' 2>&1); "
+}
+
+// With the network granted, the host's loopback is still out of reach:
+// the daemon's API and every local service (a listener on 127.0.0.1, one
+// on all addresses through the loopback and the gateway's address).
+func TestRun_NetworkHasNoHostLoopback(t *testing.T) {
+	r, ws := sandbox(t)
+	skipWithoutNet(t)
+	lo := listen(t, "127.0.0.1:0")
+	all := listen(t, "0.0.0.0:0")
+	script := dial("127.0.0.1", lo.Port) + dial("127.0.0.1", all.Port) + dial("localhost", lo.Port)
+	if gw := hostGateway(t); gw != "" {
+		script += dial(gw, all.Port)
+	}
+	script += "ip -4 route 2>/dev/null || cat /proc/net/route"
+	res, err := r.Run(context.Background(), Policy{Workspace: ws, Network: true}, []string{"/bin/bash", "-c", script}, nil)
+	require.NoError(t, err)
+	out := string(res.Output)
+	assert.NotContains(t, out, "REACHED", "nothing on the host's loopback answers")
+	assert.Contains(t, out, "127.0.0.1: ", "the checks ran")
+	assert.Regexp(t, `default via|00000000\s+[0-9A-F]{8}\s+0003`, out, "the sandbox has a default route out")
+}
+
+// Outbound works: an address that is not the host's loopback answers. The
+// host's main address is the namespace's own inside, and there is no
+// internet here, so the test gives the host one more address (root only).
+func TestRun_NetworkReachesOutside(t *testing.T) {
+	r, ws := sandbox(t)
+	skipWithoutNet(t)
+	addr := extraAddress(t)
+	srv := listen(t, addr+":0")
+	script := dial(addr, srv.Port)
+	res, err := r.Run(context.Background(), Policy{Workspace: ws, Network: true}, []string{"/bin/bash", "-c", script}, nil)
+	require.NoError(t, err)
+	assert.Contains(t, string(res.Output), "REACHED", "outbound connections get through")
+
+	res, err = r.Run(context.Background(), Policy{Workspace: ws}, []string{"/bin/bash", "-c", script}, nil)
+	require.NoError(t, err)
+	assert.NotContains(t, string(res.Output), "REACHED", "without the network, nothing does")
+}
+
+// Without pasta, network: true refuses, saying how to install it.
+func TestRun_NetworkWithoutPasta(t *testing.T) {
+	r, ws := sandbox(t)
+	t.Setenv("PATH", t.TempDir()) // bwrap is found by its absolute path below
+	bin, err := exec.LookPath("/usr/bin/bwrap")
+	if err != nil {
+		t.Skip("bwrap is not at /usr/bin/bwrap")
+	}
+	r.Bwrap = bin
+	_, err = r.Run(context.Background(), Policy{Workspace: ws, Network: true}, []string{"true"}, nil)
+	require.ErrorIs(t, err, ErrUnavailable)
+	assert.Contains(t, err.Error(), `sudo apt-get install passt`)
+}
+
+// hostGateway is the host's IPv4 default gateway, "" when none.
+func hostGateway(t *testing.T) string {
+	f, err := os.Open("/proc/net/route")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fl := strings.Fields(sc.Text())
+		if len(fl) > 2 && fl[1] == "00000000" && fl[2] != "00000000" {
+			b, err := hex.DecodeString(fl[2])
+			if err == nil && len(b) == 4 {
+				return net.IPv4(b[3], b[2], b[1], b[0]).String()
+			}
+		}
+	}
+	return ""
+}
+
+// extraAddress gives the host one more address (TEST-NET-2, on its
+// loopback device but outside 127/8: an address like a second network
+// card's), removed at the test's end.
+func extraAddress(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("adding a host address to prove outbound traffic needs root")
+	}
+	addr := "198.51.100." + itoa(1+os.Getpid()%250)
+	if out, err := exec.Command("ip", "addr", "add", addr+"/32", "dev", "lo").CombinedOutput(); err != nil {
+		t.Skipf("cannot add a host address: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("ip", "addr", "del", addr+"/32", "dev", "lo").Run() })
+	return addr
+}

@@ -1,0 +1,65 @@
+package bwrap
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// secretValue is what a provider key in the daemon's environment and in
+// its data dir looks like in these tests.
+const secretValue = "sk-agnx-test-DAEMON-SECRET-4242"
+
+// The escape battery for secrets: whatever a command inside reads (the
+// environ of every pid, its own, env, pid 1's argv, the data dir), it
+// never finds the daemon's secret, with the network granted or not.
+func TestRun_DaemonSecretsStayOut(t *testing.T) {
+	r, _ := sandbox(t)
+	t.Setenv("AGNX_TEST_OPENAI_API_KEY", secretValue)
+	data := t.TempDir() // the daemon's data dir: agnx.env and the workspaces
+	require.NoError(t, os.WriteFile(filepath.Join(data, "agnx.env"), []byte("OPENAI_API_KEY="+secretValue+"\n"), 0o600))
+	ws := filepath.Join(data, "workspaces", "a")
+	require.NoError(t, os.MkdirAll(ws, 0o777))
+	require.NoError(t, os.Chmod(ws, 0o777))
+
+	script := `for f in /proc/[0-9]*/environ /proc/self/environ; do echo "== $f"; tr '\0' '\n' < "$f"; done
+echo "== env"; env
+echo "== cmdline"; for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' < "$f"; echo; done
+echo "== fds"; ls /proc/$$/fd
+echo "== pids"; ls /proc | grep '^[0-9]' | tr '\n' ' '; echo
+echo "== data"; cat ` + filepath.Join(data, "agnx.env") + ` ../../agnx.env; ls ` + data + `
+echo "== end"`
+	for _, network := range []bool{false, true} {
+		name := "no network"
+		if network {
+			name = "network"
+		}
+		t.Run(name, func(t *testing.T) {
+			if network {
+				skipWithoutNet(t)
+			}
+			res := run(t, r, Policy{Workspace: ws, Network: network}, script)
+			out := string(res.Output)
+			require.Contains(t, out, "== end", "the battery ran to its end")
+			require.Contains(t, out, "== /proc/1/environ", "pid 1 (bwrap) is there to be read")
+			assert.NotContains(t, out, secretValue)
+			assert.NotContains(t, out, "AGNX_TEST_OPENAI_API_KEY")
+			fds := between(out, "== fds\n", "== pids")
+			assert.Equal(t, "0\n1\n2\n", fds, "the command inherits stdin, stdout and stderr only")
+			for _, pid := range strings.Fields(between(out, "== pids\n", "== data")) {
+				assert.Less(t, len(pid), 3, "/proc shows the sandbox's pids only: %s", out)
+			}
+		})
+	}
+}
+
+// between returns what out holds between from and to.
+func between(out, from, to string) string {
+	_, rest, _ := strings.Cut(out, from)
+	s, _, _ := strings.Cut(rest, to)
+	return s
+}
