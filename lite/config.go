@@ -140,8 +140,9 @@ type SandboxConfig struct {
 	RunAs string `yaml:"run_as"`
 	// TmpMB caps each sandbox's private /tmp, which lives in RAM (default
 	// 64). WorkspaceMB caps each agent's workspace on disk (default 1024;
-	// 0: no cap): past it, shell, CLI and file-writing tools refuse to run
-	// until files are deleted.
+	// 0: no cap): past it, and when the workspace's disk has less than
+	// 64 MB free, sandboxed commands can grow no file (deleting works)
+	// and write_file and edit_file refuse.
 	TmpMB       int `yaml:"tmp_mb"`
 	WorkspaceMB int `yaml:"workspace_mb"`
 }

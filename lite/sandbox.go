@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
@@ -25,6 +26,9 @@ type sandboxes struct {
 	cfg   SandboxConfig
 	log   *slog.Logger
 	owner *bwrap.Owner // this instance, as the owner of the sandboxes it starts
+	// diskFloorMB is the free space a writing tool leaves on the disk
+	// holding the workspace (diskFloorMB; tests lower or raise it).
+	diskFloorMB int
 
 	once     sync.Once
 	status   bwrap.Status
@@ -33,7 +37,7 @@ type sandboxes struct {
 }
 
 func newSandboxes(cfg *Config, log *slog.Logger) *sandboxes {
-	return &sandboxes{cfg: cfg.Sandbox, log: log, owner: &bwrap.Owner{Dir: sandboxRunDir(cfg)}}
+	return &sandboxes{cfg: cfg.Sandbox, log: log, owner: &bwrap.Owner{Dir: sandboxRunDir(cfg)}, diskFloorMB: diskFloorMB}
 }
 
 // sandboxRunDir holds a record per daemon instance that ran sandboxes.
@@ -104,26 +108,33 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 		}
 		p.RunAs = a.s.runAs
 	}
-	room, err := prepareWorkspace(p.Workspace, a.s.cfg.WorkspaceMB, p.RunAs)
+	room, full, err := a.s.roomFor(p.Workspace, p.RunAs)
 	if err != nil {
 		return tools.ExecResult{}, err
 	}
 	p.ReadOnly = e.ReadOnly
 	p.Timeout = e.Timeout
 	p.TmpMB = a.s.cfg.TmpMB
-	// No single file may grow past what is left under the cap; a full
-	// workspace lets no file grow, but deleting still works.
+	// No single file may grow past what is left; a full workspace lets no
+	// file grow, but deleting still works.
 	p.FileMB = min(room, defaultFileMB)
 	if room <= 0 {
 		p.FileMB = -1
 	}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	go a.s.watchDisk(ctx, p.Workspace, stop)
 	res, err := r.Run(ctx, p, e.Command, e.Stdin)
+	if errors.Is(context.Cause(ctx), errDiskLow) {
+		full, err = "stopped: "+diskLow(a.s.diskFloorMB), nil
+		res.ExitCode = 128 + int(syscall.SIGKILL)
+	}
 	if err != nil {
 		return tools.ExecResult{}, err
 	}
 	out := res.Output
-	if room <= 0 {
-		out = append([]byte("["+workspaceFull(a.s.cfg.WorkspaceMB)+"]\n"), out...)
+	if full != "" {
+		out = append([]byte("["+full+"]\n"), out...)
 	}
 	return tools.ExecResult{Output: out, Cut: res.Cut, ExitCode: res.ExitCode,
 		TimedOut: res.TimedOut, Duration: res.Duration}, nil

@@ -165,3 +165,30 @@ func TestPrepareWorkspace(t *testing.T) {
 		}
 	}
 }
+
+func TestSandbox_DiskFloor(t *testing.T) {
+	needSandbox(t)
+	a := toolAgent(t, "bwrap", "    - {type: builtin, name: bash}\n    - {type: builtin, name: write_file}\n", nil)
+	s := sandboxOf(t, a)
+	free, ok := freeMB(t.TempDir())
+	require.True(t, ok)
+	if free < 500 {
+		t.Skip("less than 500 MB free here")
+	}
+
+	s.diskFloorMB = free + 100 // the disk is "nearly full" already
+	res := call(t, a, "bash", `{"command":"echo x > f; echo rc=$?"}`)
+	assert.True(t, strings.HasPrefix(res.Content, "[the disk holding the workspace has less than"), res.Content)
+	assert.Contains(t, res.Content, "rc=1")
+	res = call(t, a, "write_file", `{"path":"note.txt","content":"hello"}`)
+	assert.Contains(t, res.Content, "error: the disk holding the workspace has less than")
+
+	// A command that writes many files, each under the per-file limit,
+	// is stopped once the disk goes under the floor.
+	s.diskFloorMB = free - 100
+	start := time.Now()
+	res = call(t, a, "bash", `{"command":"for i in $(seq 1 300); do head -c 1000000 /dev/zero > f$i || break; done; sleep 60","timeout_seconds":120}`)
+	assert.Less(t, time.Since(start), 30*time.Second)
+	assert.True(t, strings.HasPrefix(res.Content, "[stopped: the disk holding the workspace has less than"), res.Content)
+	assert.True(t, res.IsError)
+}

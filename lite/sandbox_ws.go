@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -122,6 +123,66 @@ func (w *wsWalk) entry(dirfd int, name string, depth int) error {
 	return w.dir(sub, depth+1)
 }
 
+// diskFloorMB is the free space writing tools leave on the disk holding
+// the workspace, the data dir's disk as a rule: room for the database.
+const diskFloorMB = 64
+
+// errDiskLow ends a sandboxed command that brought its disk under the
+// floor.
+var errDiskLow = errors.New("the disk is nearly full")
+
+// roomFor returns how many MB a writing call may add to the workspace ws,
+// and, when none, why (one sentence). See prepareWorkspace.
+func (s *sandboxes) roomFor(ws string, owner *bwrap.User) (int, string, error) {
+	room, err := prepareWorkspace(ws, s.cfg.WorkspaceMB, owner)
+	if err != nil {
+		return 0, "", err
+	}
+	if room <= 0 {
+		return 0, workspaceFull(s.cfg.WorkspaceMB), nil
+	}
+	if free, ok := freeMB(ws); ok {
+		if room = min(room, free-s.diskFloorMB); room <= 0 {
+			return 0, diskLow(s.diskFloorMB), nil
+		}
+	}
+	return room, "", nil
+}
+
+// watchDisk stops a sandboxed command, through stop, once the disk
+// holding ws has less than the floor free: RLIMIT_FSIZE bounds one file,
+// not how many a command writes.
+func (s *sandboxes) watchDisk(ctx context.Context, ws string, stop context.CancelCauseFunc) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if free, ok := freeMB(ws); ok && free < s.diskFloorMB {
+				stop(errDiskLow)
+				return
+			}
+		}
+	}
+}
+
+// freeMB is the space an unprivileged user may still use on the disk
+// holding path.
+func freeMB(path string) (int, bool) {
+	var st unix.Statfs_t
+	if unix.Statfs(path, &st) != nil {
+		return 0, false
+	}
+	return int(st.Bavail * uint64(st.Bsize) >> 20), true
+}
+
+func diskLow(floorMB int) string {
+	return fmt.Sprintf("the disk holding the workspace has less than %d MB free: delete files from the workspace "+
+		"(rm still works in bash) or free disk space before writing more", floorMB)
+}
+
 // workspaceFull is what a writing tool says when the workspace is full.
 func workspaceFull(capMB int) string {
 	return fmt.Sprintf("the workspace is full (sandbox.workspace_mb is %d MB, or more than %d entries, or %d levels deep): "+
@@ -131,9 +192,6 @@ func workspaceFull(capMB int) string {
 // capped returns t, a tool writing into the workspace ws, refusing its
 // calls while ws is full.
 func (s *sandboxes) capped(ws string, t runtime.Tool) runtime.Tool {
-	if s.cfg.WorkspaceMB <= 0 {
-		return t
-	}
 	return &cappedTool{Tool: t, ws: ws, s: s}
 }
 
@@ -146,13 +204,12 @@ type cappedTool struct {
 var _ runtime.Subjecter = (*cappedTool)(nil)
 
 func (c *cappedTool) Run(ctx context.Context, args []byte) (runtime.Result, error) {
-	capMB := c.s.cfg.WorkspaceMB
-	room, err := prepareWorkspace(c.ws, capMB, nil)
+	_, full, err := c.s.roomFor(c.ws, nil)
 	if err != nil {
 		return runtime.ErrorResult("error: " + err.Error()), nil
 	}
-	if room <= 0 {
-		return runtime.ErrorResult("error: " + workspaceFull(capMB)), nil
+	if full != "" {
+		return runtime.ErrorResult("error: " + full), nil
 	}
 	return c.Tool.Run(ctx, args)
 }
