@@ -99,11 +99,15 @@ type Loop struct {
 	// halted is the storage error that stopped the loop (a damaged
 	// database): Run returns it, and calls made after get it. Written on
 	// the loop goroutine before done closes, read only after.
-	halted  error
-	running int // turns in flight
-	tools   toolPool
-	turnSeq uint64
-	parser  fastjson.Parser
+	halted error
+	// failedTurns are sessions forgotten by a failed commit, with why:
+	// their next load ends a turn left active on disk (see loadFailed)
+	// instead of running it late.
+	failedTurns map[string]error
+	running     int // turns in flight
+	tools       toolPool
+	turnSeq     uint64
+	parser      fastjson.Parser
 
 	// The batch being built for the next group commit.
 	ops     []func(*storage.Tx) error
@@ -192,6 +196,8 @@ func New(opts Options) *Loop {
 		sessions: make(map[string]*session),
 		dirty:    make(map[*session]struct{}),
 		tools:    toolPool{max: opts.MaxTools},
+
+		failedTurns: make(map[string]error),
 	}
 }
 

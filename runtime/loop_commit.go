@@ -96,6 +96,7 @@ func (l *Loop) commit() {
 		// Memory is ahead of the disk now: forget those sessions; the next
 		// use rebuilds them from what was committed.
 		for s := range dirty {
+			l.failedTurns[s.st.ID] = err // memory says nothing of the disk's turn
 			l.drop(s, err)
 		}
 	} else {
@@ -123,6 +124,7 @@ func (l *Loop) drop(s *session, why error) {
 	}
 	for _, sub := range s.subs {
 		if why != nil {
+			sub.err = why
 			sub.send(Event{Type: EvError, Code: "storage_error", Content: why.Error()})
 		}
 		sub.close()
@@ -176,7 +178,27 @@ func (l *Loop) load(id string) (*session, error) {
 	}
 	s := &session{st: st, budget: l.budgetFor(st.Agent), used: l.now()}
 	l.sessions[id] = s
+	if why, ok := l.failedTurns[id]; ok {
+		delete(l.failedTurns, id)
+		l.loadFailed(s, why)
+	}
 	return s, nil
+}
+
+// loadFailed settles a turn that a failed commit (a full disk) left active
+// on disk with nothing running it. Its client was told it failed, so it is
+// not answered later out of the blue when the next message arrives: it
+// ends as failed, with the reason in the log. A continue agent's turn, or
+// one waiting for an approval, resumes as after a crash.
+func (l *Loop) loadFailed(s *session, why error) {
+	switch {
+	case !s.st.TurnActive:
+	case s.st.OnDisconnect == "continue" || len(s.st.Approvals) > 0:
+		l.want(s)
+	default:
+		l.record(s, Event{Type: EvError, Code: "storage_error", Content: why.Error()})
+		l.record(s, Event{Type: EvTurnEnd, Reason: TurnFailed})
+	}
 }
 
 // recover finds the sessions that had a turn in flight when the process

@@ -15,6 +15,7 @@ type Subscription struct {
 	// may be read after.
 	lagged  bool
 	deleted bool
+	err     error
 	dropped int
 	closed  bool
 }
@@ -30,6 +31,11 @@ func (s *Subscription) Lagged() bool { return s.lagged }
 // session was deleted: a client waiting for a turn says so instead of
 // blaming the runtime.
 func (s *Subscription) Deleted() bool { return s.deleted }
+
+// Err reports, after C is closed, the error that made the runtime close
+// it (a commit that failed: the disk is full), or nil: a client waiting
+// for a turn gives that sentence instead of blaming the runtime.
+func (s *Subscription) Err() error { return s.err }
 
 // Close ends the subscription. It may be called more than once.
 func (s *Subscription) Close() {

@@ -2,47 +2,16 @@ package storage_test
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/storage"
+	"github.com/agnx-lite/agnx-lite/storage/storagetest"
 )
-
-// tinyDisk mounts a tmpfs of size bytes for the test (root only).
-func tinyDisk(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
-	}
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v", err)
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
-	return dir
-}
-
-// fill writes into path until the disk is full, as a tool writing into a
-// workspace on the same disk would.
-func fill(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	defer f.Close()
-	buf := make([]byte, 4096)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			require.True(t, errors.Is(err, syscall.ENOSPC), "%v", err)
-			return
-		}
-	}
-}
 
 func appendOne(s *storage.Store, seq uint64, size int) error {
 	return s.Update(func(tx *storage.Tx) error {
@@ -54,7 +23,7 @@ func appendOne(s *storage.Store, seq uint64, size int) error {
 // reserve's space; ReserveGone says so until space is freed, then the
 // reserve is made again.
 func TestUpdate_DiskFullUsesTheReserve(t *testing.T) {
-	disk := tinyDisk(t, "1m")
+	disk := storagetest.TinyDisk(t, "1m")
 	path := filepath.Join(disk, "agnx.db")
 	s, err := storage.Open(path, &storage.Options{ReserveBytes: 256 << 10})
 	require.NoError(t, err)
@@ -64,14 +33,14 @@ func TestUpdate_DiskFullUsesTheReserve(t *testing.T) {
 	require.NoError(t, s.Update(func(tx *storage.Tx) error { return tx.CreateSession("s", nil) }))
 	require.NoError(t, appendOne(s, 1, 100))
 
-	fill(t, filepath.Join(disk, "workspace-file"))
+	storagetest.Fill(t, filepath.Join(disk, "workspace-file"))
 	require.NoError(t, appendOne(s, 2, 40<<10), "the message commits with the reserve's space")
 	assert.True(t, s.ReserveGone(), "tools that write can see the reserve is gone")
 	assert.NoFileExists(t, path+".reserve")
 
 	// Once the reserve is spent, a full disk is one sentence again, and
 	// nothing of the failed batch is stored.
-	fill(t, filepath.Join(disk, "workspace-file2"))
+	storagetest.Fill(t, filepath.Join(disk, "workspace-file2"))
 	err = appendOne(s, 3, 200<<10)
 	require.ErrorIs(t, err, storage.ErrDiskFull)
 	assert.Equal(t, "disk full while writing "+path+": free some space; nothing acknowledged was lost", err.Error())

@@ -71,6 +71,10 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 					writeProblem(w, r, http.StatusNotFound, codeSessionNotFound, deletedMidTurn(id))
 					return
 				}
+				if err := sub.Err(); err != nil { // a commit failed: the disk is full
+					writeProblem(w, r, http.StatusInsufficientStorage, codeUnavailable, err.Error())
+					return
+				}
 				writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime stopped before the turn ended")
 				return
 			}

@@ -221,6 +221,10 @@ func (s *Server) pump(r *http.Request, sse *sseWriter, sub *runtime.Subscription
 				if sub.Deleted() {
 					data, _ := json.Marshal(map[string]string{"message": deletedMidTurn(id)})
 					_ = sse.send(0, "error", data)
+				} else if err := sub.Err(); err != nil {
+					// A commit failed (the disk is full): say so.
+					data, _ := json.Marshal(map[string]string{"message": err.Error()})
+					_ = sse.send(0, "error", data)
 				}
 				return
 			}
