@@ -33,7 +33,7 @@ func fakeDaemon(dir, marker string) int {
 	ws := filepath.Join(dir, "ws")
 	r := &Runner{Owner: &Owner{Dir: filepath.Join(dir, "run")}, orphanable: true}
 	_, err := r.Run(context.Background(), Policy{Workspace: ws, Limits: Limits{Timeout: time.Hour}},
-		[]string{"/bin/sh", "-c", "cp /bin/sleep ./" + marker + " && exec ./" + marker + " 1000"}, nil)
+		[]string{"/bin/sh", "-c", "cp /bin/sleep ./" + marker + " && touch started && exec ./" + marker + " 1000"}, nil)
 	os.Stderr.WriteString("sandbox ended: " + errString(err) + "\n")
 	return 1
 }
@@ -63,8 +63,10 @@ func TestReap_EndsWhatADeadDaemonLeft(t *testing.T) {
 		}
 	}()
 	t.Cleanup(func() { _ = exec.Command("pkill", "-KILL", "-f", marker).Run() })
-	require.Eventually(t, func() bool { return running(marker) }, 10*time.Second, 20*time.Millisecond,
-		"the sandboxed command did not start")
+	// Once the command runs, the init is past its lifeline check.
+	require.Eventually(t, func() bool { _, err := os.Stat(filepath.Join(ws, "started")); return err == nil },
+		10*time.Second, 20*time.Millisecond, "the sandboxed command did not start")
+	require.Eventually(t, func() bool { return running(marker + " 1000") }, 10*time.Second, 20*time.Millisecond)
 
 	n, err := Reap(filepath.Join(dir, "run"))
 	require.NoError(t, err)
