@@ -66,6 +66,12 @@ func runHelper(kind string) int {
 		ok["mentions_bot"] = true
 		emit(ok)
 		return serveHelper(true)
+	case "env": // records its whole environment, then serves
+		for _, kv := range os.Environ() {
+			appendLine(os.Getenv("AGNX_HELPER_OUT"), kv)
+		}
+		ready("v1alpha1")
+		return serveHelper(true)
 	case "approver":
 		ready("v1alpha1")
 		emit(text("c1", "use list_dir {}"))

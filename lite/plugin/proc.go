@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -45,8 +46,9 @@ type procConfig struct {
 	garbage       *limiter
 }
 
-// startProc starts the plugin with its pipes. The environment is the
-// daemon's plus cfg.env; neither is logged.
+// startProc starts the plugin with its pipes. The environment is
+// cfg.env (the plugin's declared one) over PATH, HOME and LANG: never the
+// daemon's, which holds its secrets. It is not logged.
 func startProc(cfg procConfig) (*proc, error) {
 	var files [6]*os.File // inR, inW, outR, outW, errR, errW
 	for i := 0; i < 6; i += 2 {
@@ -58,7 +60,7 @@ func startProc(cfg procConfig) (*proc, error) {
 		files[i], files[i+1] = r, w
 	}
 	cmd := exec.Command(cfg.command, cfg.args...)
-	cmd.Env = append(os.Environ(), cfg.env...)
+	cmd.Env = append(baseEnv(), cfg.env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[3], files[5]
 	cmd.SysProcAttr = sysProcAttr()
 	err := cmd.Start()
@@ -79,6 +81,19 @@ func startProc(cfg procConfig) (*proc, error) {
 	go func() { defer p.wg.Done(); p.readStderr() }()
 	go func() { defer p.wg.Done(); p.writeStdin(cfg.writeTimeout) }()
 	return p, nil
+}
+
+// baseEnv is what a plugin gets of the daemon's environment: where
+// programs are, its home and language, with defaults when unset.
+func baseEnv() []string {
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/", "LANG=C.UTF-8"}
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if v, ok := os.LookupEnv(name); ok && v != "" {
+			env[i] = name + "=" + v
+		}
+	}
+	return env
 }
 
 func closeAll(fs []*os.File) {
