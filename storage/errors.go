@@ -135,7 +135,7 @@ func (e *CorruptError) Error() string {
 
 // DamagedFix is what a user does about a damaged database; doctor and
 // the CLI give it in the same words.
-const DamagedFix = "move it aside and restore a backup, or move it aside to start afresh"
+const DamagedFix = "move it aside and restore a backup, or run \"agnx-lite db recover\" to keep what is readable"
 
 func (e *CorruptError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
 

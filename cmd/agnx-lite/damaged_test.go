@@ -67,6 +67,28 @@ func TestCLI_DamagedDatabase(t *testing.T) {
 				require.NoError(t, err)
 				assert.True(t, bytes.Equal(damaged, now), "%v left the file as it was", args)
 			}
+
+			// The way out the sentence names: db recover keeps what is
+			// readable, the damaged file aside, and every command works again.
+			code, out, errs := c.run("db", "recover")
+			if d.Name == "empty" || d.Name == "garbage meta pages" {
+				assert.Equal(t, 1, code)
+				assert.Contains(t, errs, "nothing can be recovered from "+db)
+				return
+			}
+			require.Equal(t, 0, code, errs)
+			assert.Contains(t, out, db+" now holds the copy; the damaged file is kept as "+db+".damaged-")
+			code, _, errs = c.run("session", "list")
+			assert.Equal(t, 0, code, errs)
+			code, _, errs = c.run("run", "-m", "hi again")
+			assert.Equal(t, 0, code, errs)
+			aside, err := filepath.Glob(db + ".damaged-*")
+			require.NoError(t, err)
+			require.Len(t, aside, 1)
+			kept, err := os.ReadFile(aside[0])
+			require.NoError(t, err)
+			assert.True(t, bytes.Equal(damaged, kept), "the damaged file is kept as it was")
+			require.NoError(t, os.Remove(aside[0]))
 		})
 	}
 }

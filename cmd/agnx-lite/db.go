@@ -1,0 +1,54 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// runDB is `db recover`: copy what is readable of a damaged database into
+// a new one, keep the damaged file aside, and put the copy in its place.
+func runDB(g *globals, args []string) error {
+	fset := g.flags("db")
+	if err := parse(fset, args); err != nil {
+		return err
+	}
+	if fset.NArg() != 1 || fset.Arg(0) != "recover" {
+		return usagef("say what to do: recover")
+	}
+	cfg, err := g.cfg()
+	if err != nil {
+		return err
+	}
+	if d := lite.ReadDaemon(cfg); d != nil {
+		return fmt.Errorf("the daemon (pid %d) holds the database: stop it first with \"agnx-lite serve stop\"", d.PID)
+	}
+	db := cfg.DBPath()
+	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no database at %s: nothing to recover", db)
+	}
+	copyPath := storage.SalvagePath(db)
+	rep, err := storage.Salvage(db, copyPath)
+	if err != nil {
+		return err
+	}
+	aside := db + ".damaged-" + time.Now().UTC().Format("20060102T150405")
+	if err := os.Rename(db, aside); err != nil {
+		return fmt.Errorf("the copy is in %s, but %s could not be moved aside (%v): move it and rename the copy yourself", copyPath, db, err)
+	}
+	if err := os.Rename(copyPath, db); err != nil {
+		return fmt.Errorf("the copy is in %s and the damaged file in %s, but the copy could not take its place (%v): rename it yourself", copyPath, aside, err)
+	}
+	fmt.Fprintf(g.stdout, "recovered %d sessions whole, %d in part (up to their first unreadable event), %d lost; %d events, %d settings\n",
+		rep.Sessions, rep.Partial, rep.Lost, rep.Events, rep.KV)
+	if rep.Unlisted {
+		fmt.Fprintln(g.stdout, "the list of sessions was damaged: sessions past the damage were not found")
+	}
+	fmt.Fprintf(g.stdout, "%s now holds the copy; the damaged file is kept as %s\n", db, aside)
+	return nil
+}
