@@ -7,8 +7,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,6 +103,47 @@ func TestRun_NetworkWithoutPasta(t *testing.T) {
 	assert.Contains(t, err.Error(), `sudo apt-get install passt`)
 }
 
+// netDaemonEnv makes the re-executed test binary play a daemon running
+// one long network-enabled sandboxed command.
+const netDaemonEnv = "AGNX_BWRAP_TEST_NET_DAEMON"
+
+func init() {
+	if ws := os.Getenv(netDaemonEnv); ws != "" {
+		marker := os.Getenv(netDaemonEnv + "_MARKER")
+		_, err := (&Runner{}).Run(context.Background(), Policy{Workspace: ws, Network: true, Limits: Limits{Timeout: time.Hour}},
+			[]string{"/bin/sh", "-c", "cp /bin/sleep ./" + marker + " && touch started && exec ./" + marker + " 1000"}, nil)
+		os.Stderr.WriteString("sandbox ended: " + errString(err) + "\n")
+		os.Exit(1)
+	}
+}
+
+// A daemon killed outright takes its sandbox and that sandbox's pasta
+// with it.
+func TestRun_NetworkDiesWithTheDaemon(t *testing.T) {
+	_, ws := sandbox(t)
+	skipWithoutNet(t)
+	marker := "agnx-netd-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	self, err := os.Executable()
+	require.NoError(t, err)
+	daemon := exec.Command(self, "-test.run=^$")
+	daemon.Env = append(os.Environ(), netDaemonEnv+"="+ws, netDaemonEnv+"_MARKER="+marker)
+	require.NoError(t, daemon.Start())
+	t.Cleanup(func() { _ = exec.Command("pkill", "-KILL", "-f", marker).Run() })
+	require.Eventually(t, func() bool { _, err := os.Stat(filepath.Join(ws, "started")); return err == nil },
+		10*time.Second, 20*time.Millisecond, "the sandboxed command did not start")
+	out, _ := exec.Command("pgrep", "-P", strconv.Itoa(daemon.Process.Pid), "-f", "no-map-gw").Output()
+	pastas := strings.Fields(string(out))
+	require.Len(t, pastas, 1, "the daemon runs one pasta")
+
+	require.NoError(t, daemon.Process.Signal(syscall.SIGKILL))
+	_ = daemon.Wait()
+	assertGone(t, marker)
+	require.Eventually(t, func() bool {
+		_, err := os.Stat("/proc/" + pastas[0])
+		return err != nil
+	}, 5*time.Second, 20*time.Millisecond, "pasta outlived the daemon")
+}
+
 // hostGateway is the host's IPv4 default gateway, "" when none.
 func hostGateway(t *testing.T) string {
 	f, err := os.Open("/proc/net/route")
@@ -133,4 +178,15 @@ func extraAddress(t *testing.T) string {
 	}
 	t.Cleanup(func() { _ = exec.Command("ip", "addr", "del", addr+"/32", "dev", "lo").Run() })
 	return addr
+}
+
+func TestProbe_Network(t *testing.T) {
+	st := Probe(context.Background())
+	if _, err := lookNet(); err == nil {
+		assert.Contains(t, st.Network, "pasta")
+	}
+	t.Setenv("PATH", t.TempDir())
+	st = Probe(context.Background())
+	assert.Empty(t, st.Network)
+	assert.Contains(t, st.NetworkProblem, `"sudo apt-get install passt"`)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -18,11 +19,18 @@ type Status struct {
 	Usable bool
 	// Problem says what is wrong and how to fix it, when not Usable.
 	Problem string
+	// Network is the helper that connects the network namespace of a
+	// network: true sandbox (pasta's path), "" when there is none.
+	Network string
+	// NetworkProblem says why network: true cannot work here and how to
+	// fix it; "" when it can.
+	NetworkProblem string
 }
 
 // Probe checks that bwrap is installed and can create its namespaces here.
 func Probe(ctx context.Context) Status {
 	var st Status
+	st.Network, st.NetworkProblem = probeNet()
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
 		st.Problem = "bubblewrap is not installed: install it with \"sudo apt-get install bubblewrap\""
@@ -31,7 +39,9 @@ func Probe(ctx context.Context) Status {
 	st.Path = path
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, path, "--version").Output(); err == nil {
+	version := exec.CommandContext(ctx, path, "--version")
+	version.Env = hostEnv
+	if out, err := version.Output(); err == nil {
 		st.Version = strings.TrimSpace(string(out))
 	}
 	r := &Runner{Bwrap: path}
@@ -60,4 +70,18 @@ func namespaceHint(out string) string {
 		return fmt.Sprintf("bubblewrap cannot create its sandbox (%s): %s", out, fix)
 	}
 	return fmt.Sprintf("bubblewrap cannot create its sandbox: %s", out)
+}
+
+// probeNet finds pasta and the tun device it needs, without starting a
+// sandbox: most agents never ask for the network.
+func probeNet() (helper, problem string) {
+	helper, err := lookNet()
+	if err != nil {
+		return "", netHelp
+	}
+	if err := syscall.Access("/dev/net/tun", 6); err != nil { // read and write
+		return helper, fmt.Sprintf("network: true cannot work: pasta needs /dev/net/tun (%v): "+
+			"load the tun module (sudo modprobe tun), and under systemd do not set PrivateDevices=yes", err)
+	}
+	return helper, ""
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use when they are missing:
-# bubblewrap (the sandbox) and qemu-user-static (the suite under emulation,
+# bubblewrap (the sandbox), passt (pasta: the network namespace of a
+# network: true sandbox) and qemu-user-static (the suite under emulation,
 # ci/test-qemu.sh). Without root or sudo it says what to install and the
 # tests that need them skip with a reason.
 set -uo pipefail
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v pasta >/dev/null 2>&1 || need+=(passt)
 { command -v qemu-aarch64-static && command -v qemu-arm-static; } >/dev/null 2>&1 || need+=(qemu-user-static)
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo=""

@@ -180,7 +180,12 @@ func sandboxCheck(ctx context.Context, cfg *Config) Check {
 		return Check{Name: "sandbox", Status: "fail", Detail: "bwrap mode, unusable: " + st.Problem,
 			Fix: "shell and CLI tools refuse to run until it works"}
 	}
-	return ok("sandbox", fmt.Sprintf("bwrap mode, %s, user/pid/net namespaces work", st.Version))
+	if st.NetworkProblem != "" {
+		return Check{Name: "sandbox", Status: "warn",
+			Detail: fmt.Sprintf("bwrap mode, %s, works; tools with network: true refuse to run: %s", st.Version, st.NetworkProblem),
+			Fix:    "tools without network: true are not affected"}
+	}
+	return ok("sandbox", fmt.Sprintf("bwrap mode, %s, user/pid/net namespaces work; network: true through %s", st.Version, st.Network))
 }
 
 func wasmCheck(cfg *Config) Check {
