@@ -1,11 +1,12 @@
 package bwrap
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,20 +32,24 @@ import (
 // waits on --block-fd; pasta attaches to that child's network namespace,
 // says it is ready through its pid file, and only then does bwrap run the
 // command. pasta is the daemon's child, with its parent-death signal, and
-// is ended when bwrap exits.
+// is ended when bwrap exits. Where only slirp4netns is installed, it
+// plays pasta's part with --disable-host-loopback (its gateway address
+// would otherwise be the host's loopback).
 
 // netHelp is the one sentence of a network: true that cannot have its
 // network namespace.
 const netHelp = "network: true needs pasta to give the sandbox a network of its own, and it is not installed: " +
 	"install it with \"sudo apt-get install passt\""
 
-// lookNet returns the network helper, pasta.
+// lookNet returns the network helper: pasta, or slirp4netns (run with
+// --disable-host-loopback) where only that is installed.
 func lookNet() (string, error) {
-	path, err := exec.LookPath("pasta")
-	if err != nil {
-		return "", fmt.Errorf("%w: %s", ErrUnavailable, netHelp)
+	for _, name := range []string{"pasta", "slirp4netns"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path, nil
+		}
 	}
-	return path, nil
+	return "", fmt.Errorf("%w: %s", ErrUnavailable, netHelp)
 }
 
 // netns is the network of one sandbox while it is set up and runs.
@@ -52,13 +57,14 @@ type netns struct {
 	helper      string
 	info, infoW *os.File // bwrap writes its child's pid to infoW
 	blockR      *os.File // bwrap waits for a byte on blockR...
-	block       *os.File // ...that is written here once pasta is ready
+	block       *os.File // ...that is written here once the helper is ready
 	cmd         *exec.Cmd
 	stderr      capped
 }
 
 // withNetwork prepares cmd (bwrap, not started) to get a network
-// namespace connected by pasta: the pipes of --info-fd and --block-fd.
+// namespace connected by the helper: the pipes of --info-fd and
+// --block-fd.
 func withNetwork(cmd *exec.Cmd) (*netns, error) {
 	helper, err := lookNet()
 	if err != nil {
@@ -79,7 +85,7 @@ func withNetwork(cmd *exec.Cmd) (*netns, error) {
 }
 
 // attach connects the namespace of the started bwrap and lets it go on.
-// It returns an error, saying what to do, when pasta cannot.
+// It returns an error, saying what to do, when the helper cannot.
 func (n *netns) attach(deadline time.Time) error {
 	n.infoW.Close() // bwrap's ends: EOF when bwrap dies
 	n.blockR.Close()
@@ -96,13 +102,12 @@ func (n *netns) attach(deadline time.Time) error {
 		return err
 	}
 	defer ready.Close()
-	args, files, err := pastaTarget(info.Pid)
+	args, files, err := helperArgs(n.helper, info.Pid)
 	if err != nil {
 		readyW.Close()
 		return err
 	}
 	files = append(files, readyW)
-	args = append(pastaArgs(3+len(files)-1), args...)
 	n.cmd = exec.Command(n.helper, args...)
 	n.cmd.Env = hostEnv
 	n.cmd.ExtraFiles = files
@@ -114,11 +119,11 @@ func (n *netns) attach(deadline time.Time) error {
 	}
 	if err != nil {
 		n.cmd = nil
-		return fmt.Errorf("start pasta: %w", err)
+		return fmt.Errorf("start %s: %w", filepath.Base(n.helper), err)
 	}
 	_ = ready.SetReadDeadline(deadline)
-	if line, _ := bufio.NewReader(ready).ReadString('\n'); line == "" {
-		return fmt.Errorf("pasta could not connect the sandbox's network: %s", n.problem())
+	if _, err := io.ReadAtLeast(ready, make([]byte, 1), 1); err != nil {
+		return fmt.Errorf("%s could not connect the sandbox's network: %s", filepath.Base(n.helper), n.problem())
 	}
 	if _, err := n.block.Write([]byte{1}); err != nil {
 		return fmt.Errorf("release the sandbox: %w", err)
@@ -126,37 +131,50 @@ func (n *netns) attach(deadline time.Time) error {
 	return nil
 }
 
-// pastaArgs are pasta's options: its own namespace network, nothing
-// forwarded, nothing of the host's loopback, ready on fd readyFD.
-func pastaArgs(readyFD int) []string {
+// helperArgs is the helper's command line to connect the network
+// namespace of pid, with the files it gets from fd 3 on; the caller adds
+// the ready pipe after them.
+//
+// A daemon that is not root runs bwrap unprivileged: the namespace
+// belongs to the user namespace bwrap made, which the helper (the same
+// user) joins by pid. A root daemon's bwrap makes it in the host's user
+// namespace; pasta would drop to nobody before opening it, so it stays
+// root (it then drops its capabilities but two, and filters its system
+// calls) and both helpers get the namespace as an open descriptor.
+func helperArgs(helper string, pid int) ([]string, []*os.File, error) {
+	target := []string{strconv.Itoa(pid)}
+	var files []*os.File
+	root := os.Geteuid() == 0
+	if root {
+		ns, err := os.Open("/proc/" + strconv.Itoa(pid) + "/ns/net")
+		if err != nil {
+			return nil, nil, fmt.Errorf("open the sandbox's network namespace: %w", err)
+		}
+		files = append(files, ns)
+	}
+	ready := strconv.Itoa(3 + len(files))
+	if filepath.Base(helper) == "slirp4netns" {
+		// 10.0.2.2 would be the host's loopback without
+		// --disable-host-loopback.
+		a := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=" + ready}
+		if root {
+			target = []string{"--netns-type=path", "/proc/self/fd/3"}
+		}
+		return append(append(a, target...), "tap0"), files, nil
+	}
 	a := []string{"--config-net", "--foreground", "--quiet",
-		"-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw",
-		"--pid", "/proc/self/fd/" + strconv.Itoa(readyFD)}
+		"-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw", "--pid", "/proc/self/fd/" + ready}
 	if !hostHasIPv6Route() {
 		a = append(a, "-4") // it would wait for IPv6 it cannot use: twice the start-up
 	}
-	return a
+	if root {
+		target = []string{"--runas", "0:0", "--netns", "/proc/self/fd/3"}
+	}
+	return append(a, target...), files, nil
 }
 
-// pastaTarget names the namespace to join. A daemon that is not root
-// runs bwrap unprivileged: the network namespace belongs to the user
-// namespace bwrap made, which pasta (the same user) joins by pid. A root
-// daemon's bwrap makes it in the host's user namespace; pasta would drop
-// to nobody before opening it, so it stays root (it then drops its
-// capabilities but two, and filters its system calls) and gets the
-// namespace as an open descriptor.
-func pastaTarget(pid int) ([]string, []*os.File, error) {
-	if os.Geteuid() != 0 {
-		return []string{strconv.Itoa(pid)}, nil, nil
-	}
-	ns, err := os.Open("/proc/" + strconv.Itoa(pid) + "/ns/net")
-	if err != nil {
-		return nil, nil, fmt.Errorf("open the sandbox's network namespace: %w", err)
-	}
-	return []string{"--runas", "0:0", "--netns", "/proc/self/fd/3"}, []*os.File{ns}, nil
-}
-
-// problem is what pasta said, without its complaints about syslog.
+// problem is what the helper said, without pasta's complaints about
+// syslog.
 func (n *netns) problem() string {
 	if n.cmd != nil {
 		_ = n.cmd.Process.Kill()
@@ -174,12 +192,12 @@ func (n *netns) problem() string {
 	}
 	msg := strings.Join(lines, "; ")
 	if strings.Contains(msg, "tun") {
-		msg += " (pasta needs /dev/net/tun: under systemd, PrivateDevices=yes hides it)"
+		msg += " (it needs /dev/net/tun: under systemd, PrivateDevices=yes hides it)"
 	}
 	return msg
 }
 
-// close ends pasta and closes what is left of the pipes.
+// close ends the helper and closes what is left of the pipes.
 func (n *netns) close() {
 	if n.cmd != nil {
 		_ = n.cmd.Process.Kill()

@@ -50,25 +50,51 @@ func dial(addr string, port int) string {
 	return "echo " + addr + ": $(timeout 2 bash -c 'exec 3<>/dev/tcp/" + addr + "/" + itoa(port) + " && cat <&3' 2>&1); "
 }
 
+// eachHelper runs f with each network helper installed here as the only
+// one on PATH (bwrap is then given by its absolute path).
+func eachHelper(t *testing.T, r *Runner, f func(t *testing.T)) {
+	skipWithoutNet(t)
+	bin, err := exec.LookPath("bwrap")
+	require.NoError(t, err)
+	r.Bwrap = bin
+	for _, name := range []string{"pasta", "slirp4netns"} {
+		t.Run(name, func(t *testing.T) {
+			path, err := exec.LookPath(name)
+			if err != nil {
+				t.Skip(name + " is not installed")
+			}
+			dir := t.TempDir()
+			require.NoError(t, os.Symlink(path, filepath.Join(dir, name)))
+			t.Setenv("PATH", dir)
+			f(t)
+		})
+	}
+}
+
 // With the network granted, the host's loopback is still out of reach:
 // the daemon's API and every local service (a listener on 127.0.0.1, one
 // on all addresses through the loopback and the gateway's address).
 func TestRun_NetworkHasNoHostLoopback(t *testing.T) {
 	r, ws := sandbox(t)
-	skipWithoutNet(t)
 	lo := listen(t, "127.0.0.1:0")
 	all := listen(t, "0.0.0.0:0")
 	script := dial("127.0.0.1", lo.Port) + dial("127.0.0.1", all.Port) + dial("localhost", lo.Port)
-	if gw := hostGateway(t); gw != "" {
-		script += dial(gw, all.Port)
+	// pasta's gateway is the host's, slirp4netns's 10.0.2.2: either maps
+	// to the host's loopback unless told not to.
+	for _, gw := range []string{hostGateway(t), "10.0.2.2"} {
+		if gw != "" {
+			script += dial(gw, all.Port)
+		}
 	}
 	script += "ip -4 route 2>/dev/null || cat /proc/net/route"
-	res, err := r.Run(context.Background(), Policy{Workspace: ws, Network: true}, []string{"/bin/bash", "-c", script}, nil)
-	require.NoError(t, err)
-	out := string(res.Output)
-	assert.NotContains(t, out, "REACHED", "nothing on the host's loopback answers")
-	assert.Contains(t, out, "127.0.0.1: ", "the checks ran")
-	assert.Regexp(t, `default via|00000000\s+[0-9A-F]{8}\s+0003`, out, "the sandbox has a default route out")
+	eachHelper(t, r, func(t *testing.T) {
+		res, err := r.Run(context.Background(), Policy{Workspace: ws, Network: true}, []string{"/bin/bash", "-c", script}, nil)
+		require.NoError(t, err)
+		out := string(res.Output)
+		assert.NotContains(t, out, "REACHED", "nothing on the host's loopback answers")
+		assert.Contains(t, out, "127.0.0.1: ", "the checks ran")
+		assert.Regexp(t, `default via|00000000\s+[0-9A-F]{8}\s+0003`, out, "the sandbox has a default route out")
+	})
 }
 
 // Outbound works: an address that is not the host's loopback answers. The
@@ -80,16 +106,18 @@ func TestRun_NetworkReachesOutside(t *testing.T) {
 	addr := extraAddress(t)
 	srv := listen(t, addr+":0")
 	script := dial(addr, srv.Port)
-	res, err := r.Run(context.Background(), Policy{Workspace: ws, Network: true}, []string{"/bin/bash", "-c", script}, nil)
-	require.NoError(t, err)
-	assert.Contains(t, string(res.Output), "REACHED", "outbound connections get through")
-
-	res, err = r.Run(context.Background(), Policy{Workspace: ws}, []string{"/bin/bash", "-c", script}, nil)
+	eachHelper(t, r, func(t *testing.T) {
+		res, err := r.Run(context.Background(), Policy{Workspace: ws, Network: true}, []string{"/bin/bash", "-c", script}, nil)
+		require.NoError(t, err)
+		assert.Contains(t, string(res.Output), "REACHED", "outbound connections get through")
+	})
+	res, err := r.Run(context.Background(), Policy{Workspace: ws}, []string{"/bin/bash", "-c", script}, nil)
 	require.NoError(t, err)
 	assert.NotContains(t, string(res.Output), "REACHED", "without the network, nothing does")
 }
 
-// Without pasta, network: true refuses, saying how to install it.
+// Without a network helper, network: true refuses, saying how to install
+// pasta.
 func TestRun_NetworkWithoutPasta(t *testing.T) {
 	r, ws := sandbox(t)
 	t.Setenv("PATH", t.TempDir()) // bwrap is found by its absolute path below

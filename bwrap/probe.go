@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -20,7 +21,8 @@ type Status struct {
 	// Problem says what is wrong and how to fix it, when not Usable.
 	Problem string
 	// Network is the helper that connects the network namespace of a
-	// network: true sandbox (pasta's path), "" when there is none.
+	// network: true sandbox (pasta's or slirp4netns's path), "" when there
+	// is none.
 	Network string
 	// NetworkProblem says why network: true cannot work here and how to
 	// fix it; "" when it can.
@@ -72,16 +74,16 @@ func namespaceHint(out string) string {
 	return fmt.Sprintf("bubblewrap cannot create its sandbox: %s", out)
 }
 
-// probeNet finds pasta and the tun device it needs, without starting a
-// sandbox: most agents never ask for the network.
+// probeNet finds the network helper and the tun device it needs,
+// without starting a sandbox: most agents never ask for the network.
 func probeNet() (helper, problem string) {
 	helper, err := lookNet()
 	if err != nil {
 		return "", netHelp
 	}
 	if err := syscall.Access("/dev/net/tun", 6); err != nil { // read and write
-		return helper, fmt.Sprintf("network: true cannot work: pasta needs /dev/net/tun (%v): "+
-			"load the tun module (sudo modprobe tun), and under systemd do not set PrivateDevices=yes", err)
+		return helper, fmt.Sprintf("network: true cannot work: %s needs /dev/net/tun (%v): "+
+			"load the tun module (sudo modprobe tun), and under systemd do not set PrivateDevices=yes", filepath.Base(helper), err)
 	}
 	return helper, ""
 }
