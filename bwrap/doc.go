@@ -2,8 +2,16 @@
 // else may be read, whether the network is reachable, limits) becomes a
 // bwrap argv: system directories read-only, the workspace read-write, a
 // private /tmp, minimal /proc and /dev, new user, pid, ipc, uts, cgroup and
-// network namespaces (the host network only when the policy grants it),
-// --die-with-parent, --new-session and a cleared environment.
+// network namespaces, --die-with-parent, --new-session and a cleared
+// environment. Nothing of the daemon's environment gets in: bwrap itself
+// (the sandbox's pid 1, whose environ is readable inside) starts with
+// PATH and LANG only, the command gets only its policy's variables, and
+// no descriptor past stderr.
+//
+// The network namespace is the sandbox's own even when the policy grants
+// the network: pasta (or slirp4netns) connects it to the outside through
+// the host's sockets, with nothing forwarded to the host's loopback, so
+// the daemon's API and other local services stay out of reach (net.go).
 //
 // Limits: a deadline that kills the whole process tree (the pid namespace
 // dies with its first process), a cap on the output kept, a size cap on
@@ -27,5 +35,15 @@
 // with RunAs the count includes every other process of that user on the
 // host (a dedicated uid is better than nobody). Trust mode has no pid
 // namespace: what a command started in the background outlives it, and
-// Reap does not find it.
+// Reap does not find it; nor does it hide the daemon's /proc from the
+// command.
+//
+// network: true: the host's addresses other than its main one (a second
+// network card, a docker bridge) are reached like any other address, so a
+// service bound to 0.0.0.0 answers there. A host whose /etc/resolv.conf
+// names a resolver on its loopback (systemd-resolved's 127.0.0.53) leaves
+// the sandbox without DNS. pasta needs /dev/net/tun, which systemd's
+// PrivateDevices=yes hides; under a root daemon it runs as root (it drops
+// all capabilities but two and filters its system calls). It adds about
+// 0.3 s to a sandbox's start and 21 MB of memory while the sandbox runs.
 package bwrap
