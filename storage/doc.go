@@ -74,7 +74,11 @@
 // Stats then turn a bbolt panic (or a memory fault on the map) raised in
 // the caller's goroutine into *CorruptError too, for a file damaged while
 // open; a panic that did not start in bbolt is the caller's bug and goes
-// on up. The walk checks structure, not the bytes of values.
+// on up. The walk checks structure, not the bytes of values. Salvage
+// (agnx-lite db recover) copies what is still readable of a damaged file
+// into a new one: each session up to its first unreadable event. bbolt
+// writes new pages at the end of the file, so a file cut short usually
+// loses the list of sessions itself, and with it every session.
 //
 // With Options.ReserveBytes, Open keeps <path>.reserve allocated (fallocate,
 // else zeros) on the database's disk. A commit that finds the disk full
