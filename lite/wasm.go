@@ -138,12 +138,30 @@ func closeTools(ts []runtime.Tool) {
 	}
 }
 
+// environ is what a WASM tool's manifest may pick its env: from: the
+// daemon's environment without anything that looks like a secret. The
+// manifest comes with the agent, maybe an imported one, and a tool's
+// output goes to the model: naming OPENAI_API_KEY there must not hand
+// the key over.
 func environ() map[string]string {
 	m := map[string]string{}
 	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
+		if k, v, ok := strings.Cut(kv, "="); ok && !secretName(k) {
 			m[k] = v
 		}
 	}
 	return m
+}
+
+// secretWords mark a variable's name as a secret's (upper-cased).
+var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASS", "CREDENTIAL", "AUTH", "COOKIE", "PRIVATE", "SESSION", "DSN"}
+
+func secretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, w := range secretWords {
+		if strings.Contains(up, w) {
+			return true
+		}
+	}
+	return false
 }
