@@ -218,10 +218,10 @@ func TestRun_RunAs(t *testing.T) {
 	p := Policy{Workspace: ws, RunAs: &User{UID: 65534, GID: 65534}}
 	require.NoError(t, os.Chown(ws, 65534, 65534))
 	require.NoError(t, os.Chmod(ws, 0o700), "the workspace is the sandbox user's alone")
-	res := run(t, r, p, `id -u; id -g; id -G; grep -E '^(CapEff|CapPrm|CapAmb|NoNewPrivs)' /proc/self/status; `+
+	res := run(t, r, p, `id -un; id -u; id -g; id -G; grep -E '^(CapEff|CapPrm|CapAmb|NoNewPrivs)' /proc/self/status; `+
 		`echo x > made.txt; cat /proc/1/environ >/dev/null 2>&1 || echo "pid 1 unreadable"`)
 	out := string(res.Output)
-	assert.Regexp(t, `^65534\n65534\n65534\n`, out)
+	assert.Regexp(t, `^nobody\n65534\n65534\n65534\n`, out, "/etc (passwd, certificates, alternatives) is readable")
 	assert.Regexp(t, `CapPrm:\s+0+\n`, out, "no capability left")
 	assert.Regexp(t, `CapEff:\s+0+\n`, out)
 	assert.Regexp(t, `CapAmb:\s+0+\n`, out)

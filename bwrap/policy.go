@@ -114,6 +114,9 @@ func Args(p Policy, initPath string, command []string) []string {
 	if p.Network {
 		etc = append(etc[:len(etc):len(etc)], netFiles...)
 	}
+	if p.RunAs != nil {
+		a = appendParents(a, etc[0]) // /etc, which bwrap would make root's alone
+	}
 	for _, f := range etc {
 		a = appendBind(a, f)
 	}
