@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,6 +64,9 @@ func (o *Owner) start() error {
 		if o.err != nil {
 			return
 		}
+		// Several owners may live in one process (a daemon and what it
+		// builds on the side): each has its own record.
+		o.id += "_" + strconv.FormatUint(rand.Uint64(), 36)
 		if o.err = os.MkdirAll(o.Dir, 0o700); o.err != nil {
 			return
 		}
@@ -183,17 +187,17 @@ func processID(pid int) (string, error) {
 	return strconv.Itoa(pid) + "_" + f[19], nil
 }
 
-// ownerAlive tells whether the process a record names still runs. A
-// name that is not a record is taken as alive: left alone.
+// ownerAlive tells whether the process a record names (pid_start_tag)
+// still runs. A name that is not a record is taken as alive: left alone.
 func ownerAlive(id string) bool {
-	pid, _, ok := strings.Cut(id, "_")
-	n, err := strconv.Atoi(pid)
-	if !ok || err != nil || n <= 0 {
+	f := strings.Split(id, "_")
+	n, err := strconv.Atoi(f[0])
+	if len(f) < 2 || err != nil || n <= 0 {
 		return true
 	}
 	now, err := processID(n)
 	if errors.Is(err, os.ErrNotExist) {
 		return false
 	}
-	return err != nil || now == id
+	return err != nil || now == f[0]+"_"+f[1]
 }

@@ -122,14 +122,15 @@ func TestOwnerAlive(t *testing.T) {
 	self, err := processID(os.Getpid())
 	require.NoError(t, err)
 	assert.True(t, ownerAlive(self))
+	assert.True(t, ownerAlive(self+"_tag"))
 	pid, start, _ := strings.Cut(self, "_")
-	assert.False(t, ownerAlive(pid+"_"+start+"1"), "same pid, another start: a reused pid")
+	assert.False(t, ownerAlive(pid+"_"+start+"1_tag"), "same pid, another start: a reused pid")
 	assert.False(t, ownerAlive("999999999_1"))
 	assert.True(t, ownerAlive("not-a-record"), "what is not a record is left alone")
 }
 
 func TestMarkedOwner(t *testing.T) {
-	assert.Equal(t, "12_34", markedOwner([]byte("bwrap\x00--unsetenv\x00"+markerPrefix+"12_34\x00--unshare-all\x00")))
+	assert.Equal(t, "12_34_x", markedOwner([]byte("bwrap\x00--unsetenv\x00"+markerPrefix+"12_34_x\x00--unshare-all\x00")))
 	assert.Empty(t, markedOwner([]byte("bwrap\x00--unshare-all\x00")))
 }
 
