@@ -132,23 +132,30 @@ func (n *netns) attach(deadline time.Time) error {
 }
 
 // helperArgs is the helper's command line to connect the network
-// namespace of pid, with the files it gets from fd 3 on; the caller adds
-// the ready pipe after them.
+// namespace of pid, with the files it gets from fd 3 on (the namespaces,
+// opened here); the caller adds the ready pipe after them.
 //
-// A daemon that is not root runs bwrap unprivileged: the namespace
-// belongs to the user namespace bwrap made, which the helper (the same
-// user) joins by pid. A root daemon's bwrap makes it in the host's user
-// namespace; pasta would drop to nobody before opening it, so it stays
-// root (it then drops its capabilities but two, and filters its system
-// calls) and both helpers get the namespace as an open descriptor.
+// A daemon that is not root runs bwrap unprivileged: the network
+// namespace belongs to the user namespace bwrap made, which the helper
+// (the same user) joins first. A root daemon's bwrap makes it in the
+// host's user namespace, so only the network namespace is joined; pasta
+// would drop to nobody before that, so it stays root (it then drops its
+// capabilities but two and filters its system calls). The namespaces go
+// as descriptors: pasta, root with fewer capabilities than the sandbox's
+// first process, could not open them by pid, and none of the helpers
+// then reads a /proc path of a process that may be gone.
 func helperArgs(helper string, pid int) ([]string, []*os.File, error) {
-	target := []string{strconv.Itoa(pid)}
-	var files []*os.File
 	root := os.Geteuid() == 0
-	if root {
-		ns, err := os.Open("/proc/" + strconv.Itoa(pid) + "/ns/net")
+	kinds := []string{"net"}
+	if !root {
+		kinds = append(kinds, "user")
+	}
+	var files []*os.File
+	for _, kind := range kinds {
+		ns, err := os.Open("/proc/" + strconv.Itoa(pid) + "/ns/" + kind)
 		if err != nil {
-			return nil, nil, fmt.Errorf("open the sandbox's network namespace: %w", err)
+			closeFiles(files)
+			return nil, nil, fmt.Errorf("open the sandbox's %s namespace: %w", kind, err)
 		}
 		files = append(files, ns)
 	}
@@ -156,21 +163,29 @@ func helperArgs(helper string, pid int) ([]string, []*os.File, error) {
 	if filepath.Base(helper) == "slirp4netns" {
 		// 10.0.2.2 would be the host's loopback without
 		// --disable-host-loopback.
-		a := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=" + ready}
-		if root {
-			target = []string{"--netns-type=path", "/proc/self/fd/3"}
+		a := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=" + ready,
+			"--netns-type=path", "/proc/self/fd/3"}
+		if !root {
+			a = append(a, "--userns-path=/proc/self/fd/4")
 		}
-		return append(append(a, target...), "tap0"), files, nil
+		return append(a, "tap0"), files, nil
 	}
 	a := []string{"--config-net", "--foreground", "--quiet",
-		"-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw", "--pid", "/proc/self/fd/" + ready}
+		"-t", "none", "-u", "none", "-T", "none", "-U", "none", "--no-map-gw", "--pid", "/proc/self/fd/" + ready,
+		"--netns", "/proc/self/fd/3"}
 	if !hostHasIPv6Route() {
 		a = append(a, "-4") // it would wait for IPv6 it cannot use: twice the start-up
 	}
 	if root {
-		target = []string{"--runas", "0:0", "--netns", "/proc/self/fd/3"}
+		return append(a, "--runas", "0:0"), files, nil
 	}
-	return append(a, target...), files, nil
+	return append(a, "--userns", "/proc/self/fd/4"), files, nil
+}
+
+func closeFiles(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // problem is what the helper said, without pasta's complaints about
