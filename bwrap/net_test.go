@@ -110,6 +110,13 @@ func TestRun_NetworkReachesOutside(t *testing.T) {
 		res, err := r.Run(context.Background(), Policy{Workspace: ws, Network: true}, []string{"/bin/bash", "-c", script}, nil)
 		require.NoError(t, err)
 		assert.Contains(t, string(res.Output), "REACHED", "outbound connections get through")
+
+		// A root daemon's sandbox user (no user namespace) too.
+		p := Policy{Workspace: ws, Network: true, RunAs: &User{UID: 65534, GID: 65534}}
+		res, err = r.Run(context.Background(), p, []string{"/bin/bash", "-c", script + "id -u"}, nil)
+		require.NoError(t, err)
+		assert.Contains(t, string(res.Output), "REACHED")
+		assert.Contains(t, string(res.Output), "65534")
 	})
 	res, err := r.Run(context.Background(), Policy{Workspace: ws}, []string{"/bin/bash", "-c", script}, nil)
 	require.NoError(t, err)

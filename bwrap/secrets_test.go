@@ -18,7 +18,7 @@ const secretValue = "sk-agnx-test-DAEMON-SECRET-4242"
 // environ of every pid, its own, env, pid 1's argv, the data dir), it
 // never finds the daemon's secret, with the network granted or not.
 func TestRun_DaemonSecretsStayOut(t *testing.T) {
-	r, _ := sandbox(t)
+	sandbox(t)
 	t.Setenv("AGNX_TEST_OPENAI_API_KEY", secretValue)
 	data := t.TempDir() // the daemon's data dir: agnx.env and the workspaces
 	require.NoError(t, os.WriteFile(filepath.Join(data, "agnx.env"), []byte("OPENAI_API_KEY="+secretValue+"\n"), 0o600))
@@ -33,16 +33,32 @@ echo "== fds"; ls /proc/$$/fd
 echo "== pids"; ls /proc | grep '^[0-9]' | tr '\n' ' '; echo
 echo "== data"; cat ` + filepath.Join(data, "agnx.env") + ` ../../agnx.env; ls ` + data + `
 echo "== end"`
-	for _, network := range []bool{false, true} {
-		name := "no network"
-		if network {
-			name = "network"
-		}
-		t.Run(name, func(t *testing.T) {
-			if network {
+	cases := []struct {
+		name    string
+		network bool
+		owner   bool  // as the daemon runs it: the lifeline is fd 3 of bwrap
+		runAs   *User // a root daemon's sandbox user
+	}{
+		{name: "no network"}, {name: "network", network: true},
+		{name: "owner, network", network: true, owner: true},
+		{name: "run as nobody, network", network: true, owner: true, runAs: &User{UID: 65534, GID: 65534}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.network {
 				skipWithoutNet(t)
 			}
-			res := run(t, r, Policy{Workspace: ws, Network: network}, script)
+			r := &Runner{}
+			if c.owner {
+				r.Owner = &Owner{Dir: t.TempDir()}
+				t.Cleanup(func() { _ = r.Owner.Close() })
+			}
+			if c.runAs != nil {
+				if os.Geteuid() != 0 {
+					t.Skip("RunAs takes a daemon running as root")
+				}
+			}
+			res := run(t, r, Policy{Workspace: ws, Network: c.network, RunAs: c.runAs}, script)
 			out := string(res.Output)
 			require.Contains(t, out, "== end", "the battery ran to its end")
 			require.Contains(t, out, "== /proc/1/environ", "pid 1 (bwrap) is there to be read")
