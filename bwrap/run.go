@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -76,7 +77,7 @@ func (r *Runner) Run(ctx context.Context, p Policy, command []string, stdin []by
 	}
 	start := time.Now()
 	if err := startWith(ctx, cmd, n); err != nil {
-		return Result{}, fmt.Errorf("%w: start %s: %v", ErrUnavailable, bin, err)
+		return Result{}, fmt.Errorf("%w: start %s: %v%s", ErrUnavailable, bin, err, said(out))
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -155,6 +156,16 @@ func startWith(ctx context.Context, cmd *exec.Cmd, n *netns) error {
 		return err
 	}
 	return nil
+}
+
+// said is the first line of what bwrap wrote before it was ended, for an
+// error that says why its sandbox could not be had.
+func said(out *capped) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(out.buf.String()), "\n")
+	if line == "" {
+		return ""
+	}
+	return " (bwrap: " + line + ")"
 }
 
 func (r *Runner) paths() (bin, initPath string, err error) {
