@@ -106,6 +106,10 @@ func TestOpen_ReapsLeftoverSandboxes(t *testing.T) {
 	require.NoError(t, left.Start())
 	exited := make(chan error, 1)
 	go func() { exited <- left.Wait() }()
+	require.Eventually(t, func() bool { // bash has become the marked process
+		argv, _ := os.ReadFile("/proc/" + strconv.Itoa(left.Process.Pid) + "/cmdline")
+		return strings.HasPrefix(string(argv), "AGNX_SANDBOX_OWNER_")
+	}, 10*time.Second, 5*time.Millisecond)
 
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
