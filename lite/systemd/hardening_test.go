@@ -34,6 +34,7 @@ type probeReport struct {
 	WorkspaceWrite string // output of a command writing in the workspace
 	DataDirWrite   string // error writing into the data dir, "" when it worked
 	OutsideWrite   string // error writing next to the data dir
+	NetworkRun     string // output of a network: true command, or its error
 }
 
 // probeMain runs as the service would: bwrap.Probe, a sandboxed command
@@ -48,6 +49,9 @@ func probeMain(dataDir string) int {
 	res, err := (&bwrap.Runner{}).Run(ctx, bwrap.Policy{Workspace: ws, Limits: bwrap.Limits{Timeout: 5 * time.Second}},
 		[]string{"sh", "-c", "echo hi > note && cat note"}, nil)
 	r.WorkspaceWrite = fmt.Sprintf("%s exit=%d err=%v", strings.TrimSpace(string(res.Output)), res.ExitCode, err)
+	res, err = (&bwrap.Runner{}).Run(ctx, bwrap.Policy{Workspace: ws, Network: true, Limits: bwrap.Limits{Timeout: 10 * time.Second}},
+		[]string{"sh", "-c", "echo net"}, nil)
+	r.NetworkRun = fmt.Sprintf("%s exit=%d err=%v", strings.TrimSpace(string(res.Output)), res.ExitCode, err)
 	if err := os.WriteFile(filepath.Join(filepath.Dir(dataDir), "outside"), nil, 0o600); err != nil {
 		r.OutsideWrite = err.Error()
 	}
@@ -59,7 +63,8 @@ func probeMain(dataDir string) int {
 // root: a private mount namespace with a fake /home/svc holding the binary
 // and the data dir, everything read-only but the data dir (ProtectSystem=
 // strict, ProtectHome=read-only, ReadWritePaths=, ProtectControlGroups=),
-// fresh /tmp and /var/tmp (PrivateTmp=), a minimal /dev (PrivateDevices=);
+// fresh /tmp and /var/tmp (PrivateTmp=), a minimal /dev (PrivateDevices=)
+// with /dev/net/tun bound in (BindPaths=, DeviceAllow=);
 // then nobody, no capabilities at all and no_new_privs (User=,
 // CapabilityBoundingSet=, AmbientCapabilities=, NoNewPrivileges=). extra
 // runs last, as root, to add a directive under test.
@@ -81,6 +86,7 @@ mount -n -t tmpfs -o mode=1777 tmpfs /var/tmp
 mkdir /tmp/dev
 mount -n -t tmpfs -o mode=755,nosuid tmpfs /tmp/dev
 for n in null zero full random urandom tty; do touch /tmp/dev/$n; mount -n --bind /dev/$n /tmp/dev/$n; done
+mkdir /tmp/dev/net; mknod -m 666 /tmp/dev/net/tun c 10 200 # as Debian's udev makes it
 mkdir /tmp/dev/pts /tmp/dev/shm
 mount -n -t tmpfs -o mode=1777 tmpfs /tmp/dev/shm
 mount -n --move /tmp/dev /dev
@@ -143,6 +149,11 @@ func TestHardening_BwrapWorks(t *testing.T) {
 	assert.True(t, r.Sandbox.Usable, "bwrap must work under the unit's hardening: %s", r.Sandbox.Problem)
 	assert.Equal(t, "hi exit=0 err=<nil>", r.WorkspaceWrite, "a tool writes in its workspace under the data dir")
 	assert.Empty(t, r.DataDirWrite, "the data dir is writable (ReadWritePaths=)")
+	if r.Sandbox.Network != "" {
+		assert.Equal(t, "net exit=0 err=<nil>", r.NetworkRun, "network: true works under the unit (BindPaths=/dev/net/tun)")
+	} else {
+		t.Logf("no network helper (passt or slirp4netns) installed: network: true not checked")
+	}
 	assert.Contains(t, r.OutsideWrite, "read-only file system", "the rest of home is read-only (ProtectHome=read-only)")
 }
 
@@ -172,6 +183,7 @@ func TestHardening_Covered(t *testing.T) {
 	require.NoError(t, err)
 	emulated := map[string]bool{"NoNewPrivileges": true, "ProtectSystem": true, "ProtectHome": true,
 		"ReadWritePaths": true, "PrivateTmp": true, "PrivateDevices": true, "ProtectControlGroups": true,
+		"BindPaths": true, "DeviceAllow": true,
 		"CapabilityBoundingSet": true, "AmbientCapabilities": true, "User": true, "Group": true}
 	harmless := map[string]string{
 		"ProtectKernelModules":    "hides /usr/lib/modules behind a mode-000 read-only mount that bwrap's --ro-bind /usr carries along",
