@@ -65,6 +65,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	}
 	reapSandboxes(cfg, log) // what a killed instance left running
 	cache := newAgentCache(cfg, log)
+	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	m := newMetrics()
 	loop := runtime.New(runtime.Options{
 		Observer:        m,

@@ -29,6 +29,9 @@ type sandboxes struct {
 	// diskFloorMB is the free space a writing tool leaves on the disk
 	// holding the workspace (diskFloorMB; tests lower or raise it).
 	diskFloorMB int
+	// reserveGone reports that the database gave up its disk reserve (the
+	// disk filled up): writing tools refuse until it is back. nil: never.
+	reserveGone func() bool
 
 	once     sync.Once
 	status   bwrap.Status

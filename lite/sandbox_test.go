@@ -196,3 +196,25 @@ func TestSandbox_DiskFloor(t *testing.T) {
 	assert.True(t, strings.HasPrefix(res.Content, "[stopped: the disk holding the workspace has less than"), res.Content)
 	assert.True(t, res.IsError)
 }
+
+// TestSandbox_ReserveGone: while the database uses its disk reserve (the
+// disk filled up), writing tools refuse and sandboxed commands can grow no
+// file, so what is left of the disk stays for the conversation.
+func TestSandbox_ReserveGone(t *testing.T) {
+	needSandbox(t)
+	a := toolAgent(t, "bwrap", "    - {type: builtin, name: bash}\n    - {type: builtin, name: write_file}\n", nil)
+	s := sandboxOf(t, a)
+	gone := true
+	s.reserveGone = func() bool { return gone }
+
+	res := call(t, a, "write_file", `{"path":"note.txt","content":"hello"}`)
+	assert.Contains(t, res.Content, "error: the disk holding the data dir filled up")
+	res = call(t, a, "bash", `{"command":"echo x > f; echo rc=$?"}`)
+	assert.Contains(t, res.Content, "rc=1", "no file may grow while the reserve is gone")
+
+	gone = false
+	res = call(t, a, "write_file", `{"path":"note.txt","content":"hello"}`)
+	assert.NotContains(t, res.Content, "error:")
+	res = call(t, a, "bash", `{"command":"echo x > f; echo rc=$?"}`)
+	assert.Contains(t, res.Content, "rc=0")
+}

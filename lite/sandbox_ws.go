@@ -141,6 +141,9 @@ func (s *sandboxes) roomFor(ws string, owner *bwrap.User) (int, string, error) {
 	if room <= 0 {
 		return 0, workspaceFull(s.cfg.WorkspaceMB), nil
 	}
+	if s.reserveGone != nil && s.reserveGone() {
+		return 0, diskFull, nil
+	}
 	if free, ok := freeMB(ws); ok {
 		if room = min(room, free-s.diskFloorMB); room <= 0 {
 			return 0, diskLow(s.diskFloorMB), nil
@@ -182,6 +185,11 @@ func diskLow(floorMB int) string {
 	return fmt.Sprintf("the disk holding the workspace has less than %d MB free: delete files from the workspace "+
 		"(rm still works in bash) or free disk space before writing more", floorMB)
 }
+
+// diskFull is what a writing tool says while the database's disk reserve
+// is used up: the disk filled, and what is left is for the conversation.
+const diskFull = "the disk holding the data dir filled up and the database is using its reserve: " +
+	"delete files from the workspace (rm still works in bash) or free disk space before writing more"
 
 // workspaceFull is what a writing tool says when the workspace is full.
 func workspaceFull(capMB int) string {
