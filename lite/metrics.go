@@ -138,6 +138,8 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 		p.gauge("agnx_loop_queue_depth", "Requests waiting in the event loop's inbox.", float64(st.Inbox))
 	}
 	p.gauge("agnx_agents_loaded", "Agents built and cached.", float64(app.Agents.loadedCount()))
+	p.gauge("agnx_tools_stuck", "Tool calls given up on past their deadline whose goroutine has not returned yet.",
+		float64(app.Loop.StuckTools()))
 	if rss, err := selfRSS()(); err == nil {
 		p.gauge("agnx_resident_memory_bytes", "Resident set size of the process.", float64(rss))
 	}

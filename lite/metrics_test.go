@@ -47,6 +47,7 @@ func TestMetrics(t *testing.T) {
 		`agnx_model_call_seconds_bucket{provider="ollama",le="+Inf"} 2`,
 		`agnx_sessions_resident 1`,
 		`agnx_agents_loaded 1`,
+		`agnx_tools_stuck 0`,
 		`agnx_loop_queue_depth 0`,
 		"# TYPE agnx_turns_total counter",
 		"# TYPE agnx_model_call_seconds histogram",

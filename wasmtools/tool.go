@@ -142,3 +142,9 @@ func exitCode(err error) uint32 {
 
 // Kind is "wasm", for metrics.
 func (t *Tool) Kind() string { return "wasm" }
+
+// Deadline is the manifest's timeout: the loop gives up on a call that
+// has not returned by then (plus a grace).
+func (t *Tool) Deadline([]byte) time.Duration { return t.m.Limits.Timeout }
+
+var _ runtime.Deadliner = (*Tool)(nil)

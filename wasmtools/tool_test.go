@@ -1,6 +1,8 @@
 package wasmtools
 
 import (
+	"time"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -149,6 +151,7 @@ func TestTool_RunTimeout(t *testing.T) {
 			defer e.Close(context.Background())
 			tool, err := e.Load(context.Background(), toolDir(t, manifest, loopWasm()), ToolOptions{})
 			require.NoError(t, err)
+			assert.Equal(t, 300*time.Millisecond, tool.Deadline(nil), "the loop's deadline is the manifest's")
 			content, isErr := call(t, tool, `{}`)
 			assert.True(t, isErr)
 			assert.Equal(t, "[timed out after 300ms (limits.timeout): the tool was stopped]", content)
