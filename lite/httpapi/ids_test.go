@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -99,25 +98,23 @@ func TestAgentCard_PublicAgents(t *testing.T) {
 // "was deleted while its turn ran"), not that the runtime stopped (503);
 // a stream gets an error event saying the same.
 func TestSessions_DeletedMidTurn(t *testing.T) {
-	e := newAPIEnv(t, llmtest.Script(
-		llmtest.Reply{Text: "a long story", Fault: llmtest.Stall, FaultAfter: 1},
-		llmtest.Reply{Text: "another long story", Fault: llmtest.Stall, FaultAfter: 1},
-	))
+	asked := make(chan struct{}, 2)
+	e := newAPIEnv(t, func(llmtest.RecordedRequest) llmtest.Reply {
+		asked <- struct{}{} // the turn runs: the model was asked
+		return llmtest.Reply{Text: "a long story", Fault: llmtest.Stall, FaultAfter: 1}
+	})
 	waiting, streaming := e.session(), e.session()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, watch := e.openStream(ctx, waiting, "")
 	answered := make(chan *http.Response, 1)
 	go func() { answered <- e.do("POST", "/api/v1/sessions/"+waiting+"/messages", `{"content":"tell me"}`) }()
-	untilToken(t, watch)
+	<-asked
 	e.call("DELETE", "/api/v1/sessions/"+waiting, "", http.StatusNoContent, nil)
 	p := requireProblem(t, <-answered, http.StatusNotFound, "session_not_found")
 	assert.Contains(t, p.Detail, "was deleted while its turn ran")
 
 	resp := e.do("POST", "/api/v1/sessions/"+streaming+"/stream", `{"content":"tell me"}`)
 	r := newSSEScan(resp.Body)
-	untilToken(t, r)
+	<-asked
 	e.call("DELETE", "/api/v1/sessions/"+streaming, "", http.StatusNoContent, nil)
 	rest := r.all()
 	require.NotEmpty(t, rest)
@@ -126,16 +123,4 @@ func TestSessions_DeletedMidTurn(t *testing.T) {
 	var d struct{ Message string }
 	last.decode(t, &d)
 	assert.Contains(t, d.Message, "was deleted while its turn ran")
-}
-
-// untilToken reads a stream up to its first token: the turn runs.
-func untilToken(t *testing.T, r *sseScan) {
-	t.Helper()
-	for {
-		ev, ok := r.next()
-		require.True(t, ok, "the stream ended before a token")
-		if ev.Name == "token" {
-			return
-		}
-	}
 }
