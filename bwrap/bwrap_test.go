@@ -138,7 +138,7 @@ func TestRun_NoNetwork(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(res.Output), "REACHED", "the host's loopback is not reachable")
 
-	if _, err := lookNet(); err != nil {
+	if _, err := lookNet(""); err != nil {
 		return // network: true is TestRun_NetworkHasNoHostLoopback's, which says why it skips
 	}
 	res, err = r.Run(context.Background(), Policy{Workspace: ws, Network: true}, bash, nil)

@@ -9,9 +9,12 @@
 // no descriptor past stderr.
 //
 // The network namespace is the sandbox's own even when the policy grants
-// the network: pasta (or slirp4netns) connects it to the outside through
-// the host's sockets, with nothing forwarded to the host's loopback, so
-// the daemon's API and other local services stay out of reach (net.go).
+// the network: slirp4netns (the lighter, by default) or pasta connects it
+// to the outside through the host's sockets, with nothing forwarded to
+// the host's loopback, so the daemon's API and other local services stay
+// out of reach (net.go). Where the host's resolver is on its loopback,
+// the sandbox gets a resolv.conf naming the helper's DNS forwarder, which
+// passes port 53 alone to it (dns.go).
 //
 // Limits: a deadline that kills the whole process tree (the pid namespace
 // dies with its first process), a cap on the output kept, a size cap on
@@ -40,10 +43,11 @@
 //
 // network: true: the host's addresses other than its main one (a second
 // network card, a docker bridge) are reached like any other address, so a
-// service bound to 0.0.0.0 answers there. A host whose /etc/resolv.conf
-// names a resolver on its loopback (systemd-resolved's 127.0.0.53) leaves
-// the sandbox without DNS. pasta needs /dev/net/tun, which systemd's
-// PrivateDevices=yes hides; under a root daemon it runs as root (it drops
-// all capabilities but two and filters its system calls). It adds about
-// 0.3 s to a sandbox's start and 21 MB of memory while the sandbox runs.
+// service bound to 0.0.0.0 answers there, and so are link-local addresses
+// (a cloud's metadata service). The host's DNS resolver is reached on port
+// 53 (through pasta, UDP only: an answer too long for UDP fails). Both
+// helpers need /dev/net/tun, which systemd's PrivateDevices=yes hides;
+// under a root daemon they run as root (pasta drops all capabilities but
+// two and filters its system calls). slirp4netns costs about 3 MB of
+// memory while the sandbox runs, pasta about 21 MB.
 package bwrap

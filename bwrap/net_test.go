@@ -21,7 +21,7 @@ import (
 // skipWithoutNet skips a test of network: true where pasta is missing.
 func skipWithoutNet(t testing.TB) {
 	t.Helper()
-	if _, err := lookNet(); err != nil {
+	if _, err := lookNet(""); err != nil {
 		t.Skip("pasta is not installed (sudo apt-get install passt): " + err.Error())
 	}
 }
@@ -123,9 +123,9 @@ func TestRun_NetworkReachesOutside(t *testing.T) {
 	assert.NotContains(t, string(res.Output), "REACHED", "without the network, nothing does")
 }
 
-// Without a network helper, network: true refuses, saying how to install
-// pasta.
-func TestRun_NetworkWithoutPasta(t *testing.T) {
+// Without a network helper, network: true refuses, saying what to
+// install: slirp4netns for auto, the package of the helper configured.
+func TestRun_NetworkWithoutHelper(t *testing.T) {
 	r, ws := sandbox(t)
 	t.Setenv("PATH", t.TempDir()) // bwrap is found by its absolute path below
 	bin, err := exec.LookPath("/usr/bin/bwrap")
@@ -133,9 +133,12 @@ func TestRun_NetworkWithoutPasta(t *testing.T) {
 		t.Skip("bwrap is not at /usr/bin/bwrap")
 	}
 	r.Bwrap = bin
-	_, err = r.Run(context.Background(), Policy{Workspace: ws, Network: true}, []string{"true"}, nil)
-	require.ErrorIs(t, err, ErrUnavailable)
-	assert.Contains(t, err.Error(), `sudo apt-get install passt`)
+	for helper, apt := range map[string]string{"": "slirp4netns", Pasta: "passt", Slirp4netns: "slirp4netns"} {
+		r.NetworkHelper = helper
+		_, err = r.Run(context.Background(), Policy{Workspace: ws, Network: true}, []string{"true"}, nil)
+		require.ErrorIs(t, err, ErrUnavailable)
+		assert.Contains(t, err.Error(), `"sudo apt-get install `+apt+`"`, helper)
+	}
 }
 
 // netDaemonEnv makes the re-executed test binary play a daemon running
@@ -145,38 +148,49 @@ const netDaemonEnv = "AGNX_BWRAP_TEST_NET_DAEMON"
 func init() {
 	if ws := os.Getenv(netDaemonEnv); ws != "" {
 		marker := os.Getenv(netDaemonEnv + "_MARKER")
-		_, err := (&Runner{}).Run(context.Background(), Policy{Workspace: ws, Network: true, Limits: Limits{Timeout: time.Hour}},
+		r := &Runner{NetworkHelper: os.Getenv(netDaemonEnv + "_HELPER")}
+		_, err := r.Run(context.Background(), Policy{Workspace: ws, Network: true, Limits: Limits{Timeout: time.Hour}},
 			[]string{"/bin/sh", "-c", "cp /bin/sleep ./" + marker + " && touch started && exec ./" + marker + " 1000"}, nil)
 		os.Stderr.WriteString("sandbox ended: " + errString(err) + "\n")
 		os.Exit(1)
 	}
 }
 
-// A daemon killed outright takes its sandbox and that sandbox's pasta
-// with it.
+// A daemon killed outright takes its sandbox and that sandbox's network
+// helper with it.
 func TestRun_NetworkDiesWithTheDaemon(t *testing.T) {
 	_, ws := sandbox(t)
 	skipWithoutNet(t)
-	marker := "agnx-netd-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	self, err := os.Executable()
 	require.NoError(t, err)
-	daemon := exec.Command(self, "-test.run=^$")
-	daemon.Env = append(os.Environ(), netDaemonEnv+"="+ws, netDaemonEnv+"_MARKER="+marker)
-	require.NoError(t, daemon.Start())
-	t.Cleanup(func() { _ = exec.Command("pkill", "-KILL", "-f", marker).Run() })
-	require.Eventually(t, func() bool { _, err := os.Stat(filepath.Join(ws, "started")); return err == nil },
-		10*time.Second, 20*time.Millisecond, "the sandboxed command did not start")
-	out, _ := exec.Command("pgrep", "-P", strconv.Itoa(daemon.Process.Pid), "-f", "no-map-gw").Output()
-	pastas := strings.Fields(string(out))
-	require.Len(t, pastas, 1, "the daemon runs one pasta")
+	for _, helper := range []string{Slirp4netns, Pasta} {
+		t.Run(helper, func(t *testing.T) {
+			if _, err := exec.LookPath(helper); err != nil {
+				t.Skip(helper + " is not installed")
+			}
+			ws := filepath.Join(ws, helper)
+			require.NoError(t, os.Mkdir(ws, 0o777))
+			require.NoError(t, os.Chmod(ws, 0o777))
+			marker := "agnx-netd-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+			daemon := exec.Command(self, "-test.run=^$")
+			daemon.Env = append(os.Environ(), netDaemonEnv+"="+ws, netDaemonEnv+"_MARKER="+marker, netDaemonEnv+"_HELPER="+helper)
+			require.NoError(t, daemon.Start())
+			t.Cleanup(func() { _ = exec.Command("pkill", "-KILL", "-f", marker).Run() })
+			require.Eventually(t, func() bool { _, err := os.Stat(filepath.Join(ws, "started")); return err == nil },
+				10*time.Second, 20*time.Millisecond, "the sandboxed command did not start")
+			out, _ := exec.Command("pgrep", "-P", strconv.Itoa(daemon.Process.Pid), "-f", "no-map-gw|disable-host-loopback").Output()
+			helpers := strings.Fields(string(out))
+			require.Len(t, helpers, 1, "the daemon runs one network helper")
 
-	require.NoError(t, daemon.Process.Signal(syscall.SIGKILL))
-	_ = daemon.Wait()
-	assertGone(t, marker)
-	require.Eventually(t, func() bool {
-		_, err := os.Stat("/proc/" + pastas[0])
-		return err != nil
-	}, 5*time.Second, 20*time.Millisecond, "pasta outlived the daemon")
+			require.NoError(t, daemon.Process.Signal(syscall.SIGKILL))
+			_ = daemon.Wait()
+			assertGone(t, marker)
+			require.Eventually(t, func() bool {
+				_, err := os.Stat("/proc/" + helpers[0])
+				return err != nil
+			}, 5*time.Second, 20*time.Millisecond, helper+" outlived the daemon")
+		})
+	}
 }
 
 // hostGateway is the host's IPv4 default gateway, "" when none.
@@ -215,13 +229,22 @@ func extraAddress(t *testing.T) string {
 	return addr
 }
 
+// Probe finds the helper the Runner would use: slirp4netns for auto
+// where installed, the one configured otherwise; and says what to
+// install where there is none.
 func TestProbe_Network(t *testing.T) {
 	st := Probe(context.Background())
-	if _, err := lookNet(); err == nil {
-		assert.Contains(t, st.Network, "pasta")
+	if _, err := exec.LookPath(Slirp4netns); err == nil {
+		assert.Contains(t, st.Network, Slirp4netns, "auto prefers the lighter helper")
+	}
+	if _, err := exec.LookPath(Pasta); err == nil {
+		st = (&Runner{NetworkHelper: Pasta}).Probe(context.Background())
+		assert.Contains(t, st.Network, Pasta)
 	}
 	t.Setenv("PATH", t.TempDir())
 	st = Probe(context.Background())
 	assert.Empty(t, st.Network)
+	assert.Contains(t, st.NetworkProblem, `"sudo apt-get install slirp4netns"`)
+	st = (&Runner{NetworkHelper: Pasta}).Probe(context.Background())
 	assert.Contains(t, st.NetworkProblem, `"sudo apt-get install passt"`)
 }

@@ -36,6 +36,9 @@ type Policy struct {
 	// lifeline is set by Run when the init gets the read end of the
 	// owner's lifeline as fd 3 (see Owner).
 	lifeline bool
+	// resolvFD, set by Run, is the descriptor bwrap reads the sandbox's
+	// own resolv.conf from, instead of binding the host's (see dns.go).
+	resolvFD int
 }
 
 // User is a host uid and gid.
@@ -118,6 +121,10 @@ func Args(p Policy, initPath string, command []string) []string {
 		a = appendParents(a, etc[0]) // /etc, which bwrap would make root's alone
 	}
 	for _, f := range etc {
+		if f == hostResolvConf && p.resolvFD > 0 {
+			a = append(a, "--perms", "0644", "--ro-bind-data", strconv.Itoa(p.resolvFD), f)
+			continue
+		}
 		a = appendBind(a, f)
 	}
 	// /tmp lives in RAM: its size is capped, or a command could fill it.

@@ -21,19 +21,28 @@ type Status struct {
 	// Problem says what is wrong and how to fix it, when not Usable.
 	Problem string
 	// Network is the helper that connects the network namespace of a
-	// network: true sandbox (pasta's or slirp4netns's path), "" when there
-	// is none.
+	// network: true sandbox (slirp4netns's or pasta's path, as the
+	// Runner's NetworkHelper chooses), "" when there is none.
 	Network string
 	// NetworkProblem says why network: true cannot work here and how to
 	// fix it; "" when it can.
 	NetworkProblem string
 }
 
-// Probe checks that bwrap is installed and can create its namespaces here.
-func Probe(ctx context.Context) Status {
+// Probe checks that bwrap is installed and can create its namespaces
+// here, and finds the network helper auto would choose.
+func Probe(ctx context.Context) Status { return (&Runner{}).Probe(ctx) }
+
+// Probe checks that r's bwrap is installed and can create its namespaces
+// here, and finds r's network helper.
+func (r *Runner) Probe(ctx context.Context) Status {
 	var st Status
-	st.Network, st.NetworkProblem = probeNet()
-	path, err := exec.LookPath("bwrap")
+	st.Network, st.NetworkProblem = probeNet(r.NetworkHelper)
+	bin := r.Bwrap
+	if bin == "" {
+		bin = "bwrap"
+	}
+	path, err := exec.LookPath(bin)
 	if err != nil {
 		st.Problem = "bubblewrap is not installed: install it with \"sudo apt-get install bubblewrap\""
 		return st
@@ -46,8 +55,7 @@ func Probe(ctx context.Context) Status {
 	if out, err := version.Output(); err == nil {
 		st.Version = strings.TrimSpace(string(out))
 	}
-	r := &Runner{Bwrap: path}
-	res, err := r.Run(ctx, Policy{Limits: Limits{Timeout: 5 * time.Second}}, []string{"true"}, nil)
+	res, err := (&Runner{Bwrap: path, Init: r.Init}).Run(ctx, Policy{Limits: Limits{Timeout: 5 * time.Second}}, []string{"true"}, nil)
 	switch {
 	case err != nil:
 		st.Problem = err.Error()
@@ -76,10 +84,10 @@ func namespaceHint(out string) string {
 
 // probeNet finds the network helper and the tun device it needs,
 // without starting a sandbox: most agents never ask for the network.
-func probeNet() (helper, problem string) {
-	helper, err := lookNet()
+func probeNet(choice string) (helper, problem string) {
+	helper, err := lookNet(choice)
 	if err != nil {
-		return "", netHelp
+		return "", netHelp(choice)
 	}
 	if err := syscall.Access("/dev/net/tun", 6); err != nil { // read and write
 		return helper, fmt.Sprintf("network: true cannot work: %s needs /dev/net/tun (%v): "+

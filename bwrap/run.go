@@ -38,6 +38,10 @@ type Runner struct {
 	// deadline, output cap, limits and cleared environment, in the
 	// workspace, but no isolation at all.
 	Trust bool
+	// NetworkHelper connects the network of a sandbox granted one:
+	// Slirp4netns, Pasta, or "" (auto) for slirp4netns where installed,
+	// else pasta (see lookNet).
+	NetworkHelper string
 	// Owner, when set, marks every sandbox as this daemon instance's and
 	// gives it the owner's lifeline, so that a sandbox the daemon's death
 	// left behind ends itself or is ended by the next start (see Owner).
@@ -61,20 +65,20 @@ func (r *Runner) Run(ctx context.Context, p Policy, command []string, stdin []by
 	lim := p.Limits.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
-	cmd, err := r.command(p, lim, bin, initPath, command)
+	var n *netns
+	if p.Network && !r.Trust {
+		if n, err = newNetns(r.NetworkHelper); err != nil {
+			return Result{}, err
+		}
+		defer n.close() // the helper ends with the sandbox
+	}
+	cmd, err := r.command(p, lim, bin, initPath, command, n)
 	if err != nil {
 		return Result{}, err
 	}
 	cmd.Stdin = bytes.NewReader(stdin)
 	out := &capped{max: lim.MaxOutput}
 	cmd.Stdout, cmd.Stderr = out, out
-	var n *netns
-	if p.Network && !r.Trust {
-		if n, err = withNetwork(cmd); err != nil {
-			return Result{}, err
-		}
-		defer n.close() // pasta ends with the sandbox
-	}
 	start := time.Now()
 	if err := startWith(ctx, cmd, n); err != nil {
 		return Result{}, fmt.Errorf("%w: start %s: %v%s", ErrUnavailable, bin, err, said(out))
@@ -112,21 +116,32 @@ func (r *Runner) Run(ctx context.Context, p Policy, command []string, stdin []by
 // the lifeline) or, in trust mode, the init alone. It gets its own process
 // group, so the deadline kills bwrap and, with it, the sandbox's pid
 // namespace and everything in it.
-func (r *Runner) command(p Policy, lim Limits, bin, initPath string, command []string) (*exec.Cmd, error) {
-	var cmd *exec.Cmd
-	switch {
-	case r.Trust:
-		cmd = trusted(p, lim, initPath, command)
-	case r.Owner != nil:
+func (r *Runner) command(p Policy, lim Limits, bin, initPath string, command []string, n *netns) (*exec.Cmd, error) {
+	if r.Trust {
+		return r.finish(trusted(p, lim, initPath, command)), nil
+	}
+	var opts []string
+	var files []*os.File
+	if r.Owner != nil {
 		if err := r.Owner.start(); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
 		p.lifeline = true
-		cmd = exec.Command(bin, append([]string{"--unsetenv", r.Owner.marker()}, Args(p, initPath, command)...)...)
-		cmd.ExtraFiles = []*os.File{r.Owner.read} // fd 3: lifelineFD
-	default:
-		cmd = exec.Command(bin, Args(p, initPath, command)...)
+		opts = []string{"--unsetenv", r.Owner.marker()}
+		files = []*os.File{r.Owner.read} // fd 3: lifelineFD
 	}
+	if n != nil {
+		var more []string
+		more, files = n.wire(&p, files)
+		opts = append(opts, more...)
+	}
+	cmd := exec.Command(bin, append(opts, Args(p, initPath, command)...)...)
+	cmd.ExtraFiles = files
+	return r.finish(cmd), nil
+}
+
+// finish gives cmd its environment and process group.
+func (r *Runner) finish(cmd *exec.Cmd) *exec.Cmd {
 	if cmd.Env == nil {
 		cmd.Env = hostEnv
 	}
@@ -140,7 +155,7 @@ func (r *Runner) command(p Policy, lim Limits, bin, initPath string, command []s
 	if r.orphanable { // tests: what a daemon killed mid-set-up leaves
 		cmd.Args = slices.DeleteFunc(cmd.Args, func(a string) bool { return a == "--die-with-parent" })
 	}
-	return cmd, nil
+	return cmd
 }
 
 // startWith starts cmd and, with n, connects its network before the
