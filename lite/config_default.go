@@ -15,7 +15,7 @@ func DefaultConfig() *Config {
 			MaxConnectionsPerClient:  16,
 			MaxStreams:               128,
 		},
-		Sandbox: SandboxConfig{Mode: "bwrap", TmpMB: 64, WorkspaceMB: 1024},
+		Sandbox: SandboxConfig{Mode: "bwrap", TmpMB: 64, WorkspaceMB: 1024, NetworkHelper: "auto"},
 		Wasm:    WasmConfig{Mode: "auto"},
 		Runtime: RuntimeConfig{
 			MaxConcurrentTurns:     2,
@@ -97,6 +97,10 @@ sandbox:
   # run_as: nobody                # when agnx-lite is root: user (or uid:gid) commands run as
   tmp_mb: 64                      # each sandbox's private /tmp (in RAM)
   workspace_mb: 1024              # each agent's workspace on disk; 0: no cap
+  network_helper: auto            # auto | slirp4netns | pasta: connects tools with network: true
+  # env:                          # the only variables WASM tools' env: may name (besides TZ, LANG, LC_ALL)
+  #   GLOSSARY_URL: https://example.org/glossary
+  #   WEATHER_API_KEY: ${WEATHER_API_KEY}
 
 wasm:
   mode: auto                      # auto | compiler | interpreter (WASM tools)

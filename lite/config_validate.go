@@ -2,6 +2,7 @@ package lite
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
@@ -233,6 +235,14 @@ func (c *Config) validateSandbox() error {
 	}
 	if sb.TmpMB < 1 {
 		return c.errorf("sandbox.tmp_mb", "sandbox.tmp_mb %d must be at least 1", sb.TmpMB)
+	}
+	if err := c.oneOf("sandbox.network_helper", sb.NetworkHelper, "auto", bwrap.Slirp4netns, bwrap.Pasta); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(sb.Env)) {
+		if !validEnvName(name) {
+			return c.errorf("sandbox.env", "sandbox.env names %q, which is not a variable name: use letters, digits and _, not starting with a digit", name)
+		}
 	}
 	return c.nonNegative(map[string]int{"sandbox.workspace_mb": sb.WorkspaceMB})
 }

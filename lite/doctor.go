@@ -175,7 +175,7 @@ func sandboxCheck(ctx context.Context, cfg *Config) Check {
 		return Check{Name: "sandbox", Status: "warn", Detail: "sandbox.mode is trust: shell and CLI tools run without isolation",
 			Fix: "set sandbox.mode: bwrap"}
 	}
-	st := bwrap.Probe(ctx)
+	st := (&bwrap.Runner{NetworkHelper: cfg.Sandbox.NetworkHelper}).Probe(ctx)
 	if !st.Usable {
 		return Check{Name: "sandbox", Status: "fail", Detail: "bwrap mode, unusable: " + st.Problem,
 			Fix: "shell and CLI tools refuse to run until it works"}
@@ -185,7 +185,8 @@ func sandboxCheck(ctx context.Context, cfg *Config) Check {
 			Detail: fmt.Sprintf("bwrap mode, %s, works; tools with network: true refuse to run: %s", st.Version, st.NetworkProblem),
 			Fix:    "tools without network: true are not affected"}
 	}
-	return ok("sandbox", fmt.Sprintf("bwrap mode, %s, user/pid/net namespaces work; network: true through %s", st.Version, st.Network))
+	return ok("sandbox", fmt.Sprintf("bwrap mode, %s, user/pid/net namespaces work; network: true through %s (sandbox.network_helper: %s)",
+		st.Version, st.Network, cfg.Sandbox.NetworkHelper))
 }
 
 func wasmCheck(cfg *Config) Check {

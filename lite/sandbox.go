@@ -73,7 +73,7 @@ func (s *sandboxes) probe() bwrap.Status {
 			s.log.Warn("sandbox.mode is trust: shell and CLI tools run WITHOUT isolation, with the daemon's rights")
 			return
 		}
-		s.status = bwrap.Probe(context.Background())
+		s.status = s.runner(false).Probe(context.Background())
 		if !s.status.Usable {
 			s.log.Warn("the bubblewrap sandbox is unusable: shell and CLI tools will refuse to run", "problem", s.status.Problem)
 		}
@@ -88,6 +88,16 @@ func (s *sandboxes) probe() bwrap.Status {
 	return s.status
 }
 
+// runner is the Runner sandboxes are run with, marked with this instance
+// as their owner or not.
+func (s *sandboxes) runner(owned bool) *bwrap.Runner {
+	r := &bwrap.Runner{Trust: s.cfg.Mode == "trust", NetworkHelper: s.cfg.NetworkHelper}
+	if owned {
+		r.Owner = s.owner
+	}
+	return r
+}
+
 // forAgent returns the sandbox of one agent's workspace.
 func (s *sandboxes) forAgent(workspace string, network bool) tools.Sandbox {
 	return &agentSandbox{s: s, policy: bwrap.Policy{Workspace: workspace, Network: network}}
@@ -99,7 +109,7 @@ type agentSandbox struct {
 }
 
 func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult, error) {
-	r := &bwrap.Runner{Trust: a.s.cfg.Mode == "trust", Owner: a.s.owner}
+	r := a.s.runner(true)
 	st := a.s.probe()
 	p := a.policy
 	if !r.Trust {
