@@ -20,6 +20,7 @@ import (
 type wasmEngine struct {
 	cacheDir string
 	mode     string
+	env      map[string]Secret // sandbox.env: what tools' env: may name
 	log      *slog.Logger
 
 	once sync.Once
@@ -55,7 +56,7 @@ func (w *wasmEngine) load(a *agents.Agent, manifest, name string) (*wasmtools.To
 		return nil, err
 	}
 	t, err := eng.Load(context.Background(), manifest, wasmtools.ToolOptions{
-		Workspace: a.Workspace, Env: environ(), Logger: w.log.With("agent", a.Name)})
+		Workspace: a.Workspace, Env: environ(w.env, os.LookupEnv), Logger: w.log.With("agent", a.Name)})
 	if err != nil {
 		return nil, err
 	}
@@ -138,30 +139,28 @@ func closeTools(ts []runtime.Tool) {
 	}
 }
 
-// environ is what a WASM tool's manifest may pick its env: from: the
-// daemon's environment without anything that looks like a secret. The
-// manifest comes with the agent, maybe an imported one, and a tool's
-// output goes to the model: naming OPENAI_API_KEY there must not hand
-// the key over.
-func environ() map[string]string {
-	m := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok && !secretName(k) {
+// harmlessEnv are the daemon's variables a WASM tool's manifest may name
+// without the operator's say: the time zone and the language, which no
+// one keeps a secret in. Nothing else of the daemon's environment is ever
+// offered.
+var harmlessEnv = []string{"TZ", "LANG", "LC_ALL"}
+
+// environ is all a WASM tool's manifest may pick its env: names from:
+// what the operator put in sandbox.env, and harmlessEnv from the daemon's
+// environment (lookup). The manifest comes with the agent, maybe an
+// imported one, and a tool's output goes to the model: naming
+// OPENAI_API_KEY or DATABASE_URL there must hand nothing over, whatever a
+// secret is called. A name offered by neither is absent from the tool's
+// environment.
+func environ(operator map[string]Secret, lookup func(string) (string, bool)) map[string]string {
+	m := make(map[string]string, len(harmlessEnv)+len(operator))
+	for _, k := range harmlessEnv {
+		if v, ok := lookup(k); ok {
 			m[k] = v
 		}
 	}
-	return m
-}
-
-// secretWords mark a variable's name as a secret's (upper-cased).
-var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASS", "CREDENTIAL", "AUTH", "COOKIE", "PRIVATE", "SESSION", "DSN"}
-
-func secretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(up, w) {
-			return true
-		}
+	for k, v := range operator {
+		m[k] = v.Value()
 	}
-	return false
+	return m
 }
