@@ -50,9 +50,13 @@ type Limits struct {
 	MaxOutput int           // bytes of output kept; default 256 KiB
 	MemoryMB  int           // address space; default 1024
 	MaxProcs  int           // processes of the sandbox user; default 128
-	FileMB    int           // largest file it may write; default 256; <0: none may grow
+	FileMB    int           // largest file it may write; default DefaultFileMB; <0: none may grow
 	TmpMB     int           // size of the private /tmp (in RAM); default 64
 }
+
+// DefaultFileMB is the largest file a command may write when its Limits
+// say nothing.
+const DefaultFileMB = 256
 
 func (l Limits) withDefaults() Limits {
 	if l.Timeout <= 0 {
@@ -69,7 +73,7 @@ func (l Limits) withDefaults() Limits {
 	}
 	switch {
 	case l.FileMB == 0:
-		l.FileMB = 256
+		l.FileMB = DefaultFileMB
 	case l.FileMB < 0:
 		l.FileMB = 0 // RLIMIT_FSIZE 0: files may be created empty, deleted, never grown
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,7 +129,7 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 	p.TmpMB = a.s.cfg.TmpMB
 	// No single file may grow past what is left; a full workspace lets no
 	// file grow, but deleting still works.
-	p.FileMB = min(room, defaultFileMB)
+	p.FileMB = min(room, bwrap.DefaultFileMB)
 	if room <= 0 {
 		p.FileMB = -1
 	}
@@ -172,16 +171,24 @@ func probeRunAs(u *bwrap.User) error {
 		"in a user namespace instead, without a process limit", u.UID, why)
 }
 
-// defaultFileMB is the largest file a sandboxed command may write.
-const defaultFileMB = 256
-
-// userName is what sandbox.run_as may name besides uid:gid.
-var userName = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
+// userName reports whether s is what sandbox.run_as may name besides
+// uid:gid: [a-z_][a-z0-9_.-]{0,31}, as useradd allows by default.
+func userName(s string) bool {
+	if s == "" || len(s) > 32 || !(s[0] == '_' || s[0] >= 'a' && s[0] <= 'z') {
+		return false
+	}
+	for _, c := range []byte(s[1:]) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // parseRunAs checks sandbox.run_as: "" (the default user), a user name,
 // or uid:gid. For uid:gid it returns the ids.
 func parseRunAs(s string) (name string, ids *bwrap.User, err error) {
-	if s == "" || userName.MatchString(s) {
+	if s == "" || userName(s) {
 		return s, nil, nil
 	}
 	u, g, ok := strings.Cut(s, ":")
