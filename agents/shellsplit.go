@@ -36,7 +36,9 @@ type shellSplitter struct {
 	i     int
 	depth int
 	out   [][]string
-	full  bool // maxShellCommands reached
+	full  bool // maxShellCommands reached, or reread exhausted
+	// reread counts the bytes read a second time (see arith).
+	reread int
 }
 
 // shellWords collects the words of the command being read.
@@ -146,8 +148,8 @@ func (sp *shellSplitter) wordByte(w *strings.Builder, b byte, inDouble bool) {
 		w.WriteString(s[start:min(sp.i, len(s))])
 	case b == '$' && next == '(' && sp.i+2 < len(s) && s[sp.i+2] == '(':
 		start := sp.i
-		sp.skipParens(sp.i + 1) // $((arithmetic)): no commands inside
-		w.WriteString(s[start:sp.i])
+		sp.arith()
+		w.WriteString(s[start:min(sp.i, len(s))])
 	case (b == '$' || (!inDouble && (b == '<' || b == '>'))) && next == '(':
 		start := sp.i
 		sp.i += 2
@@ -173,6 +175,52 @@ func (sp *shellSplitter) nested(close byte) {
 	sp.depth++
 	sp.list(close)
 	sp.depth--
+}
+
+// arith reads the $(( at sp.i. Bash takes it for arithmetic when the
+// parenthesis closing the second ( is followed by the one closing the
+// first: its text is then not a command, but it is read as if in double
+// quotes, so the substitutions in it ($(...), `...`, even inside '...')
+// run, and their commands are read. Otherwise it is $( (...) ...), a
+// command substitution holding a subshell, and is read again as one; the
+// bytes read again are bounded by the line's length, past which the line
+// is given up as incomplete, so nesting cannot make it cost more.
+func (sp *shellSplitter) arith() {
+	start, n := sp.i, len(sp.out)
+	if sp.depth >= maxShellDepth {
+		sp.skipParens(start + 1)
+		return
+	}
+	sp.depth++
+	defer func() { sp.depth-- }()
+	sp.i += 3
+	var discard strings.Builder
+	for depth := 2; sp.i < len(sp.s); {
+		switch b := sp.s[sp.i]; b {
+		case '(':
+			depth++
+			sp.i++
+		case ')':
+			sp.i++
+			if depth--; depth > 1 {
+				continue
+			}
+			if sp.i < len(sp.s) && sp.s[sp.i] == ')' {
+				sp.i++
+				return
+			}
+			if sp.reread += sp.i - start; sp.reread > len(sp.s) {
+				sp.full = true
+				return
+			}
+			sp.out, sp.i = sp.out[:n], start+2
+			sp.list(')')
+			return
+		default:
+			discard.Reset()
+			sp.wordByte(&discard, b, true)
+		}
+	}
 }
 
 // skipParens moves sp.i past the parenthesised text that starts at open.
