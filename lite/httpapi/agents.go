@@ -26,7 +26,7 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var ae *agents.Error
 		switch {
-		case errors.Is(err, fs.ErrNotExist), !agents.ValidName(name):
+		case errors.Is(err, fs.ErrNotExist):
 			writeProblem(w, r, http.StatusNotFound, codeAgentNotFound, "no agent "+name)
 		case errors.As(err, &ae):
 			writeProblem(w, r, http.StatusUnprocessableEntity, codeAgentInvalid, err.Error())

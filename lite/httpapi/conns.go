@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -31,7 +32,9 @@ type ConnLimits struct {
 	// (server.max_connections_per_client).
 	PerClient int
 	// Streams caps the connections serving event streams
-	// (server.max_streams).
+	// (server.max_streams); one client address other than loopback may
+	// hold half of them at most, so no remote client takes them all
+	// (local programs are one user's, and trusted).
 	Streams int
 	// Now is the clock that times silent connections; nil means
 	// time.Now. Tests set it.
@@ -46,7 +49,8 @@ const newConnGrace = time.Second
 // Limit applies l to srv serving ln: it sets srv.ConnState and
 // srv.ConnContext and returns the listener to serve.
 func (l ConnLimits) Limit(srv *http.Server, ln net.Listener) net.Listener {
-	t := &connTracker{lim: l, conns: map[*trackedConn]struct{}{}, perAddr: map[netip.Addr]int{}, now: l.Now}
+	t := &connTracker{lim: l, conns: map[*trackedConn]struct{}{}, perAddr: map[netip.Addr]int{},
+		streamsPerAddr: map[netip.Addr]int{}, now: l.Now}
 	if t.now == nil {
 		t.now = time.Now
 	}
@@ -69,7 +73,8 @@ type connTracker struct {
 	now               func() time.Time
 	mu                sync.Mutex
 	conns             map[*trackedConn]struct{}
-	perAddr           map[netip.Addr]int
+	perAddr           map[netip.Addr]int // request connections by client
+	streamsPerAddr    map[netip.Addr]int // stream connections by client
 	requests, streams int
 }
 
@@ -182,11 +187,16 @@ func (t *connTracker) forget(c *trackedConn) {
 	delete(t.conns, c)
 	if c.stream {
 		t.streams--
+		decr(t.streamsPerAddr, c.addr)
 		return
 	}
 	t.requests--
-	if t.perAddr[c.addr]--; t.perAddr[c.addr] <= 0 {
-		delete(t.perAddr, c.addr)
+	decr(t.perAddr, c.addr)
+}
+
+func decr(m map[netip.Addr]int, a netip.Addr) {
+	if m[a]--; m[a] <= 0 {
+		delete(m, a)
 	}
 }
 
@@ -205,22 +215,27 @@ func (t *connTracker) connState(c net.Conn, st http.ConnState) {
 	}
 }
 
-// toStream moves c from the request count to the stream count, or reports
-// that the streams are at their limit.
-func (t *connTracker) toStream(c *trackedConn) bool {
+// toStream moves c from the request count to the stream count, or
+// returns why not: the streams, or this client's share, are at their
+// limit.
+func (t *connTracker) toStream(c *trackedConn) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if c.gone || c.stream {
-		return true
+		return ""
 	}
 	if t.lim.Streams > 0 && t.streams >= t.lim.Streams {
-		return false
+		return "too many open event streams (server.max_streams): close one or try again shortly"
 	}
-	t.forget(c)
-	c.gone, c.stream = false, true
-	t.conns[c] = struct{}{}
+	if share := max(t.lim.Streams/2, 1); t.lim.Streams > 0 && !c.addr.IsLoopback() && t.streamsPerAddr[c.addr] >= share {
+		return fmt.Sprintf("your address holds %d of the %d event streams (server.max_streams), the most one client may: close one first", share, t.lim.Streams)
+	}
+	t.requests--
+	decr(t.perAddr, c.addr)
+	c.stream = true
 	t.streams++
-	return true
+	t.streamsPerAddr[c.addr]++
+	return ""
 }
 
 // streamSlot takes a stream place for the connection r came on, and marks
@@ -232,10 +247,9 @@ func streamSlot(w http.ResponseWriter, r *http.Request) bool {
 	if !ok {
 		return true
 	}
-	if !tc.t.toStream(tc) {
+	if why := tc.t.toStream(tc); why != "" {
 		w.Header().Set("Retry-After", "5")
-		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable,
-			"too many open event streams (server.max_streams): close one or try again shortly")
+		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, why)
 		return false
 	}
 	w.Header().Set("Connection", "close")
@@ -253,8 +267,8 @@ func remoteAddr(c net.Conn) netip.Addr {
 // so a full server says why instead of hanging its clients. It is the
 // whole HTTP exchange: the request is not parsed.
 func (l *limitedListener) refuse(c net.Conn, why string) {
-	body := fmt.Sprintf(`{"type":"urn:agnx:problem:%s","title":%q,"status":503,"detail":%q}`,
-		codeUnavailable, titles[codeUnavailable], why)
+	body, _ := json.Marshal(problem{Type: "urn:agnx:problem:" + codeUnavailable,
+		Title: titles[codeUnavailable], Status: http.StatusServiceUnavailable, Detail: why})
 	_ = c.SetDeadline(time.Now().Add(refuseLinger))
 	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n"+
 		"Content-Length: %d\r\nRetry-After: 1\r\nConnection: close\r\n\r\n%s", len(body), body)

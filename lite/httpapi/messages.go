@@ -72,7 +72,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 					return
 				}
 				if err := sub.Err(); err != nil { // a commit failed: the disk is full
-					writeProblem(w, r, http.StatusInsufficientStorage, codeUnavailable, err.Error())
+					writeProblem(w, r, http.StatusInsufficientStorage, codeInsufficientStorage, err.Error())
 					return
 				}
 				writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime stopped before the turn ended")

@@ -24,7 +24,6 @@ const (
 	codeInvalid          = "invalid_request"
 	codeUnauthorized     = "unauthorized"
 	codeForbidden        = "forbidden"
-	codeConflict         = "conflict"
 	codeInternal         = "internal_error"
 	codeSessionNotFound  = "session_not_found"
 	codeSessionEnded     = "session_ended"
@@ -37,17 +36,20 @@ const (
 	codeOrigin           = "origin_not_allowed"
 	codeMediaType        = "unsupported_media_type"
 	codeAgentInvalid     = "agent_invalid"
+	// codeInsufficientStorage: a commit failed for want of disk (507).
+	codeInsufficientStorage = "insufficient_storage"
 )
 
 var titles = map[string]string{
 	codeNotFound: "Not found", codeInvalid: "Invalid request", codeUnauthorized: "Unauthorized",
-	codeForbidden: "Forbidden", codeConflict: "Conflict", codeInternal: "Internal error",
+	codeForbidden: "Forbidden", codeInternal: "Internal error",
 	codeSessionNotFound: "Session not found", codeSessionEnded: "Session ended",
 	codeAgentNotFound: "Agent not found", codeTooLarge: "Payload too large",
 	codeUnavailable: "Service unavailable", codeProvider: "Model provider error",
 	codeMethodNotAllowed: "Method not allowed",
 	codeMisdirected:      "Misdirected request", codeOrigin: "Origin not allowed",
 	codeMediaType: "Unsupported media type", codeAgentInvalid: "Agent invalid",
+	codeInsufficientStorage: "Insufficient storage",
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -219,12 +218,10 @@ func (s *Server) pump(r *http.Request, sse *sseWriter, sub *runtime.Subscription
 				// client resumes with Last-Event-ID. A deleted session has
 				// nothing to resume: the client is told why.
 				if sub.Deleted() {
-					data, _ := json.Marshal(map[string]string{"message": deletedMidTurn(id)})
-					_ = sse.send(0, "error", data)
+					_ = sse.event(&runtime.Event{Type: runtime.EvError, Code: codeSessionNotFound, Content: deletedMidTurn(id)})
 				} else if err := sub.Err(); err != nil {
 					// A commit failed (the disk is full): say so.
-					data, _ := json.Marshal(map[string]string{"message": err.Error()})
-					_ = sse.send(0, "error", data)
+					_ = sse.event(&runtime.Event{Type: runtime.EvError, Code: codeInsufficientStorage, Content: err.Error()})
 				}
 				return
 			}
