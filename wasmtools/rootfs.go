@@ -253,20 +253,74 @@ func (r *rootFS) Symlink(target, linkName string) experimentalsys.Errno {
 		return experimentalsys.EROFS
 	}
 	linkName = rel(linkName)
-	if escapes(target, linkName) {
+	if r.escapes(target, linkName) {
 		return experimentalsys.EPERM
 	}
 	return toErrno(r.root.Symlink(target, linkName))
 }
 
 // escapes says whether a symlink at linkName (relative to the root)
-// pointing to target leads outside the root, read lexically.
-func escapes(target, linkName string) bool {
+// pointing to target leads outside the root. Reading the text alone is
+// not enough once the target climbs: the kernel resolves ".." from where
+// the link's folder really is, and a symlink on the way there (a/b/s ->
+// ../.. makes a/b/s/x sit at the root, not three deep) changes that. So
+// a target with ".." may climb only at its start, and no further than the
+// real depth of the link's folder, found by walking it with Lstat; a
+// symlink among its folders is refused rather than followed.
+func (r *rootFS) escapes(target, linkName string) bool {
 	if target == "" || path.IsAbs(target) || strings.Contains(target, "\\") {
 		return true
 	}
-	p := path.Join(path.Dir(linkName), target)
-	return p == ".." || strings.HasPrefix(p, "../")
+	ups, ok := leadingUps(target)
+	if !ok {
+		return true
+	}
+	if ups == 0 {
+		return false
+	}
+	depth, ok := r.realDepth(path.Dir(linkName))
+	return !ok || ups > depth
+}
+
+// leadingUps counts the ".." a symlink target starts with; ok is false
+// when a ".." comes after a name ("s/../.."), whose meaning depends on
+// what s is when the link is followed.
+func leadingUps(target string) (ups int, ok bool) {
+	named := false
+	for _, c := range strings.Split(target, "/") {
+		switch {
+		case c == "" || c == ".":
+		case c == "..":
+			if named {
+				return 0, false
+			}
+			ups++
+		default:
+			named = true
+		}
+	}
+	return ups, true
+}
+
+// realDepth is how many folders below the root dir is, walking it one
+// component at a time with Lstat; ok is false when a component is "..",
+// a symlink or not a folder, or cannot be looked at.
+func (r *rootFS) realDepth(dir string) (int, bool) {
+	var walked []string
+	for _, c := range strings.Split(dir, "/") {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			return 0, false
+		}
+		walked = append(walked, c)
+		fi, err := r.root.Lstat(strings.Join(walked, "/"))
+		if err != nil || !fi.IsDir() {
+			return 0, false
+		}
+	}
+	return len(walked), true
 }
 
 func (r *rootFS) Readlink(name string) (string, experimentalsys.Errno) {

@@ -344,3 +344,25 @@ func TestToErrno(t *testing.T) {
 func fmtWrap(err error) error {
 	return &fs.PathError{Op: "op", Path: "p", Err: &os.SyscallError{Syscall: "s", Err: err}}
 }
+
+// TestRootFS_SymlinkThroughLink: a link's ".." climbs from where its
+// folder really is, so a folder reached through a symlink is not as deep
+// as its name says. a/b/s -> ../.. is the root itself; a link at a/b/s/x
+// climbing three levels would lead out.
+func TestRootFS_SymlinkThroughLink(t *testing.T) {
+	ws := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "a", "b"), 0o755))
+	r := mustRootFS(t, ws, false)
+	require.Zero(t, r.Symlink("../..", "a/b/s"))
+	for target, link := range map[string]string{"../../..": "a/b/s/x", "..": "a/b/s/y",
+		"s/../../../..": "a/b/z", "a/../..": "w"} {
+		assert.Equal(t, experimentalsys.EPERM, r.Symlink(target, link), "%s -> %s", link, target)
+		_, err := os.Lstat(filepath.Join(ws, link))
+		assert.ErrorIs(t, err, fs.ErrNotExist, "%s was made", link)
+	}
+	require.Zero(t, r.Symlink("a/b", "a/b/s/up"), "a target without .. needs no walk")
+	require.Zero(t, r.Symlink("../../a", "a/b/down"))
+	target, errno := r.Readlink("a/b/down")
+	assert.Zero(t, errno)
+	assert.Equal(t, "../../a", target)
+}
