@@ -18,7 +18,7 @@ const (
 // string given to bash -c, sh -c or eval, are commands of their own as
 // well as parts of the word or command that holds them. Comments are dropped, and so are the
 // reserved words that open a compound command (if, then, while, do, {,
-// !, time ...).
+// ! ...). $'...' and $"..." are read as the strings they give.
 //
 // It is a best effort, for policies, not a shell: here-documents, case
 // patterns, aliases, functions, variables and anything computed at run
@@ -141,6 +141,10 @@ func (sp *shellSplitter) wordByte(w *strings.Builder, b byte, inDouble bool) {
 			sp.wordByte(w, s[sp.i], true)
 		}
 		sp.i++ // the closing quote (or past the end)
+	case b == '$' && next == '\'' && !inDouble:
+		sp.ansiC(w)
+	case b == '$' && next == '"' && !inDouble:
+		sp.i++ // $"...": a string to translate, read as "..."
 	case b == '`':
 		start := sp.i
 		sp.i++
@@ -274,29 +278,35 @@ func (sp *shellSplitter) add(words []string) {
 }
 
 // shellKeyword reports the reserved words that may open a command without
-// being one.
+// being one. time is not among them: it takes options (time -p rm), so it
+// is a wrapper unwrapOnce takes off.
 func shellKeyword(w string) bool {
 	switch w {
-	case "{", "}", "!", "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "time", "esac", "coproc":
+	case "{", "}", "!", "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "esac", "coproc":
 		return true
 	}
 	return false
 }
 
 // shellScript returns the string a command hands to a shell to run:
-// bash -c STRING (any option cluster holding c), eval ARGS.
+// bash -c STRING (any option cluster holding c; the name after -o, +o,
+// -O or +O is skipped), eval ARGS. busybox sh is a wrapper and a shell:
+// unwrapCommand takes busybox off.
 func shellScript(words []string) (string, bool) {
 	switch baseName(words[0]) {
 	case "eval":
 		return strings.Join(words[1:], " "), len(words) > 1
-	case "bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "busybox":
+	case "bash", "sh", "dash", "zsh", "ksh", "ash", "mksh":
 		for i := 1; i < len(words); i++ {
 			w := words[i]
-			if !strings.HasPrefix(w, "-") || w == "-" || w == "--" {
+			if (!strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "+")) || w == "-" || w == "--" || w == "+" {
 				return "", false
 			}
-			if !strings.HasPrefix(w, "--") && strings.Contains(w, "c") && i+1 < len(words) {
+			if w[0] == '-' && !strings.HasPrefix(w, "--") && strings.Contains(w, "c") && i+1 < len(words) {
 				return words[i+1], true
+			}
+			if len(w) == 2 && strings.ContainsRune("oO", rune(w[1])) {
+				i++ // -o posix, +O extglob: the option's name
 			}
 		}
 	}
@@ -318,8 +328,8 @@ const maxUnwrap = 8
 // unwrapCommand returns the forms one command can be seen as, for deny
 // rules: as written; without its leading VAR=value assignments; and
 // without each wrapper that runs the rest of the line as a command (sudo,
-// doas, env, command, exec, nohup, nice, timeout, xargs ...), their
-// options skipped as well as can be guessed. A form whose command is
+// doas, env, command, exec, nohup, nice, timeout, xargs, time, busybox
+// ...), their options skipped as well as can be guessed. A form whose command is
 // written as a path (/bin/rm) is also given by its name (rm). The first
 // form is always the command itself.
 func unwrapCommand(words []string) [][]string {
@@ -393,7 +403,9 @@ func unwrapOnce(words []string) ([]string, bool) {
 		withValue = "IiLlnPdEsa"
 	case "stdbuf":
 		withValue = "ioe"
-	case "command", "builtin", "exec", "nohup", "setsid", "time", "chrt", "taskset", "unbuffer", "caffeinate":
+	case "exec":
+		withValue = "a" // exec -a NAME: the name the command is given
+	case "command", "builtin", "nohup", "setsid", "time", "chrt", "taskset", "unbuffer", "caffeinate", "busybox":
 	default:
 		return nil, false
 	}
