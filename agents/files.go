@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -26,13 +27,32 @@ var ErrOutside = errors.New("leads outside the agent's folder")
 // outsideFix completes a sentence about a reference that leads out.
 const outsideFix = ": an agent may use only files inside its own folder; copy the file into it and name it by a relative path"
 
+// ErrNotRegular is matched (errors.Is) by the error for a file an agent
+// names that is a named pipe, a device or a socket: opening a FIFO to read
+// it would block the daemon's start or reload until something writes to
+// it.
+var ErrNotRegular = errors.New("is a named pipe, device or socket, not a regular file")
+
+// notRegularFix completes a sentence about a file that is not regular.
+const notRegularFix = ": an agent's files must be regular files; replace it with one"
+
 // openInside opens rel, a path relative to root, following symlinks only
 // while they stay inside. A path or link that leads out is an error
-// matching ErrOutside; a missing file one matching fs.ErrNotExist.
+// matching ErrOutside; a missing file one matching fs.ErrNotExist; a file
+// that is neither regular nor a folder one matching ErrNotRegular. The
+// open never blocks (O_NONBLOCK returns at once for a FIFO) and the type
+// is checked on the opened descriptor, so a file swapped for a FIFO
+// between a look and the open cannot slip through.
 func openInside(root *os.Root, rel string) (*os.File, error) {
-	f, err := root.Open(rel)
-	if err == nil || errors.Is(err, fs.ErrNotExist) {
-		return f, err
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.ENODEV) {
+		return nil, &fs.PathError{Op: "open", Path: rel, Err: ErrNotRegular} // a socket
+	}
+	if err == nil {
+		return regularOrDir(f, rel)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
 	// os.Root's "path escapes from parent" is not exported: tell it from
 	// other failures (permissions) by looking at the entry itself.
@@ -40,6 +60,20 @@ func openInside(root *os.Root, rel string) (*os.File, error) {
 		return nil, err
 	}
 	return nil, &fs.PathError{Op: "open", Path: rel, Err: ErrOutside}
+}
+
+// regularOrDir returns f if it is a regular file or a folder, and closes
+// it otherwise.
+func regularOrDir(f *os.File, rel string) (*os.File, error) {
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		err = &fs.PathError{Op: "open", Path: rel, Err: ErrNotRegular}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // readInside reads rel, a regular file of at most maxFileSize bytes inside

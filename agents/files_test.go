@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -116,4 +118,84 @@ func TestAgent_ReadFile(t *testing.T) {
 	st, err := a.StatFile("tools/x/README.md")
 	require.NoError(t, err)
 	assert.True(t, st.Mode().IsRegular())
+}
+
+// loadWithin runs Load on dir and fails the test if it has not returned
+// within a generous time: opening a FIFO to read blocks until a writer
+// comes, which the watchdog then supplies so the goroutine ends.
+func loadWithin(t *testing.T, dir string, fifos ...string) (*Agent, error) {
+	t.Helper()
+	type result struct {
+		a   *Agent
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		a, err := Load(dir)
+		done <- result{a, err}
+	}()
+	select {
+	case r := <-done:
+		return r.a, r.err
+	case <-time.After(20 * time.Second):
+		for _, p := range fifos {
+			if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
+		}
+		<-done
+		t.Fatal("Load blocked on a named pipe")
+		return nil, nil
+	}
+}
+
+func TestLoad_NamedPipeDoesNotBlock(t *testing.T) {
+	const model = "spec:\n  model:\n    provider: ollama\n    name: m\n"
+	cases := []struct {
+		name, spec, fifo string
+		line             int
+		want             string
+	}{
+		{"conventional soul", "", "SOUL.md", 0, "SOUL.md: is a named pipe, device or socket, not a regular file"},
+		{"named prompt", "  instructions: prompts/i.md\n", "prompts/i.md", 9, "spec.instructions prompts/i.md is a named pipe"},
+		{"agent.yaml", "", FileName, 0, "agent.yaml: is a named pipe"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeAgent(t, map[string]string{"prompts/x.md": "x"})
+			if tc.fifo != FileName {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, FileName), []byte(header+model+tc.spec), 0o644))
+			}
+			fifo := filepath.Join(dir, tc.fifo)
+			require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+			a, err := loadWithin(t, dir, fifo)
+			assert.Nil(t, a)
+			var e *Error
+			require.ErrorAs(t, err, &e, "a named pipe is a file:line error: %v", err)
+			assert.Equal(t, tc.line, e.Line, err.Error())
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// A tool's readme that is a named pipe is left to the code that builds
+// the tool (which reads it through ReadFile), but checking it at load
+// must not block, and neither may StatFile.
+func TestLoad_NamedPipeToolFile(t *testing.T) {
+	dir := writeAgent(t, map[string]string{
+		FileName: header + "spec:\n  model:\n    provider: ollama\n    name: m\n" +
+			"  tools:\n    - {type: cli, name: x, command: run, readme: README.md}\n",
+		"run": "#!/bin/sh\n",
+	})
+	fifo := filepath.Join(dir, "README.md")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	a, err := loadWithin(t, dir, fifo)
+	require.NoError(t, err)
+	_, err = a.StatFile("README.md")
+	assert.ErrorIs(t, err, ErrNotRegular)
+	_, err = a.ReadFile("README.md")
+	assert.ErrorIs(t, err, ErrNotRegular)
+	st, err := a.StatFile(".")
+	require.NoError(t, err, "a folder can still be looked at")
+	assert.True(t, st.IsDir())
 }

@@ -85,6 +85,9 @@ func Load(dir string) (*Agent, error) {
 	if errors.Is(err, ErrOutside) {
 		return nil, &Error{File: file, Msg: "is a link that " + ErrOutside.Error() + outsideFix}
 	}
+	if errors.Is(err, ErrNotRegular) {
+		return nil, &Error{File: file, Msg: ErrNotRegular.Error() + notRegularFix}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load agent: %w", err)
 	}
@@ -193,6 +196,10 @@ func (a *Agent) loadPrompts(root *os.Root, doc *Doc, s *spec) error {
 			return &Error{File: file, Msg: "is a link that " + ErrOutside.Error() + outsideFix}
 		case errors.Is(err, ErrOutside):
 			return doc.Errorf(p.path, "%s %s is a link that %s%s", p.path, p.ref, ErrOutside, outsideFix)
+		case errors.Is(err, ErrNotRegular) && p.ref == "":
+			return &Error{File: file, Msg: ErrNotRegular.Error() + notRegularFix}
+		case errors.Is(err, ErrNotRegular):
+			return doc.Errorf(p.path, "%s %s %s%s", p.path, p.ref, ErrNotRegular, notRegularFix)
 		default:
 			return doc.Errorf(p.path, "%s: %v", p.path, err)
 		}
