@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -225,25 +227,69 @@ type notifyFile struct {
 	Deliveries []Delivery `yaml:"deliveries"`
 }
 
-// LoadPolicy reads the policy tiers in order, most general first (the
-// workspace's, the agent's, the agent's local one); missing files are
-// skipped. No file at all gives mode dangerous with no rules.
+// LoadPolicy reads the policy tiers in order, most general first; missing
+// files are skipped. No file at all gives mode dangerous with no rules.
+// The files are read by their paths, symlinks followed: it is for the
+// tiers the user's own config names. An agent's own tiers are read by
+// LoadAgentPolicy.
 func LoadPolicy(files ...string) (*Policy, error) {
 	p := &Policy{Mode: "dangerous"}
 	for _, f := range files {
-		data, _, err := readFile(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+		if err := p.load(f, func() ([]byte, error) { data, _, err := readFile(f); return data, err }); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// LoadAgentPolicy reads the policy of the agent in dir: general (the data
+// dir's policy.yaml, which the user's config names; "" for none), then
+// the agent's PolicyFile and PolicyLocalFile. The agent's tiers are read
+// through an os.Root on its folder, as the files agent.yaml names are: an
+// agent folder may be imported or edited by others, and a tier that is a
+// symlink out of it (to another agent's policy, or a file whose text a
+// parse error would quote) is refused.
+func LoadAgentPolicy(general, dir string) (*Policy, error) {
+	p, err := LoadPolicy()
+	if general != "" {
+		p, err = LoadPolicy(general)
+	}
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load the policy of agent folder %s: %w", dir, err)
+	}
+	defer root.Close()
+	for _, name := range []string{PolicyFile, PolicyLocalFile} {
+		file := filepath.Join(dir, name)
+		err := p.load(file, func() ([]byte, error) { data, _, err := readInside(root, name); return data, err })
+		if errors.Is(err, ErrOutside) {
+			return nil, &Error{File: file, Msg: "is a link that " + ErrOutside.Error() + outsideFix}
 		}
 		if err != nil {
 			return nil, err
 		}
-		if err := p.merge(f, data); err != nil {
-			return nil, err
-		}
-		p.Files = append(p.Files, f)
 	}
 	return p, nil
+}
+
+// load merges the tier file, read by read, into p; a missing file is
+// skipped.
+func (p *Policy) load(file string, read func() ([]byte, error)) error {
+	data, err := read()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := p.merge(file, data); err != nil {
+		return err
+	}
+	p.Files = append(p.Files, file)
+	return nil
 }
 
 func (p *Policy) merge(file string, data []byte) error {

@@ -106,6 +106,50 @@ func TestLoadPolicy_Tiers(t *testing.T) {
 	assert.Equal(t, Allow, d, "no policy: dangerous, the sandbox is the boundary")
 }
 
+// Issue 11: an agent's tiers are read through its folder's os.Root, the
+// data dir's by its path.
+func TestLoadAgentPolicy(t *testing.T) {
+	data, dir, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	general := writePolicy(t, data, PolicyFile, "mode: ask\ndeny: [\"bash:rm *\"]\n")
+	writePolicy(t, dir, "shared.yaml", "allow: [\"bash:git *\"]\n")
+	require.NoError(t, os.Symlink("shared.yaml", filepath.Join(dir, PolicyFile)))
+	writePolicy(t, dir, PolicyLocalFile, "mode: restrict\n")
+
+	p, err := LoadAgentPolicy(general, dir)
+	require.NoError(t, err)
+	assert.Equal(t, "restrict", p.Mode)
+	assert.Equal(t, []string{general, filepath.Join(dir, PolicyFile), filepath.Join(dir, PolicyLocalFile)}, p.Files)
+	d, _ := p.Decide("bash", "git status")
+	assert.Equal(t, Allow, d, "a symlink that stays inside is followed")
+	d, _ = p.Decide("bash", "rm x")
+	assert.Equal(t, Deny, d)
+
+	p, err = LoadAgentPolicy("", t.TempDir())
+	require.NoError(t, err)
+	assert.Equal(t, "dangerous", p.Mode, "no tier at all")
+
+	secret := writePolicy(t, outside, "policy.yaml", "allow: [\"bash:*\"]\n")
+	for _, name := range []string{PolicyFile, PolicyLocalFile} {
+		require.NoError(t, os.Remove(filepath.Join(dir, name)))
+		require.NoError(t, os.Symlink(secret, filepath.Join(dir, name)))
+		_, err = LoadAgentPolicy(general, dir)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), name+": is a link that leads outside the agent's folder")
+		// What lite called before: the paths, read as the user's own config.
+		p, err = LoadPolicy(general, filepath.Join(dir, name))
+		require.NoError(t, err)
+		assert.Len(t, p.Allow, 1, "LoadPolicy follows the link")
+		writePolicy(t, dir, name+".tmp", "")
+		require.NoError(t, os.Rename(filepath.Join(dir, name+".tmp"), filepath.Join(dir, name)))
+	}
+
+	general = filepath.Join(data, "link.yaml")
+	require.NoError(t, os.Symlink(secret, general))
+	p, err = LoadAgentPolicy(general, dir)
+	require.NoError(t, err, "the user's own tier may be a link")
+	assert.Len(t, p.Allow, 1)
+}
+
 func TestLoadPolicy_Errors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ body, want string }{

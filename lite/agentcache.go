@@ -146,7 +146,7 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}
-	policy, err := agents.LoadPolicy(c.policyFiles(dir)...)
+	policy, err := agents.LoadAgentPolicy(filepath.Join(c.cfg.DataDir, agents.PolicyFile), dir)
 	if err != nil {
 		closeTools(ts)
 		return nil, err
