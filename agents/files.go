@@ -146,18 +146,29 @@ func localRef(doc *Doc, path, v string) error {
 	return doc.Errorf(path, "%s %q %s%s", path, v, ErrOutside, outsideFix)
 }
 
+// fileRef is one file reference in agent.yaml: its path there and its value.
+type fileRef struct{ path, v string }
+
+// toolRefs are the files tool i names: its readme and path, and its
+// command when it is a CLI tool (for another type the command is not a
+// file).
+func toolRefs(i int, t ToolRef) []fileRef {
+	p := "spec.tools[" + strconv.Itoa(i) + "]"
+	refs := []fileRef{{p + ".readme", t.Readme}, {p + ".path", t.Path}}
+	if t.Type == "cli" {
+		refs = append(refs, fileRef{p + ".command", t.Command})
+	}
+	return refs
+}
+
 // localRefs checks the text of every file reference in the spec.
 func localRefs(doc *Doc, s *spec) error {
-	refs := []struct{ path, v string }{
+	refs := []fileRef{
 		{"spec.soul", s.Soul}, {"spec.system_prompt", s.SystemPrompt},
 		{"spec.instructions", s.Instructions}, {"spec.skills_dir", s.SkillsDir},
 	}
 	for i, t := range s.Tools {
-		p := "spec.tools[" + strconv.Itoa(i) + "]"
-		if t.Type == "cli" {
-			refs = append(refs, struct{ path, v string }{p + ".command", t.Command})
-		}
-		refs = append(refs, struct{ path, v string }{p + ".readme", t.Readme}, struct{ path, v string }{p + ".path", t.Path})
+		refs = append(refs, toolRefs(i, t)...)
 	}
 	for _, r := range refs {
 		if err := localRef(doc, r.path, r.v); err != nil {
@@ -169,16 +180,11 @@ func localRefs(doc *Doc, s *spec) error {
 
 // checkToolFiles opens, through the root, the files the tools name, so
 // that one that is a symlink out of the folder is refused at load time
-// with its line. A missing file is left to the code that builds the tool,
-// which says what to do about it.
+// with its line. A missing file, or one that is not regular, is left to
+// the code that builds the tool, which says what to do about it.
 func checkToolFiles(root *os.Root, doc *Doc, tools []ToolRef) error {
 	for i, t := range tools {
-		p := "spec.tools[" + strconv.Itoa(i) + "]"
-		refs := []struct{ path, v string }{{p + ".readme", t.Readme}, {p + ".path", t.Path}}
-		if t.Type == "cli" {
-			refs = append(refs, struct{ path, v string }{p + ".command", t.Command})
-		}
-		for _, r := range refs {
+		for _, r := range toolRefs(i, t) {
 			if r.v == "" {
 				continue
 			}

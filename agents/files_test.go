@@ -199,3 +199,12 @@ func TestLoad_NamedPipeToolFile(t *testing.T) {
 	require.NoError(t, err, "a folder can still be looked at")
 	assert.True(t, st.IsDir())
 }
+
+// TestToolRefs: the text check and the open check go over the same list,
+// and a command is a file only for a CLI tool.
+func TestToolRefs(t *testing.T) {
+	assert.Equal(t, []fileRef{{"spec.tools[2].readme", "R.md"}, {"spec.tools[2].path", ""}, {"spec.tools[2].command", "run"}},
+		toolRefs(2, ToolRef{Type: "cli", Command: "run", Readme: "R.md"}))
+	assert.Equal(t, []fileRef{{"spec.tools[0].readme", ""}, {"spec.tools[0].path", "tools/x"}},
+		toolRefs(0, ToolRef{Type: "wasm", Command: "not a file", Path: "tools/x"}))
+}
