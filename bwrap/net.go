@@ -209,7 +209,11 @@ func helperArgs(helper string, pid int) ([]string, []*os.File, error) {
 	if filepath.Base(helper) == "slirp4netns" {
 		// 10.0.2.2 would be the host's loopback without
 		// --disable-host-loopback.
-		a := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=" + ready,
+		// --enable-sandbox and --enable-seccomp: it parses the packets the
+		// sandboxed command sends, as root under a root daemon, so it
+		// drops its capabilities and confines itself as podman has it do.
+		a := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp",
+			"--ready-fd=" + ready,
 			"--netns-type=path", "/proc/self/fd/3"}
 		if !root {
 			a = append(a, "--userns-path=/proc/self/fd/4")

@@ -44,12 +44,19 @@ type Owner struct {
 	// Dir is where the owner's record goes (<data_dir>/run/sandbox).
 	Dir string
 
-	once  sync.Once
-	id    string
-	read  *os.File // the lifeline's read end, passed to every sandbox
-	write *os.File // the lifeline's write end, never passed on
-	err   error
+	// mu guards start and Close; once started, id, read and write do not
+	// change, and Run reads them without it.
+	mu     sync.Mutex
+	closed bool // Close ran after start: no more sandboxes
+	id     string
+	read   *os.File // the lifeline's read end, passed to every sandbox
+	write  *os.File // the lifeline's write end, never passed on
+	err    error
 }
+
+// errOwnerClosed is why a Run with an Owner closed before its first
+// sandbox cannot start one.
+var errOwnerClosed = errors.New("the sandbox owner is closed (the daemon is stopping)")
 
 // lifelineFD is where the lifeline's read end is in bwrap and the init.
 const lifelineFD = 3
@@ -57,27 +64,42 @@ const lifelineFD = 3
 // markerPrefix starts the variable name that marks a sandbox's argv.
 const markerPrefix = "AGNX_SANDBOX_OWNER_"
 
-// start records the owner and opens the lifeline, once.
+// start records the owner and opens the lifeline, once: a failure is
+// kept and returned again.
 func (o *Owner) start() error {
-	o.once.Do(func() {
-		o.id, o.err = processID(os.Getpid())
-		if o.err != nil {
-			return
-		}
-		// Several owners may live in one process (a daemon and what it
-		// builds on the side): each has its own record.
-		o.id += "_" + strconv.FormatUint(rand.Uint64(), 36)
-		if o.err = os.MkdirAll(o.Dir, 0o700); o.err != nil {
-			return
-		}
-		if o.err = os.WriteFile(filepath.Join(o.Dir, o.id), nil, 0o600); o.err != nil {
-			return
-		}
-		o.read, o.write, o.err = os.Pipe()
-	})
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return errOwnerClosed
+	}
+	if o.id == "" && o.err == nil {
+		o.err = o.record()
+	}
 	if o.err != nil {
 		return fmt.Errorf("record the sandbox owner in %s: %w", o.Dir, o.err)
 	}
+	return nil
+}
+
+// record writes the owner's record and opens the lifeline.
+func (o *Owner) record() error {
+	id, err := processID(os.Getpid())
+	if err != nil {
+		return err
+	}
+	// Several owners may live in one process (a daemon and what it builds
+	// on the side): each has its own record.
+	id += "_" + strconv.FormatUint(rand.Uint64(), 36)
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.Dir, id), nil, 0o600); err != nil {
+		return err
+	}
+	if o.read, o.write, err = os.Pipe(); err != nil {
+		return err
+	}
+	o.id = id
 	return nil
 }
 
@@ -86,9 +108,12 @@ func (o *Owner) marker() string { return markerPrefix + o.id }
 // Close removes the owner's record: no sandbox of it is left. Call it
 // once no sandbox of this owner runs any more.
 func (o *Owner) Close() error {
-	if o.id == "" || o.err != nil {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.id == "" || o.err != nil || o.closed {
 		return nil
 	}
+	o.closed = true
 	o.read.Close()
 	o.write.Close()
 	return os.Remove(filepath.Join(o.Dir, o.id))
@@ -148,10 +173,11 @@ func killMarked(dead map[string]bool) (int, error) {
 		if id == "" || !dead[id] {
 			continue
 		}
-		if err := syscall.Kill(pid, syscall.SIGKILL); err == nil {
+		// A process that is gone, or not ours to kill (another user copied
+		// a marker into its argv), is passed over: one of them must not
+		// keep the dead owners' records, and their rescans, forever.
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
 			killed++
-		} else if !errors.Is(err, syscall.ESRCH) {
-			return killed, fmt.Errorf("end leftover sandbox %d: %w", pid, err)
 		}
 	}
 	return killed, nil

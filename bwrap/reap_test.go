@@ -152,3 +152,13 @@ func running(name string) bool {
 	out, _ := exec.Command("pgrep", "-f", name).Output()
 	return strings.TrimSpace(string(out)) != ""
 }
+
+// Once closed, an owner starts no more sandboxes: their record would be
+// gone, and a later start could not reap them.
+func TestOwner_NoStartAfterClose(t *testing.T) {
+	o := &Owner{Dir: filepath.Join(t.TempDir(), "run")}
+	require.NoError(t, o.start())
+	require.NoError(t, o.Close())
+	assert.ErrorIs(t, o.start(), errOwnerClosed)
+	require.NoError(t, o.Close(), "closing twice is harmless")
+}

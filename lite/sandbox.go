@@ -135,7 +135,11 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	go a.s.watchDisk(ctx, p.Workspace, stop)
+	if room > 0 {
+		// Only a command that may grow files is watched: on a disk already
+		// under the floor, rm and du must still run to the end.
+		go a.s.watchDisk(ctx, p.Workspace, stop)
+	}
 	res, err := r.Run(ctx, p, e.Command, e.Stdin)
 	if errors.Is(context.Cause(ctx), errDiskLow) {
 		full, err = "stopped: "+diskLow(a.s.diskFloorMB), nil
