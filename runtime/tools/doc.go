@@ -6,7 +6,9 @@
 // (.., absolute, or a symlink, even one swapped in mid-call) reaches
 // outside it. The path a tool opens is also the subject policies match
 // (cleanPath): ./x, a/../x, /workspace/x and the workspace's host path
-// all name x.
+// all name x. write_file and edit_file refuse a regular file with other
+// hard links (checked on the open descriptor, before truncating): a link
+// made on the host may name a file outside, which os.Root cannot see.
 //
 // Workspace files are hostile input, so no file tool can hang or exhaust
 // the daemon:

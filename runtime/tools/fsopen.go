@@ -23,6 +23,10 @@ var errNotRegular = errors.New("not a regular file")
 // given a directory.
 var errIsDir = errors.New("is a directory")
 
+// errHardLinked is returned by a write to a regular file with more than
+// one link: another link may name it from outside the workspace.
+var errHardLinked = errors.New("has other hard links")
+
 // errNotDir is returned when a tool that lists a directory is given
 // something else.
 var errNotDir = errors.New("not a directory")
@@ -113,6 +117,9 @@ func fsError(op, p string, err error) runtime.Result {
 		return runtime.ErrorResult(fmt.Sprintf("error: %s: permission denied for %q", op, p))
 	case errors.Is(err, errNotRegular):
 		return runtime.ErrorResult(fmt.Sprintf("error: %s: %q is a named pipe, device or socket, not a regular file; file tools only work on regular files", op, p))
+	case errors.Is(err, errHardLinked):
+		return runtime.ErrorResult(fmt.Sprintf("error: %s: %q has other hard links, so it may be a file outside the workspace: copy it first (cp %s %s.new && mv %s.new %s)",
+			op, p, p, p, p, p))
 	case errors.Is(err, errIsDir):
 		return runtime.ErrorResult(fmt.Sprintf("error: %s: %q is a directory; use list_dir", op, p))
 	case errors.Is(err, errNotDir):

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"syscall"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -192,15 +193,28 @@ func readForEdit(root *os.Root, p, shown string) ([]byte, runtime.Result, bool) 
 
 // writeRegular writes data to p, which must be (or, with O_CREATE, become)
 // a regular file: a FIFO or device in its place is refused without
-// blocking.
+// blocking. So is a file with other hard links, as the WASM tools' file
+// system does: a link made on the host may name a file outside the
+// workspace, and writing through it would change that file. The check is
+// made on the opened descriptor, and O_TRUNC is applied only after it, so
+// a refused file is left as it was.
 func writeRegular(root *os.Root, p string, flag int, data []byte) error {
-	f, _, err := openRegular(root, p, flag, 0o644)
+	f, st, err := openRegular(root, p, flag&^os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	err = errHardLinked
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink <= 1 {
+		err = nil
 	}
-	return werr
+	if err == nil && flag&os.O_TRUNC != 0 {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

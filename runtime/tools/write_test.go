@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -119,4 +120,40 @@ func TestReadFile_SymlinkSwapRace(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	assert.Positive(t, harmless, "the race really alternated")
+}
+
+// TestWriteFile_HardLink: a hard link in the workspace to a file outside
+// (made on the host, where the link is allowed) must not let write_file,
+// its append or edit_file change that file; after the advised copy the
+// workspace's own file is written.
+func TestWriteFile_HardLink(t *testing.T) {
+	ws, outside := workspace(t)
+	hard := filepath.Join(ws, "hard.txt")
+	require.NoError(t, os.Link(outside, hard))
+	ctx := context.Background()
+	calls := []struct {
+		tool interface {
+			Run(context.Context, []byte) (runtime.Result, error)
+		}
+		args string
+	}{
+		{&WriteFile{Workspace: ws}, `{"path":"hard.txt","content":"pwned"}`},
+		{&WriteFile{Workspace: ws}, `{"path":"hard.txt","content":"pwned","append":true}`},
+		{&EditFile{Workspace: ws}, `{"path":"hard.txt","old_string":"SECRET","new_string":"pwned"}`},
+	}
+	for _, c := range calls {
+		res, err := c.tool.Run(ctx, []byte(c.args))
+		require.NoError(t, err)
+		assert.True(t, res.IsError, c.args)
+		assert.Contains(t, res.Content, `"hard.txt" has other hard links, so it may be a file outside the workspace: copy it first (cp hard.txt hard.txt.new && mv hard.txt.new hard.txt)`)
+		secret, _ := os.ReadFile(outside)
+		assert.Equal(t, "TOP SECRET", string(secret), "the file outside was left as it was: %s", c.args)
+	}
+
+	require.NoError(t, os.Remove(outside)) // now hard.txt is the only link
+	res, err := (&EditFile{Workspace: ws}).Run(ctx, []byte(`{"path":"hard.txt","old_string":"SECRET","new_string":"public"}`))
+	require.NoError(t, err)
+	assert.False(t, res.IsError, res.Content)
+	data, _ := os.ReadFile(hard)
+	assert.Equal(t, "TOP public", string(data))
 }
