@@ -9,7 +9,9 @@
 // Every file agent.yaml names must lie inside the agent's folder: it is
 // read through an [os.Root], so an absolute path, "..", or a symlink that
 // leads out is refused ([ErrOutside]) and no host file can reach the
-// model server through a prompt or a tool description. [Import] shows an
+// model server through a prompt or a tool description. Those files are
+// opened without blocking, so a named pipe among them is refused
+// ([ErrNotRegular]) instead of hanging a start or reload. [Import] shows an
 // archive's [Reach] (model server, executables, network) and refuses a
 // risky one unless the user trusts it.
 //
