@@ -71,8 +71,13 @@ func (t *Glob) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	}
 	var out []string
 	more := 0
+	root, err := os.OpenRoot(t.Workspace)
+	if err != nil {
+		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
+	}
+	defer root.Close()
 	base := cleanPath(t.Workspace, a.Path)
-	err := walk(ctx, t.Workspace, base, func(p string, d fs.DirEntry) error {
+	err = walk(ctx, root, base, func(p string, d fs.DirEntry) error {
 		rel := p
 		if base != "." {
 			rel = strings.TrimPrefix(p, base+"/")
@@ -135,13 +140,9 @@ func matchParts(pat, name []string) bool {
 // root. dir is a cleanPath. Folders are opened with O_DIRECTORY, so
 // nothing else (a FIFO swapped in for one) is ever opened by the walk, and
 // symlinks to folders are not followed. It stops with errWalkBudget after
-// maxWalkEntries entries.
-func walk(ctx context.Context, workspace, dir string, fn func(p string, d fs.DirEntry) error) error {
-	root, err := os.OpenRoot(workspace)
-	if err != nil {
-		return fmt.Errorf("open workspace: %w", err)
-	}
-	defer root.Close()
+// maxWalkEntries entries. root is the caller's, so a call that reads the
+// files it finds (grep) reads them in the folder it walked.
+func walk(ctx context.Context, root *os.Root, dir string, fn func(p string, d fs.DirEntry) error) error {
 	info, err := root.Stat(dir)
 	if err != nil {
 		return err
@@ -267,7 +268,7 @@ func (t *Grep) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	}
 	defer root.Close()
 	g := grepper{ctx: ctx, root: root, re: re, budget: maxGrepScan}
-	err = walk(ctx, t.Workspace, cleanPath(t.Workspace, a.Path), func(p string, d fs.DirEntry) error {
+	err = walk(ctx, root, cleanPath(t.Workspace, a.Path), func(p string, d fs.DirEntry) error {
 		if (a.Include != "" && !MatchGlob(a.Include, p)) || g.matches >= maxGrepMatches {
 			return nil
 		}

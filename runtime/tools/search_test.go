@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -84,4 +85,27 @@ func TestGrep_Run(t *testing.T) {
 	res, _ = tool.Run(context.Background(), []byte(`{"pattern":"(unclosed"}`))
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "not a valid regular expression")
+}
+
+// TestWalk_OneRootPerCall: walk goes over the folder its caller opened,
+// not whatever the workspace's path names by the time it starts, so grep
+// reads the files in the folder it walked.
+func TestWalk_OneRootPerCall(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "sub", "a.txt"), []byte("a"), 0o644))
+	root, err := os.OpenRoot(ws)
+	require.NoError(t, err)
+	defer root.Close()
+	require.NoError(t, os.Rename(ws, filepath.Join(dir, "moved")))
+	require.NoError(t, os.MkdirAll(ws, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "planted.txt"), []byte("p"), 0o644))
+
+	var seen []string
+	require.NoError(t, walk(context.Background(), root, ".", func(p string, _ fs.DirEntry) error {
+		seen = append(seen, p)
+		return nil
+	}))
+	assert.Equal(t, []string{"sub/a.txt"}, seen)
 }
