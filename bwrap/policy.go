@@ -16,7 +16,8 @@ type Policy struct {
 	WorkDir string
 	// ReadOnly lists more host paths bound read-only at the same place.
 	ReadOnly []string
-	// Network gives the sandbox outbound network through pasta, in a
+	// Network gives the sandbox outbound network through slirp4netns or
+	// pasta (Runner.NetworkHelper), in a
 	// network namespace of its own where the host's loopback (the daemon,
 	// Ollama, any local service) cannot be reached (see net.go); Run
 	// connects it, Args alone does not. Without it the sandbox has only

@@ -218,3 +218,19 @@ func TestSandbox_ReserveGone(t *testing.T) {
 	res = call(t, a, "bash", `{"command":"echo x > f; echo rc=$?"}`)
 	assert.Contains(t, res.Content, "rc=0")
 }
+
+// A workspace with more entries than the walk measures (a big
+// node_modules) is not full for that: what the walk saw counts.
+func TestPrepareWorkspace_ManyEntries(t *testing.T) {
+	ws := t.TempDir()
+	for d := range maxWorkspaceEntries/1000 + 1 {
+		dir := filepath.Join(ws, strconv.Itoa(d))
+		require.NoError(t, os.Mkdir(dir, 0o755))
+		for f := range 1000 {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, strconv.Itoa(f)), nil, 0o644))
+		}
+	}
+	room, err := prepareWorkspace(ws, 1024, nil)
+	require.NoError(t, err)
+	assert.Greater(t, room, 900, "empty files take no room: not full")
+}

@@ -14,8 +14,8 @@ import (
 )
 
 // maxWorkspaceEntries and maxWorkspaceDepth bound the walk that measures
-// a workspace, so a tool call never waits long for it; a workspace with
-// more entries, or deeper, counts as full.
+// a workspace, so a tool call never waits long for it: see
+// prepareWorkspace for what happens past them.
 const (
 	maxWorkspaceEntries = 200_000
 	maxWorkspaceDepth   = 64
@@ -51,11 +51,14 @@ func prepareWorkspace(ws string, capMB int, owner *bwrap.User) (int, error) {
 	if owner != nil {
 		_ = unix.Fchown(fd, int(owner.UID), int(owner.GID))
 	}
-	full := w.dir(fd, 0) != nil || w.tooDeep
+	// Past maxWorkspaceEntries (a big node_modules) what was seen counts,
+	// and the disk floor guards the rest; a tree deeper than anything a
+	// tool makes is one built to hide from the walk: full.
+	_ = w.dir(fd, 0)
 	if capMB <= 0 {
 		return room, nil
 	}
-	if full {
+	if w.tooDeep {
 		return 0, nil
 	}
 	return capMB - int(w.used>>20), nil
@@ -71,7 +74,7 @@ type wsWalk struct {
 	owner   *bwrap.User
 	used    int64
 	entries int
-	tooDeep bool // a subtree was too deep to measure: skipped
+	tooDeep bool // a subtree was too deep to measure: a tree built to evade the cap
 }
 
 // dir walks the open directory fd, and closes it.
@@ -193,8 +196,8 @@ const diskFull = "the disk holding the data dir filled up and the database is us
 
 // workspaceFull is what a writing tool says when the workspace is full.
 func workspaceFull(capMB int) string {
-	return fmt.Sprintf("the workspace is full (sandbox.workspace_mb is %d MB, or more than %d entries, or %d levels deep): "+
-		"delete files from it (rm still works in bash) before writing more", capMB, maxWorkspaceEntries, maxWorkspaceDepth)
+	return fmt.Sprintf("the workspace is full (sandbox.workspace_mb is %d MB, or folders more than %d levels deep): "+
+		"delete files from it (rm still works in bash) before writing more", capMB, maxWorkspaceDepth)
 }
 
 // capped returns t, a tool writing into the workspace ws, refusing its
