@@ -83,6 +83,11 @@ type Rule struct {
 	Tool    string
 	Subject string // empty: any call of the tool
 	Raw     string
+	// path and shell are Subject as it is matched, worked out once by
+	// ParseRule (Decide runs on the event loop, for every call): cleaned
+	// as a path (pathTool), and as a bash pattern.
+	path  string
+	shell shellPattern
 }
 
 // ParseRule parses "tool[:subject]".
@@ -104,6 +109,9 @@ func ParseRule(s string) (Rule, error) {
 	if strings.ContainsAny(r.Tool, " \t") {
 		return r, fmt.Errorf("rule %q: a tool name has no spaces; write tool:pattern, e.g. bash:git *", s)
 	}
+	if r.Subject != "" {
+		r.path, r.shell = cleanRulePath(r.Subject), newShellPattern(r.Subject)
+	}
 	return r, nil
 }
 
@@ -116,15 +124,42 @@ func (r Rule) Matches(tool, subject string) bool {
 // Decide applies the policy to one call; it also returns the rule that
 // decided, when one did.
 func (p *Policy) Decide(tool, subject string) (Decision, string) {
-	c := call{tool: tool, subject: subject, complete: true}
-	if p.hasRules(tool) { // splitting a long bash line is not free
-		c = newCall(tool, subject)
+	return p.decide(p.newCall(tool, subject, p.Deny, p.Allow))
+}
+
+// Notifies reports whether a call is to be reported.
+func (p *Policy) Notifies(tool, subject string) bool {
+	return p.notifies(p.newCall(tool, subject, p.Notify.Patterns))
+}
+
+// Check is Decide and Notifies in one, the event loop's question for every
+// call: a bash line is split once for both.
+func (p *Policy) Check(tool, subject string) (Decision, string, bool) {
+	c := p.newCall(tool, subject, p.Deny, p.Allow, p.Notify.Patterns)
+	d, rule := p.decide(c)
+	return d, rule, p.notifies(c)
+}
+
+// newCall prepares a call for the rules of the lists given; the bash
+// line is split, which is not free for a long one, only when one of them
+// names tool.
+func (p *Policy) newCall(tool, subject string, lists ...[]Rule) call {
+	for _, rules := range lists {
+		for _, r := range rules {
+			if Wildcard(r.Tool, tool) {
+				return newCall(tool, subject)
+			}
+		}
 	}
+	return call{tool: tool, subject: subject, complete: true}
+}
+
+func (p *Policy) decide(c call) (Decision, string) {
 	for _, r := range p.Deny {
 		if r.denies(c) {
 			return Deny, r.Raw
 		}
-		if !c.complete && Wildcard(r.Tool, tool) {
+		if !c.complete && Wildcard(r.Tool, c.tool) {
 			return Deny, r.Raw + "; the command has too many parts to check against it"
 		}
 	}
@@ -140,27 +175,13 @@ func (p *Policy) Decide(tool, subject string) (Decision, string) {
 	return Allow, ""
 }
 
-// hasRules reports whether a deny or allow rule names tool.
-func (p *Policy) hasRules(tool string) bool {
-	for _, rules := range [][]Rule{p.Deny, p.Allow} {
-		for _, r := range rules {
-			if Wildcard(r.Tool, tool) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// Notifies reports whether a call is to be reported.
-func (p *Policy) Notifies(tool, subject string) bool {
+func (p *Policy) notifies(c call) bool {
 	if !p.Notify.Enabled {
 		return false
 	}
 	if len(p.Notify.Patterns) == 0 {
 		return true
 	}
-	c := newCall(tool, subject)
 	for _, r := range p.Notify.Patterns {
 		if r.denies(c) {
 			return true

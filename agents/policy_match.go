@@ -78,7 +78,7 @@ func (r Rule) denies(c call) bool {
 		return true
 	}
 	if pathTool(c.tool) {
-		return Wildcard(cleanRulePath(r.Subject), c.subject)
+		return Wildcard(r.path, c.subject)
 	}
 	if Wildcard(r.Subject, c.subject) {
 		return true
@@ -86,10 +86,9 @@ func (r Rule) denies(c call) bool {
 	if c.tool != shellTool {
 		return false
 	}
-	sp := newShellPattern(r.Subject)
 	for _, forms := range c.cmds {
 		for _, form := range forms {
-			if sp.matches(form, true) {
+			if r.shell.matches(form, true) {
 				return true
 			}
 		}
@@ -114,14 +113,10 @@ func (p *Policy) allowedBy(c call) (Rule, bool) {
 		return Rule{}, false
 	}
 	var first Rule
-	patterns := make([]shellPattern, len(p.Allow))
-	for i, r := range p.Allow {
-		patterns[i] = newShellPattern(r.Subject)
-	}
 	for i, forms := range c.cmds {
 		found := false
-		for j, r := range p.Allow {
-			if Wildcard(r.Tool, c.tool) && (r.Subject == "" || patterns[j].matches(forms[0], false)) {
+		for _, r := range p.Allow {
+			if Wildcard(r.Tool, c.tool) && (r.Subject == "" || r.shell.matches(forms[0], false)) {
 				if i == 0 {
 					first = r
 				}

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestWildcard(t *testing.T) {
 func TestParseRule(t *testing.T) {
 	r, err := ParseRule("bash:git *")
 	require.NoError(t, err)
-	assert.Equal(t, Rule{Tool: "bash", Subject: "git *", Raw: "bash:git *"}, r)
+	assert.Equal(t, [3]string{"bash", "git *", "bash:git *"}, [3]string{r.Tool, r.Subject, r.Raw})
 	r, err = ParseRule("mcp:github:*")
 	require.NoError(t, err)
 	assert.Equal(t, "mcp:github:*", r.Tool)
@@ -185,7 +186,7 @@ func FuzzParseRule(f *testing.F) {
 	})
 }
 
-func mustPolicy(t *testing.T, mode string, deny, allow []string) *Policy {
+func mustPolicy(t testing.TB, mode string, deny, allow []string) *Policy {
 	t.Helper()
 	p := &Policy{Mode: mode}
 	for _, s := range deny {
@@ -325,4 +326,35 @@ func TestPolicy_NotifiesAnyCommand(t *testing.T) {
 	assert.True(t, p.Notifies("bash", "ls; sudo  reboot"))
 	assert.True(t, p.Notifies("bash", "echo $(sudo id)"))
 	assert.False(t, p.Notifies("bash", "echo sudo"))
+}
+
+// Check answers as Decide and Notifies do; the bash line is split only
+// when a rule names bash, once, and the rules' patterns are built by
+// ParseRule, not per call: a call costs the same under 1 rule as under 40.
+func TestPolicy_Check(t *testing.T) {
+	p := mustPolicy(t, "ask", []string{"bash:rm -rf *"}, []string{"bash:git *", "read_file:docs/*"})
+	notify, err := ParseRule("bash:sudo *")
+	require.NoError(t, err)
+	p.Notify = Notify{Enabled: true, Patterns: []Rule{notify}}
+	for _, tt := range []struct{ tool, subject string }{
+		{"bash", "git status"}, {"bash", "ls; sudo rm -rf /"}, {"bash", "sudo id"}, {"read_file", "docs/a.md"}, {"web", "x"},
+	} {
+		d, rule, n := p.Check(tt.tool, tt.subject)
+		wd, wrule := p.Decide(tt.tool, tt.subject)
+		assert.Equal(t, []any{wd, wrule, p.Notifies(tt.tool, tt.subject)}, []any{d, rule, n}, "%s %q", tt.tool, tt.subject)
+	}
+
+	allocs := func(p *Policy, tool, subject string) float64 {
+		return testing.AllocsPerRun(50, func() { p.Check(tool, subject) })
+	}
+	var allow []string
+	for i := range 40 {
+		allow = append(allow, fmt.Sprintf("bash:tool%d -x *", i), fmt.Sprintf("read_file:./dir%d/../*.md", i))
+	}
+	one := mustPolicy(t, "ask", nil, allow[:2])
+	many := mustPolicy(t, "ask", nil, allow)
+	assert.Equal(t, allocs(one, "bash", "git status"), allocs(many, "bash", "git status"), "bash")
+	assert.Equal(t, allocs(one, "read_file", "notes.md"), allocs(many, "read_file", "notes.md"), "read_file")
+	assert.Zero(t, allocs(many, "read_file", "notes.md"), "a cleaned path costs no allocation")
+	assert.Zero(t, allocs(&Policy{Mode: "ask", Notify: Notify{Enabled: true}}, "bash", "git status"), "no rule names bash: no split")
 }

@@ -82,11 +82,11 @@ func (l *Loop) startTools(s *session, calls []ToolCall) {
 			continue
 		}
 		subject := t.agent.subject(c)
-		decision, rule := t.agent.decide(c.Name, subject)
+		decision, rule, notify := t.agent.decide(c.Name, subject)
 		if decision == agents.Ask && s.st.alwaysAllowed(c.Name, subject) {
 			decision = agents.Allow
 		}
-		if l.opts.Notify != nil && t.agent.Policy != nil && t.agent.Policy.Notifies(c.Name, subject) {
+		if l.opts.Notify != nil && notify {
 			l.opts.Notify(Notification{Session: s.st.ID, Agent: s.st.Agent, Tool: c.Name, Subject: subject,
 				Decision: decision.String(), Deliveries: t.agent.Policy.Notify.Deliveries})
 		}
@@ -116,11 +116,18 @@ func (a *LoadedAgent) subject(c ToolCall) string {
 	return ""
 }
 
-func (a *LoadedAgent) decide(tool, subject string) (agents.Decision, string) {
-	if a.Policy == nil || a.tool(tool) == nil {
-		return agents.Allow, ""
+// decide returns the policy's decision on a call and whether it is to be
+// reported; a call of a tool the agent lacks is let through, to fail as
+// unknown with a result that names the tools it has.
+func (a *LoadedAgent) decide(tool, subject string) (d agents.Decision, rule string, notify bool) {
+	if a.Policy == nil {
+		return agents.Allow, "", false
 	}
-	return a.Policy.Decide(tool, subject)
+	d, rule, notify = a.Policy.Check(tool, subject) // the line is split once
+	if a.tool(tool) == nil {
+		return agents.Allow, "", notify
+	}
+	return d, rule, notify
 }
 
 func (l *Loop) runTools() {
