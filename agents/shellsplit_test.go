@@ -60,6 +60,15 @@ func TestSplitCommands_Limits(t *testing.T) {
 	deep := strings.Repeat("$(", 1000) + "rm -rf /" + strings.Repeat(")", 1000)
 	cmds, _ = SplitCommands(deep)
 	assert.NotEmpty(t, cmds, "deep nesting is cut, not followed to a stack overflow")
+
+	// $((...) ) is read again as $( (...) ): nested, that must not double
+	// the work at each level.
+	reread := strings.Repeat("$(( ", 15) + "rm -rf /" + strings.Repeat(") )", 15)
+	var sp shellSplitter
+	sp.s = strings.Repeat(reread+";", 200)
+	sp.list(0)
+	assert.LessOrEqual(t, sp.reread, len(sp.s)+len(reread))
+	assert.Contains(t, sp.out, []string{"rm", "-rf", "/"})
 }
 
 func TestNormFlags(t *testing.T) {
@@ -99,7 +108,7 @@ func TestUnwrapCommand(t *testing.T) {
 func FuzzSplitCommands(f *testing.F) {
 	for _, s := range []string{"rm -rf /", "ls; rm -fr /", `rm "-rf" /`, "FOO=1 sudo rm -rf /", "echo $(id) `id` \"$(id)\"",
 		"bash -c 'a; b'", "eval x y", "a 2>&1 | b &>c", "if a; then b; fi", "a # b", "'", "\"", "$(", "`", "\\", "a\\\nb",
-		"$((1+(2)))", "<(a) >(b)", "ad bad;cab|dab&&a0\nd1"} {
+		"$((1+(2)))", "$(( $(a) ))", "$((a) )", "$'\\x72m'", `$"a"`, "<(a) >(b)", "ad bad;cab|dab&&a0\nd1"} {
 		f.Add(s)
 	}
 	deny, err := ParseRule("bash:rm -rf *")
