@@ -56,7 +56,11 @@ func newCall(tool, subject string) call {
 }
 
 // cleanRulePath normalises a path subject or pattern: relative to the
-// workspace (a leading /workspace or / goes), cleaned, ./ gone.
+// workspace (a leading /workspace or / goes), cleaned, ./ gone. Patterns
+// are cleaned once, by ParseRule. The tools' Subject already gives
+// subjects in this form (runtime/tools.cleanPath, which also knows the
+// workspace's host path); they are cleaned again here for other callers
+// of Decide and Matches, which costs no allocation on a clean path.
 func cleanRulePath(p string) string {
 	p = strings.TrimSpace(p)
 	if rest, ok := strings.CutPrefix(p, "/workspace/"); ok || p == "/workspace" {

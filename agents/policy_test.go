@@ -356,5 +356,9 @@ func TestPolicy_Check(t *testing.T) {
 	assert.Equal(t, allocs(one, "bash", "git status"), allocs(many, "bash", "git status"), "bash")
 	assert.Equal(t, allocs(one, "read_file", "notes.md"), allocs(many, "read_file", "notes.md"), "read_file")
 	assert.Zero(t, allocs(many, "read_file", "notes.md"), "a cleaned path costs no allocation")
+	for _, p := range []string{"a/b", ".", "..", "../x", "a/../../b", "/workspace/./a//b/", "/workspace", " /x "} {
+		clean := cleanRulePath(p)
+		assert.Equal(t, clean, cleanRulePath(clean), "cleaning %q twice", p)
+	}
 	assert.Zero(t, allocs(&Policy{Mode: "ask", Notify: Notify{Enabled: true}}, "bash", "git status"), "no rule names bash: no split")
 }
