@@ -42,7 +42,12 @@ func Salvage(src, dst string) (SalvageReport, error) {
 	}
 	in, err := openBolt(src, &bolt.Options{ReadOnly: true, Timeout: 200 * time.Millisecond})
 	if err != nil {
-		return rep, fmt.Errorf("nothing can be recovered from %s (%v): restore a backup", src, openError(src, err, true))
+		oerr := openError(src, err, true)
+		var locked *LockedError
+		if errors.As(oerr, &locked) { // held, not lost: stop the holder first
+			return rep, oerr
+		}
+		return rep, fmt.Errorf("nothing can be recovered from %s (%w): restore a backup", src, oerr)
 	}
 	defer in.Close()
 	out, err := Open(dst, nil)
@@ -56,7 +61,6 @@ func Salvage(src, dst string) (SalvageReport, error) {
 	}
 	if err != nil {
 		_ = os.Remove(dst)
-		_ = os.Remove(dst + ".reserve")
 	}
 	return rep, err
 }
@@ -126,6 +130,9 @@ func (sv *salvager) session(id string) (n int, whole bool, err error) {
 		return -1, false, nil
 	}
 	err = sv.out.Update(func(tx *Tx) error { return tx.CreateSession(id, meta) })
+	if errors.Is(err, ErrInvalidKey) { // a damaged id, longer than a key may be: lost
+		return -1, false, nil
+	}
 	if err != nil {
 		return 0, false, err
 	}

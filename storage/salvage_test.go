@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -83,4 +84,18 @@ func TestSalvage_OneSessionDamaged(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	require.NoError(t, readAll(s))
+}
+
+// A file another process holds is not lost: Salvage says who holds it
+// instead of "nothing can be recovered".
+func TestSalvage_HeldFile(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "agnx.db")
+	st, err := storage.Open(src, nil)
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = storage.Salvage(src, src+".recovered")
+	var locked *storage.LockedError
+	require.ErrorAs(t, err, &locked)
+	assert.NotContains(t, err.Error(), "nothing can be recovered")
+	assert.NoFileExists(t, src+".recovered")
 }
