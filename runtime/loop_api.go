@@ -186,6 +186,7 @@ func (r *deleteReq) handle(l *Loop) {
 		l.drop(s, nil)
 		delete(l.dirty, s)
 	}
+	delete(l.failedTurns, r.sid) // nothing left to settle
 	id := r.sid
 	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.DeleteSession(id) })
 	l.afterCommit(func(err error) {

@@ -193,12 +193,19 @@ func (l *Loop) load(id string) (*session, error) {
 func (l *Loop) loadFailed(s *session, why error) {
 	switch {
 	case !s.st.TurnActive:
-	case s.st.OnDisconnect == "continue" || len(s.st.Approvals) > 0:
+	case resumable(s.st):
 		l.want(s)
 	default:
 		l.record(s, Event{Type: EvError, Code: "storage_error", Content: why.Error()})
 		l.record(s, Event{Type: EvTurnEnd, Reason: TurnFailed})
 	}
+}
+
+// resumable tells a turn that goes on after the process stopped under it:
+// its agent says on_disconnect: continue, or a call still waits for an
+// approval, which can be answered after the restart.
+func resumable(st *state) bool {
+	return st.OnDisconnect == "continue" || len(st.Approvals) > 0
 }
 
 // recover finds the sessions that had a turn in flight when the process
@@ -221,9 +228,7 @@ func (l *Loop) recover() error {
 			l.log.Error("cannot recover session", "session", id, "err", err)
 			continue
 		}
-		if s.st.OnDisconnect == "continue" || len(s.st.Approvals) > 0 {
-			// A call still waiting for approval can be answered after the
-			// restart, so its turn waits on too.
+		if resumable(s.st) {
 			l.log.Info("resuming interrupted turn", "session", id, "approvals", len(s.st.Approvals))
 			l.want(s)
 			continue
