@@ -49,7 +49,9 @@ func verifyFile(f *os.File) error {
 
 // errEmptyFile is why a 0-byte file is refused: bbolt would lay out a new
 // database over it, silently replacing one that was lost.
-var errEmptyFile = errors.New("the file is empty (0 bytes)")
+// A first start killed between creating the file and writing it leaves
+// one too, with nothing to lose: the sentence says so.
+var errEmptyFile = errors.New("the file is empty (0 bytes); if agnx-lite never stored anything here, delete it to start afresh")
 
 // bbolt's on-disk format (version 2), native byte order: a 16-byte page
 // header {id u64, flags u16, count u16, overflow u32}, then elements of 16
