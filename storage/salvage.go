@@ -47,7 +47,7 @@ func Salvage(src, dst string) (SalvageReport, error) {
 		if errors.As(oerr, &locked) { // held, not lost: stop the holder first
 			return rep, oerr
 		}
-		return rep, fmt.Errorf("nothing can be recovered from %s (%w): restore a backup", src, oerr)
+		return rep, fmt.Errorf("nothing can be recovered from %s (%v): restore a backup", src, oerr)
 	}
 	defer in.Close()
 	out, err := Open(dst, nil)
