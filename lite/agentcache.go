@@ -222,6 +222,7 @@ func LoadAgentTools(cfg *Config, name string, log *slog.Logger) (*runtime.Loaded
 	c := newAgentCache(cfg, log)
 	a, err := c.LoadAgent(name)
 	if err != nil {
+		c.close() // the WASM engine and the sandbox owner it may have started
 		return nil, nil, err
 	}
 	return a, c.close, nil
