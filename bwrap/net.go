@@ -209,13 +209,16 @@ func helperArgs(helper string, pid int) ([]string, []*os.File, error) {
 	if filepath.Base(helper) == "slirp4netns" {
 		// 10.0.2.2 would be the host's loopback without
 		// --disable-host-loopback.
-		// --enable-sandbox and --enable-seccomp: it parses the packets the
-		// sandboxed command sends, as root under a root daemon, so it
-		// drops its capabilities and confines itself as podman has it do.
-		a := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp",
-			"--ready-fd=" + ready,
+		a := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=" + ready,
 			"--netns-type=path", "/proc/self/fd/3"}
-		if !root {
+		if root {
+			// As root it parses the packets the sandboxed command sends:
+			// it drops its capabilities and confines itself, as podman has
+			// it do. (Joined to the sandbox's user namespace, as a daemon
+			// that is not root runs it, it has no privilege to drop, and
+			// its sandbox set-up fails there: setegid(0).)
+			a = append(a, "--enable-sandbox", "--enable-seccomp")
+		} else {
 			a = append(a, "--userns-path=/proc/self/fd/4")
 		}
 		return append(a, "tap0"), files, nil
