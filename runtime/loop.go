@@ -119,11 +119,14 @@ type Loop struct {
 // session is a resident session: its folded state plus what only lives
 // in memory (the running turn and live subscribers).
 type session struct {
-	st      *state
-	budget  int // max_history_tokens of its agent
-	turn    *turn
-	queued  bool // in Loop.waiting
-	subs    []*Subscription
+	st     *state
+	budget int // max_history_tokens of its agent
+	turn   *turn
+	queued bool // in Loop.waiting
+	subs   []*Subscription
+	// pub is the last durable seq published: committed, and sent to the
+	// live subscribers. A new subscriber catches up from the log to here.
+	pub     uint64
 	sinceCP int
 	// used is when the session last did anything; idle ones are dropped
 	// from memory by the loop's one sweep timer.

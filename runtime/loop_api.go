@@ -117,30 +117,6 @@ func (r *sendReq) handle(l *Loop) {
 	l.afterCommit(func(err error) { r.reply <- result[Sent]{v: sent, err: err} })
 }
 
-// Subscribe returns a subscription to a session's live events, from the
-// next event on.
-func (l *Loop) Subscribe(ctx context.Context, sessionID string) (*Subscription, error) {
-	reply := make(chan result[*Subscription], 1)
-	return call(ctx, l, &subscribeReq{sid: sessionID, reply: reply}, reply)
-}
-
-type subscribeReq struct {
-	sid   string
-	reply chan result[*Subscription]
-}
-
-func (r *subscribeReq) handle(l *Loop) {
-	s, err := l.load(r.sid)
-	if err != nil {
-		r.reply <- result[*Subscription]{err: err}
-		return
-	}
-	sub := &Subscription{c: make(chan Event, l.opts.SubscriberBuffer), l: l, sid: r.sid}
-	s.subs = append(s.subs, sub)
-	s.used = l.now()
-	r.reply <- result[*Subscription]{v: sub}
-}
-
 // Cancel stops the session's running turn; it reports whether there was one.
 func (l *Loop) Cancel(ctx context.Context, sessionID string) (bool, error) {
 	reply := make(chan result[bool], 1)
@@ -181,7 +157,7 @@ type deleteReq struct {
 func (r *deleteReq) handle(l *Loop) {
 	if s := l.sessions[r.sid]; s != nil {
 		for _, sub := range s.subs {
-			sub.deleted = true
+			sub.markDeleted()
 		}
 		l.drop(s, nil)
 		delete(l.dirty, s)
@@ -195,65 +171,4 @@ func (r *deleteReq) handle(l *Loop) {
 		}
 		r.reply <- result[struct{}]{err: err}
 	})
-}
-
-// Session returns what listings show of one session.
-func (l *Loop) Session(ctx context.Context, sessionID string) (SessionInfo, error) {
-	return ReadSession(l.opts.Store, sessionID)
-}
-
-// ReadSession reads a session's meta record from the store. Reads do not go
-// through the loop: bbolt readers never block the writer, and the meta
-// record is rewritten at every commit that touches the session.
-func ReadSession(st *storage.Store, sessionID string) (SessionInfo, error) {
-	var info SessionInfo
-	err := st.View(func(tx *storage.Tx) error {
-		meta, err := tx.Meta(sessionID)
-		if err != nil {
-			return err
-		}
-		var p fastjsonParser
-		info, err = decodeInfo(&p, meta)
-		return err
-	})
-	if errors.Is(err, storage.ErrSessionNotFound) {
-		return info, ErrSessionNotFound
-	}
-	return info, err
-}
-
-// ListSessions returns every session's meta record, newest first.
-func ListSessions(st *storage.Store) ([]SessionInfo, error) {
-	var out []SessionInfo
-	var p fastjsonParser
-	err := st.View(func(tx *storage.Tx) error {
-		return tx.Sessions(func(id string, meta []byte) error {
-			info, err := decodeInfo(&p, meta)
-			if err != nil {
-				return fmt.Errorf("session %s: %w", id, err)
-			}
-			out = append(out, info)
-			return nil
-		})
-	})
-	sortSessions(out)
-	return out, err
-}
-
-// ReadEvents calls fn for each event of the session after seq `after`.
-func ReadEvents(st *storage.Store, sessionID string, after uint64, fn func(Event) error) error {
-	var p fastjsonParser
-	err := st.View(func(tx *storage.Tx) error {
-		return tx.Events(sessionID, after, func(seq uint64, data []byte) error {
-			e, err := DecodeEvent(&p, data)
-			if err != nil {
-				return fmt.Errorf("session %s event %d: %w", sessionID, seq, err)
-			}
-			return fn(e)
-		})
-	})
-	if errors.Is(err, storage.ErrSessionNotFound) {
-		return ErrSessionNotFound
-	}
-	return err
 }

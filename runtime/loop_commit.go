@@ -124,10 +124,10 @@ func (l *Loop) drop(s *session, why error) {
 	}
 	for _, sub := range s.subs {
 		if why != nil {
-			sub.err = why
-			sub.send(Event{Type: EvError, Code: "storage_error", Content: why.Error()})
+			sub.fail(why)
+		} else {
+			sub.close()
 		}
-		sub.close()
 	}
 	s.subs = nil
 }
@@ -176,7 +176,7 @@ func (l *Loop) load(id string) (*session, error) {
 	if st.LastSeq == 0 {
 		return nil, ErrSessionNotFound
 	}
-	s := &session{st: st, budget: l.budgetFor(st.Agent), used: l.now()}
+	s := &session{st: st, budget: l.budgetFor(st.Agent), used: l.now(), pub: st.LastSeq}
 	l.sessions[id] = s
 	if why, ok := l.failedTurns[id]; ok {
 		delete(l.failedTurns, id)

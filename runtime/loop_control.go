@@ -3,8 +3,6 @@ package runtime
 import (
 	"context"
 	"time"
-
-	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // The loop's control surface: draining for shutdown, client disconnects,
@@ -120,17 +118,6 @@ type shedReq struct {
 func (r *shedReq) handle(l *Loop) {
 	l.busy = r.busy
 	r.reply <- result[int]{v: l.dropIdle(0)}
-}
-
-// ReadKV reads one kv entry (nil when absent).
-func ReadKV(st *storage.Store, key string) ([]byte, error) {
-	var v []byte
-	err := st.View(func(tx *storage.Tx) error {
-		var err error
-		v, err = tx.KV(key)
-		return err
-	})
-	return v, err
 }
 
 // Ping returns once the loop has handled a request: a liveness probe that

@@ -54,8 +54,11 @@ func (p *turnPrinter) follow(ctx context.Context, sub *runtime.Subscription, int
 				if last.err != "" {
 					return last, errors.New(last.err)
 				}
-				if sub.Lagged() {
-					return last, fmt.Errorf("fell behind the session's events; see the answer with \"agnx-lite session show\"")
+				if err := sub.Err(); err != nil {
+					return last, err
+				}
+				if sub.Deleted() {
+					return last, errors.New("the session was deleted while its turn ran")
 				}
 				return last, fmt.Errorf("the runtime stopped before the turn ended")
 			}

@@ -90,7 +90,7 @@ func (w *watch) run(ctx context.Context, sub *runtime.Subscription, out chan<- w
 		case e, ok = <-sub.C():
 		}
 		if !ok {
-			post(watchEvent{kind: watchGone, lagged: sub.Lagged()})
+			post(watchEvent{kind: watchGone, lagged: sub.Err() != nil})
 			return
 		}
 		switch e.Type {

@@ -1,0 +1,126 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// Reads do not go through the inbox: bbolt readers never block the
+// writer, and everything read here is committed. Gateways read through
+// these Loop methods; the functions below them serve the CLI's read-only
+// commands, which open the database without a loop.
+
+// Sessions returns every session's meta record, newest first.
+func (l *Loop) Sessions(context.Context) ([]SessionInfo, error) { return ListSessions(l.opts.Store) }
+
+// Events calls fn for each committed event of the session after seq
+// after, in order. fn must not block for long: the read holds a read
+// transaction (Follow pages its catch-up for that reason).
+func (l *Loop) Events(_ context.Context, sessionID string, after uint64, fn func(Event) error) error {
+	return ReadEvents(l.opts.Store, sessionID, after, fn)
+}
+
+// KV reads one kv entry (nil when absent).
+func (l *Loop) KV(_ context.Context, key string) ([]byte, error) { return ReadKV(l.opts.Store, key) }
+
+// PutKV writes one kv entry in the loop's next group commit (the fsync it
+// shares with the events being committed); it returns once the entry is
+// durable. A nil val deletes the entry.
+func (l *Loop) PutKV(ctx context.Context, key string, val []byte) error {
+	reply := make(chan result[struct{}], 1)
+	_, err := call(ctx, l, &putKVReq{key: key, val: append([]byte(nil), val...), del: val == nil, reply: reply}, reply)
+	return err
+}
+
+type putKVReq struct {
+	key   string
+	val   []byte
+	del   bool
+	reply chan result[struct{}]
+}
+
+func (r *putKVReq) handle(l *Loop) {
+	key, val, del := r.key, r.val, r.del
+	l.ops = append(l.ops, func(tx *storage.Tx) error {
+		if del {
+			return tx.DeleteKV(key)
+		}
+		return tx.PutKV(key, val)
+	})
+	l.afterCommit(func(err error) { r.reply <- result[struct{}]{err: err} })
+}
+
+// Session returns what listings show of one session.
+func (l *Loop) Session(ctx context.Context, sessionID string) (SessionInfo, error) {
+	return ReadSession(l.opts.Store, sessionID)
+}
+
+// ReadSession reads a session's meta record from the store. Reads do not go
+// through the loop: bbolt readers never block the writer, and the meta
+// record is rewritten at every commit that touches the session.
+func ReadSession(st *storage.Store, sessionID string) (SessionInfo, error) {
+	var info SessionInfo
+	err := st.View(func(tx *storage.Tx) error {
+		meta, err := tx.Meta(sessionID)
+		if err != nil {
+			return err
+		}
+		var p fastjsonParser
+		info, err = decodeInfo(&p, meta)
+		return err
+	})
+	if errors.Is(err, storage.ErrSessionNotFound) {
+		return info, ErrSessionNotFound
+	}
+	return info, err
+}
+
+// ListSessions returns every session's meta record, newest first.
+func ListSessions(st *storage.Store) ([]SessionInfo, error) {
+	var out []SessionInfo
+	var p fastjsonParser
+	err := st.View(func(tx *storage.Tx) error {
+		return tx.Sessions(func(id string, meta []byte) error {
+			info, err := decodeInfo(&p, meta)
+			if err != nil {
+				return fmt.Errorf("session %s: %w", id, err)
+			}
+			out = append(out, info)
+			return nil
+		})
+	})
+	sortSessions(out)
+	return out, err
+}
+
+// ReadEvents calls fn for each event of the session after seq `after`.
+func ReadEvents(st *storage.Store, sessionID string, after uint64, fn func(Event) error) error {
+	var p fastjsonParser
+	err := st.View(func(tx *storage.Tx) error {
+		return tx.Events(sessionID, after, func(seq uint64, data []byte) error {
+			e, err := DecodeEvent(&p, data)
+			if err != nil {
+				return fmt.Errorf("session %s event %d: %w", sessionID, seq, err)
+			}
+			return fn(e)
+		})
+	})
+	if errors.Is(err, storage.ErrSessionNotFound) {
+		return ErrSessionNotFound
+	}
+	return err
+}
+
+// ReadKV reads one kv entry (nil when absent).
+func ReadKV(st *storage.Store, key string) ([]byte, error) {
+	var v []byte
+	err := st.View(func(tx *storage.Tx) error {
+		var err error
+		v, err = tx.KV(key)
+		return err
+	})
+	return v, err
+}
