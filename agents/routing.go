@@ -54,6 +54,21 @@ func (r *Router) Agent(in Inbound) string {
 	return r.def
 }
 
+// AccessError is a message an agent's access rules refuse; Why is one
+// sentence saying so, for the person who sent it. Every gateway reports
+// a refusal with it.
+type AccessError struct{ Why string }
+
+func (e *AccessError) Error() string { return e.Why }
+
+// Admit is Admits as an error: nil, or an *AccessError.
+func (a *Agent) Admit(in Inbound) error {
+	if ok, why := a.Admits(in); !ok {
+		return &AccessError{Why: why}
+	}
+	return nil
+}
+
 // Admits applies the agent's spec.access to a message: direct messages
 // follow access.dm, group messages access.groups (which by default also
 // need a mention). Policies: open (the default), allowlist (entries are

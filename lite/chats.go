@@ -29,7 +29,7 @@ func chatKey(gateway, chatID string) string { return "chat/" + gateway + "/" + c
 
 // Session returns the chat's session, starting one with the routed agent
 // when the chat has none (or its session is gone). A message the agent's
-// access refuses is an *AccessError.
+// access refuses is an *agents.AccessError.
 func (c *Chats) Session(ctx context.Context, in agents.Inbound) (sid, agent string, err error) {
 	e, err := c.entry(in.Gateway, in.ChatID)
 	if err != nil {
@@ -41,8 +41,8 @@ func (c *Chats) Session(ctx context.Context, in agents.Inbound) (sid, agent stri
 			if err != nil {
 				return "", "", err
 			}
-			if ok, why := la.Spec.Admits(in); !ok {
-				return "", "", &AccessError{Why: why}
+			if err := la.Spec.Admit(in); err != nil {
+				return "", "", err
 			}
 			return e.Session, e.Agent, nil
 		}

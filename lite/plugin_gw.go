@@ -2,7 +2,6 @@ package lite
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sort"
 	"sync"
@@ -63,16 +62,12 @@ func pluginEnv(env map[string]Secret) []string {
 }
 
 // pluginSessions gives plugins the chat→session map, with access
-// refusals as *plugin.Refusal.
+// refusals as *agents.AccessError.
 type pluginSessions struct{ c *Chats }
 
 var _ plugin.Sessions = pluginSessions{}
 
 func (s pluginSessions) Session(ctx context.Context, in agents.Inbound) (string, error) {
 	sid, _, err := s.c.Session(ctx, in)
-	var ae *AccessError
-	if errors.As(err, &ae) {
-		return "", &plugin.Refusal{Why: ae.Why}
-	}
 	return sid, err
 }

@@ -70,16 +70,11 @@ func (a *App) Route(in agents.Inbound) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if ok, why := la.Spec.Admits(in); !ok {
-		return "", &AccessError{Why: why}
+	if err := la.Spec.Admit(in); err != nil {
+		return "", err
 	}
 	return name, nil
 }
-
-// AccessError is a message an agent's access rules refuse.
-type AccessError struct{ Why string }
-
-func (e *AccessError) Error() string { return e.Why }
 
 func newRouter(cfg *Config) *agents.Router {
 	rules := make([]agents.RouteRule, len(cfg.Routes))

@@ -32,7 +32,7 @@ func TestApp_Route(t *testing.T) {
 	assert.Equal(t, "family", name)
 
 	_, err = app.Route(agents.Inbound{Gateway: "telegram", ChatType: "private", ChatID: "8", SenderID: "8"})
-	var ae *AccessError
+	var ae *agents.AccessError
 	require.ErrorAs(t, err, &ae)
 	assert.Contains(t, err.Error(), "does not take direct messages from telegram:8")
 

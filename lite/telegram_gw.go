@@ -91,10 +91,7 @@ func (t tgChats) KV(key string) ([]byte, error)      { return t.c.KV(key) }
 func (t tgChats) PutKV(key string, val []byte) error { return t.c.PutKV(key, val) }
 
 func tgError(err error) error {
-	var ae *AccessError
 	switch {
-	case errors.As(err, &ae):
-		return &telegram.AccessError{Why: ae.Why}
 	case errors.Is(err, ErrNoChat):
 		return telegram.ErrNoChat
 	}
@@ -116,10 +113,7 @@ func (t tgAgents) Admit(name string, in agents.Inbound) error {
 	if err != nil {
 		return err
 	}
-	if ok, why := la.Spec.Admits(in); !ok {
-		return &telegram.AccessError{Why: why}
-	}
-	return nil
+	return la.Spec.Admit(in)
 }
 
 var (

@@ -14,16 +14,10 @@ import (
 
 // Sessions maps a chat to its session: the one it has, or a new one with
 // the agent the routes choose. A message the agent's access rules refuse
-// is a *Refusal.
+// is a *agents.AccessError.
 type Sessions interface {
 	Session(ctx context.Context, in agents.Inbound) (sid string, err error)
 }
-
-// Refusal is a message an agent's access rules refuse; Why is the one
-// sentence the sender is shown.
-type Refusal struct{ Why string }
-
-func (r *Refusal) Error() string { return r.Why }
 
 // Runtime is what a gateway needs of the runtime loop.
 type Runtime interface {
@@ -183,7 +177,7 @@ func (b *bridge) deliver(ctx context.Context, sid string, in agents.Inbound, msg
 // sentence (once a minute per chat; never to a group that did not
 // address the bot), or a sentence pointing at the log.
 func (b *bridge) refuse(in agents.Inbound, err error) {
-	var r *Refusal
+	var r *agents.AccessError
 	if !errors.As(err, &r) {
 		b.log.Error("plugin message has no session", "plugin", b.name, "chat", in.ChatID, "err", err)
 		b.say(in.ChatID, "", sayNotHandled, nil)

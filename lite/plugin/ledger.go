@@ -125,7 +125,7 @@ func (b *bridge) onCallback(ctx context.Context, q CallbackQuery) {
 		in := agents.Inbound{Gateway: b.name, ChatType: chatType(p.chatType), ChatID: string(q.ChatID),
 			SenderID: string(q.Sender.ID), Mentioned: true}
 		sid, err := b.sessions.Session(ctx, in)
-		var r *Refusal
+		var r *agents.AccessError
 		switch {
 		case errors.As(err, &r):
 			answer = r.Why

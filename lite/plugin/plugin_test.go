@@ -79,9 +79,9 @@ type sessions struct{ c *lite.Chats }
 
 func (s sessions) Session(ctx context.Context, in agents.Inbound) (string, error) {
 	sid, _, err := s.c.Session(ctx, in)
-	var ae *lite.AccessError
+	var ae *agents.AccessError
 	if errors.As(err, &ae) {
-		return "", &plugin.Refusal{Why: ae.Why}
+		return "", ae
 	}
 	return sid, err
 }

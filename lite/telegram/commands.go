@@ -47,7 +47,7 @@ func (g *Gateway) runCommand(poll, all context.Context, u Update, m *Message, in
 	case "cancel":
 		reply, err = g.cmdCancel(poll, in)
 	}
-	var ae *AccessError
+	var ae *agents.AccessError
 	switch {
 	case errors.As(err, &ae):
 		reply = "Sorry, I cannot do that here: " + ae.Why + "."

@@ -19,7 +19,7 @@ import (
 const GatewayName = "telegram"
 
 // Chats is the chat → session map (lite.Chats). Session returns an
-// *AccessError when the agent's access refuses the message; Current
+// *agents.AccessError when the agent's access refuses the message; Current
 // returns ErrNoChat for a chat without a session.
 type Chats interface {
 	Session(ctx context.Context, in agents.Inbound) (sid, agent string, err error)
@@ -35,7 +35,7 @@ type Agents interface {
 	// model, for /status.
 	Agent(name string) (AgentInfo, error)
 	// Admit applies the agent's spec.access to a message: nil, or an
-	// *AccessError.
+	// *agents.AccessError.
 	Admit(name string, in agents.Inbound) error
 }
 
@@ -44,12 +44,6 @@ type AgentInfo struct {
 	Workspace string
 	Model     string
 }
-
-// AccessError is a message an agent's access rules refuse; Why is one
-// sentence.
-type AccessError struct{ Why string }
-
-func (e *AccessError) Error() string { return e.Why }
 
 // ErrNoChat is Chats.Current's answer for a chat without a session.
 var ErrNoChat = errors.New("this chat has no session yet")

@@ -156,7 +156,7 @@ func (g *Gateway) refuseOnce(ctx context.Context, chat, user int64, text string)
 // the chat (sid "" then) and only retryable errors returned.
 func (g *Gateway) session(ctx context.Context, m *Message, in agents.Inbound) (sid, agent string, err error) {
 	sid, agent, err = g.o.Chats.Session(ctx, in)
-	var ae *AccessError
+	var ae *agents.AccessError
 	switch {
 	case err == nil:
 		return sid, agent, nil
