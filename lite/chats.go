@@ -8,7 +8,6 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
-	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // Chats maps gateways' chats to sessions: one session per chat, its agent
@@ -63,15 +62,14 @@ func (c *Chats) NewSession(ctx context.Context, in agents.Inbound, agent string)
 		return "", err
 	}
 	data, _ := json.Marshal(chatEntry{Session: info.ID, Agent: agent})
-	err = c.app.Store.Update(func(tx *storage.Tx) error { return tx.PutKV(chatKey(in.Gateway, in.ChatID), data) })
-	if err != nil {
+	if err := c.app.Loop.PutKV(ctx, chatKey(in.Gateway, in.ChatID), data); err != nil {
 		return "", fmt.Errorf("remember the session of chat %s: %w", in.ChatID, err)
 	}
 	return info.ID, nil
 }
 
 func (c *Chats) entry(gateway, chatID string) (*chatEntry, error) {
-	data, err := runtime.ReadKV(c.app.Store, chatKey(gateway, chatID))
+	data, err := c.app.Loop.KV(context.Background(), chatKey(gateway, chatID))
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -98,9 +96,10 @@ func (c *Chats) Current(gateway, chatID string) (sid, agent string, err error) {
 }
 
 // KV reads a gateway's own state (cursors, delivery marks).
-func (c *Chats) KV(key string) ([]byte, error) { return runtime.ReadKV(c.app.Store, key) }
+func (c *Chats) KV(key string) ([]byte, error) { return c.app.Loop.KV(context.Background(), key) }
 
-// PutKV writes a gateway's own state in its own transaction.
+// PutKV writes a gateway's own state in the loop's next group commit: it
+// shares the fsync of the events committed with it.
 func (c *Chats) PutKV(key string, val []byte) error {
-	return c.app.Store.Update(func(tx *storage.Tx) error { return tx.PutKV(key, val) })
+	return c.app.Loop.PutKV(context.Background(), key, val)
 }
