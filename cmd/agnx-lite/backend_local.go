@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
 
 	"github.com/agnx-lite/agnx-lite/lite"
@@ -22,8 +21,8 @@ func (b *localBackend) session(ctx context.Context, id string) (runtime.SessionI
 	return b.app.Loop.Session(ctx, id)
 }
 
-func (b *localBackend) sessions(context.Context) ([]runtime.SessionInfo, error) {
-	return runtime.ListSessions(b.app.Store)
+func (b *localBackend) sessions(ctx context.Context) ([]runtime.SessionInfo, error) {
+	return b.app.Loop.Sessions(ctx)
 }
 
 func (b *localBackend) model(_ context.Context, agent string) (modelInfo, error) {
@@ -35,9 +34,9 @@ func (b *localBackend) model(_ context.Context, agent string) (modelInfo, error)
 	return modelInfo{m.Provider, m.Name, m.BaseURL}, nil
 }
 
-// turn subscribes before sending, so no event of the turn is missed.
+// turn follows the session before sending, so no event of the turn is missed.
 func (b *localBackend) turn(ctx context.Context, sid, msg string, p *turnPrinter, interrupt <-chan os.Signal) (outcome, error) {
-	sub, err := b.app.Loop.Subscribe(ctx, sid)
+	sub, err := b.app.Loop.Follow(ctx, sid, runtime.Live)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -53,41 +52,24 @@ func (b *localBackend) post(ctx context.Context, sid, msg string) error {
 	return err
 }
 
-// follow reads the log after subscribing, so nothing falls in between;
-// what both give is passed on once. Tokens that come before the first
-// live durable event are dropped: they may be the tail of a round whose
-// beginning streamed before the subscription, and that round's final
-// message, which follows them, has the whole text.
+// follow passes on the session's events from its first on (Loop.Follow):
+// the log, then live ones.
 func (b *localBackend) follow(ctx context.Context, sid string, fn func(runtime.Event) error) error {
-	sub, err := b.app.Loop.Subscribe(ctx, sid)
+	sub, err := b.app.Loop.Follow(ctx, sid, 0)
 	if err != nil {
 		return err
 	}
 	defer sub.Close()
-	var last uint64
-	err = runtime.ReadEvents(b.app.Store, sid, 0, func(e runtime.Event) error {
-		last = e.Seq
-		return fn(e)
-	})
-	if err != nil {
-		return err
-	}
-	live := false
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case e, ok := <-sub.C():
-			switch {
-			case !ok:
-				return errors.New("the session's events came faster than they could be shown: attach again")
-			case !e.Durable() && !live:
-			case e.Durable() && e.Seq <= last:
-			default:
-				live = true
-				if err := fn(e); err != nil {
-					return err
-				}
+			if !ok {
+				return followEnded(sub)
+			}
+			if err := fn(e); err != nil {
+				return err
 			}
 		}
 	}

@@ -54,19 +54,24 @@ func (p *turnPrinter) follow(ctx context.Context, sub *runtime.Subscription, int
 				if last.err != "" {
 					return last, errors.New(last.err)
 				}
-				if err := sub.Err(); err != nil {
-					return last, err
-				}
-				if sub.Deleted() {
-					return last, errors.New("the session was deleted while its turn ran")
-				}
-				return last, fmt.Errorf("the runtime stopped before the turn ended")
+				return last, followEnded(sub)
 			}
 			if done := p.event(&e, &last); done {
 				return last, nil
 			}
 		}
 	}
+}
+
+// followEnded says why a subscription closed under its reader.
+func followEnded(sub *runtime.Subscription) error {
+	switch {
+	case sub.Err() != nil:
+		return sub.Err()
+	case sub.Deleted():
+		return errors.New("the session was deleted: start a new one")
+	}
+	return errors.New("the runtime stopped before the turn ended: see the answer with \"agnx-lite session show\" once it is back")
 }
 
 func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {

@@ -107,13 +107,13 @@ func TestAuth_LoopbackRule(t *testing.T) {
 
 	// With an API token, anyone holding it is served; admin routes take
 	// the API token while no admin token is set.
-	withAPI := httpapi.New(httpapi.Options{Loop: e.loop, Store: e.st, Agents: e.opts.Agents, APIToken: "t1"})
+	withAPI := httpapi.New(httpapi.Options{Loop: e.loop, Agents: e.opts.Agents, APIToken: "t1"})
 	assert.Equal(t, http.StatusOK, serveAs(withAPI, remote, "GET", "/api/v1/agents", "Bearer t1").StatusCode)
 	assert.Equal(t, http.StatusOK, serveAs(withAPI, remote, "GET", "/api/admin/v1/status", "Bearer t1").StatusCode)
 	requireProblem(t, serveAs(withAPI, "127.0.0.1:1", "GET", "/api/v1/agents", ""), http.StatusUnauthorized, "unauthorized")
 
 	// An admin token alone guards the admin routes only.
-	withAdmin := httpapi.New(httpapi.Options{Loop: e.loop, Store: e.st, Agents: e.opts.Agents, AdminToken: "a1"})
+	withAdmin := httpapi.New(httpapi.Options{Loop: e.loop, Agents: e.opts.Agents, AdminToken: "a1"})
 	assert.Equal(t, http.StatusOK, serveAs(withAdmin, "127.0.0.1:1", "GET", "/api/v1/agents", "").StatusCode)
 	requireProblem(t, serveAs(withAdmin, "127.0.0.1:1", "GET", "/api/admin/v1/status", ""), http.StatusUnauthorized, "unauthorized")
 	assert.Equal(t, http.StatusOK, serveAs(withAdmin, remote, "GET", "/api/admin/v1/status", "Bearer a1").StatusCode)

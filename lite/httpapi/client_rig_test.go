@@ -91,7 +91,7 @@ func newClientRig(t *testing.T, h llmtest.Handler, o httpapi.Options) *clientRig
 	ctx, cancel := context.WithCancel(context.Background())
 	exited := make(chan error, 1)
 	go func() { exited <- r.loop.Run(ctx) }()
-	o.Loop, o.Store, o.Agents, o.Version = r.loop, st, clientAgents{spec}, "test"
+	o.Loop, o.Agents, o.Version = r.loop, clientAgents{spec}, "test"
 	o.KeepAlive = -1
 	o.Shutdown = func() { r.shutdown <- struct{}{} }
 	api := httpapi.New(o)

@@ -60,7 +60,7 @@ func newAPIEnv(t testing.TB, h llmtest.Handler, tweak ...func(*httpapi.Options))
 
 // serve builds the handler over e.loop and e.st and starts the server.
 func (e *apiEnv) serve(ag httpapi.Agents, tweak ...func(*httpapi.Options)) {
-	e.opts = httpapi.Options{Loop: e.loop, Store: e.st, Agents: ag, Version: "v-test", KeepAlive: -1}
+	e.opts = httpapi.Options{Loop: e.loop, Agents: ag, Version: "v-test", KeepAlive: -1}
 	for _, f := range tweak {
 		f(&e.opts)
 	}

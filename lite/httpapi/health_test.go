@@ -42,7 +42,7 @@ func TestHealth_Readyz(t *testing.T) {
 	require.NoError(t, err)
 	defer st.Close()
 	loop := runtime.New(runtime.Options{Store: st, Agents: noAgents{}})
-	api := httpapi.New(httpapi.Options{Loop: loop, Store: st, Agents: dirAgents{}})
+	api := httpapi.New(httpapi.Options{Loop: loop, Agents: dirAgents{}})
 	get := func() *http.Response {
 		rec := httptest.NewRecorder()
 		api.ServeHTTP(rec, localRequest("GET", "/readyz"))
@@ -62,7 +62,7 @@ func TestHealth_Readyz(t *testing.T) {
 	p = requireProblem(t, get(), http.StatusServiceUnavailable, "service_unavailable")
 	assert.Contains(t, p.Detail, "stopped")
 
-	api2 := httpapi.New(httpapi.Options{Loop: loop, Store: st, Agents: dirAgents{}})
+	api2 := httpapi.New(httpapi.Options{Loop: loop, Agents: dirAgents{}})
 	api2.Close()
 	rec := httptest.NewRecorder()
 	api2.ServeHTTP(rec, localRequest("GET", "/readyz"))

@@ -22,7 +22,7 @@ type messageJSON struct {
 // listMessages returns the conversation from the log.
 func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	out := []messageJSON{}
-	err := runtime.ReadEvents(s.o.Store, r.PathValue("id"), 0, func(e runtime.Event) error {
+	err := s.o.Loop.Events(r.Context(), r.PathValue("id"), 0, func(e runtime.Event) error {
 		m := messageJSON{Seq: e.Seq, Content: e.Content, Timestamp: e.Time.UTC()}
 		switch e.Type {
 		case runtime.EvUserMessage:
@@ -129,14 +129,14 @@ func toCalls(calls []runtime.ToolCall) []toolCallJSON {
 // line: Agnx's events.jsonl form (agnx-lite extension).
 func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, err := runtime.ReadSession(s.o.Store, id); err != nil {
+	if _, err := s.o.Loop.Session(r.Context(), id); err != nil {
 		sessionError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+id+`.jsonl"`)
 	var buf []byte
-	_ = runtime.ReadEvents(s.o.Store, id, 0, func(e runtime.Event) error {
+	_ = s.o.Loop.Events(r.Context(), id, 0, func(e runtime.Event) error {
 		buf = append(e.AppendJSON(buf[:0]), '\n')
 		_, err := w.Write(buf)
 		return err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
-	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // Agents is what the API needs of the agent registry.
@@ -38,7 +37,6 @@ type AgentInfo struct {
 // Options configure a Server.
 type Options struct {
 	Loop   *runtime.Loop
-	Store  *storage.Store
 	Agents Agents
 	// Version is reported by /version and the agent card.
 	Version string

@@ -66,7 +66,7 @@ func sessionError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
-	list, err := runtime.ListSessions(s.o.Store)
+	list, err := s.o.Loop.Sessions(r.Context())
 	if err != nil {
 		sessionError(w, r, err)
 		return
@@ -108,7 +108,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
-	info, err := runtime.ReadSession(s.o.Store, r.PathValue("id"))
+	info, err := s.o.Loop.Session(r.Context(), r.PathValue("id"))
 	if err != nil {
 		sessionError(w, r, err)
 		return
@@ -126,7 +126,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, err := runtime.ReadSession(s.o.Store, id); err != nil {
+	if _, err := s.o.Loop.Session(r.Context(), id); err != nil {
 		sessionError(w, r, err)
 		return
 	}
@@ -154,7 +154,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusBadRequest, codeInvalid, `field "decision" must be allow_once, allow_always or deny`)
 		return
 	}
-	if _, err := runtime.ReadSession(s.o.Store, r.PathValue("id")); err != nil {
+	if _, err := s.o.Loop.Session(r.Context(), r.PathValue("id")); err != nil {
 		sessionError(w, r, err)
 		return
 	}

@@ -57,7 +57,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) (*runtime.Subscrip
 		return nil, runtime.Sent{}, false
 	}
 	id := r.PathValue("id")
-	sub, err := s.o.Loop.Subscribe(r.Context(), id)
+	sub, err := s.o.Loop.Follow(r.Context(), id, runtime.Live)
 	if err != nil {
 		sessionError(w, r, err)
 		return nil, runtime.Sent{}, false
@@ -100,9 +100,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	s.pump(r, sse, sub, f.accept)
 }
 
-// events streams a session's events: with Last-Event-ID (or ?after=N)
-// first what the log holds after that seq, then live events, with no gap
-// and no duplicate. ?until=turn_end ends the stream after the next
+// events streams a session's events (Loop.Follow): with Last-Event-ID (or
+// ?after=N) first what the log holds after that seq, then live events,
+// with no gap and no duplicate. ?until=turn_end ends the stream after the next
 // turn_end; without it the stream stays open.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
@@ -115,52 +115,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if !streamSlot(w, r) {
 		return
 	}
-	sub, err := s.o.Loop.Subscribe(r.Context(), id)
+	sub, err := s.o.Loop.Follow(r.Context(), id, after)
 	if err != nil {
 		sessionError(w, r, err)
 		return
 	}
-	sse := newSSE(w)
-	// The subscription started first, so whatever commits from now on
-	// arrives live; the log has the rest. Events in both are skipped by seq.
-	last := after
-	done := false
-	err = runtime.ReadEvents(s.o.Store, id, after, func(e runtime.Event) error {
-		if done {
-			return nil
-		}
-		last = e.Seq
-		done = untilEnd && e.Type == runtime.EvTurnEnd
-		return sse.event(&e)
-	})
-	if err != nil || done {
-		sub.Close()
-		return
-	}
-	// Tokens that arrive before the first live durable event may belong to
-	// a message the log already gave: they are held until that event says.
-	// After it, everything is new and tokens stream as they come.
-	var pending []runtime.Event
-	live := false
-	s.pump(r, sse, sub, func(e *runtime.Event) (bool, bool) {
-		if !e.Durable() {
-			if live {
-				return true, false
-			}
-			pending = append(pending, *e)
-			return false, false
-		}
-		if e.Seq <= last {
-			pending = pending[:0] // tokens of a message the log already gave
-			return false, false
-		}
-		live = true
-		for i := range pending {
-			if sse.event(&pending[i]) != nil {
-				break
-			}
-		}
-		pending = pending[:0]
+	s.pump(r, newSSE(w), sub, func(e *runtime.Event) (bool, bool) {
 		return true, untilEnd && e.Type == runtime.EvTurnEnd
 	})
 }
@@ -214,9 +174,9 @@ func (s *Server) pump(r *http.Request, sse *sseWriter, sub *runtime.Subscription
 			}
 		case e, ok := <-sub.C():
 			if !ok {
-				// Dropped for falling behind (or the loop stopped): the
-				// client resumes with Last-Event-ID. A deleted session has
-				// nothing to resume: the client is told why.
+				// The loop stopped: the client resumes with Last-Event-ID.
+				// A deleted session has nothing to resume: the client is
+				// told why.
 				if sub.Deleted() {
 					_ = sse.event(&runtime.Event{Type: runtime.EvError, Code: codeSessionNotFound, Content: deletedMidTurn(id)})
 				} else if err := sub.Err(); err != nil {
