@@ -14,7 +14,7 @@ const Live = ^uint64(0)
 // Subscription follows one session (see Loop.Follow): the durable events
 // the log holds after the starting seq, then the live ones as they are
 // committed, each exactly once and in order, and tokens as they stream.
-// Tokens are lossy (a full queue drops them, counted in Dropped); a
+// Tokens are lossy (a full queue drops them); a
 // subscriber too slow for a durable event is never dropped: it reads what
 // it missed from the log, at its own pace, and goes live again.
 //
@@ -34,7 +34,6 @@ type Subscription struct {
 	skipped    uint64 // the last seq the loop left to the catch-up
 	deleted    bool
 	err        error
-	dropped    int
 }
 
 // C delivers the events; it is closed when the subscription ends: Close,
@@ -58,13 +57,6 @@ func (s *Subscription) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
-}
-
-// Dropped is how many tokens were dropped for a full queue.
-func (s *Subscription) Dropped() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dropped
 }
 
 // Close ends the subscription. It may be called more than once.
@@ -97,7 +89,6 @@ func (s *Subscription) send(e Event) bool {
 		// Tokens may use only half the queue: the rest stays free for the
 		// durable events, so a reader that is merely slower than a burst
 		// of tokens does not have to catch up.
-		s.dropped++
 		return true
 	}
 	select {
@@ -109,8 +100,6 @@ func (s *Subscription) send(e Event) bool {
 		if durable {
 			s.skipped = e.Seq
 			s.startCatchUp()
-		} else {
-			s.dropped++
 		}
 	}
 	return true
