@@ -11,7 +11,8 @@ import (
 )
 
 // EventType names an event. Durable types follow Agnx's session events;
-// turn_end is an agnx-lite extension that closes every turn.
+// turn_end is an agnx-lite extension that closes every turn. Every type is
+// listed, with what it means, in EventTypes (event_types.go).
 type EventType string
 
 // Durable event types, stored in the session's log.
@@ -94,8 +95,8 @@ type Event struct {
 	Details []byte
 }
 
-// Durable reports whether the event belongs in the log.
-func (e *Event) Durable() bool { return e.Type != EvToken }
+// Durable reports whether the event belongs in the log (see EventTypes).
+func (e *Event) Durable() bool { return durable(e.Type) }
 
 // AppendJSON appends the event in Agnx's JSON form.
 func (e *Event) AppendJSON(dst []byte) []byte {

@@ -115,6 +115,9 @@ func (s *state) apply(e *Event, budget int) {
 		}
 	case EvSessionEnd:
 		s.Ended = true
+	default:
+		// tool_call (assistant_response brought the calls) and error
+		// change nothing the model sees; token is never applied.
 	}
 }
 
