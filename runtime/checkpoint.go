@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 )
 
@@ -24,7 +25,7 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	w.Key("agent").String(s.Agent)
 	w.OptString("gateway", s.Gateway)
 	w.OptString("chat_id", s.ChatID)
-	w.OptString("on_disconnect", s.OnDisconnect)
+	w.OptString("on_disconnect", string(s.OnDisconnect))
 	w.Key("created").Int(s.Created.UnixNano())
 	w.Key("updated").Int(s.Updated.UnixNano())
 	w.Key("turn_active").Bool(s.TurnActive)
@@ -85,7 +86,7 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 	str := func(k string) string { return string(v.GetStringBytes(k)) }
 	s := &state{
 		ID: str("id"), Agent: str("agent"), Gateway: str("gateway"),
-		ChatID: str("chat_id"), OnDisconnect: str("on_disconnect"),
+		ChatID: str("chat_id"), OnDisconnect: agents.OnDisconnect(str("on_disconnect")),
 		LastSeq:    v.GetUint64("seq"),
 		Created:    time.Unix(0, v.GetInt64("created")),
 		Updated:    time.Unix(0, v.GetInt64("updated")),
@@ -144,6 +145,19 @@ func decodeToolCalls(vs []*fastjson.Value) []ToolCall {
 	return out
 }
 
+// SessionStatus is a session's state in listings.
+type SessionStatus string
+
+// Session statuses.
+const (
+	// SessionIdle: no turn runs; a message starts one.
+	SessionIdle SessionStatus = "idle"
+	// SessionRunning: a turn runs, or waits for an approval.
+	SessionRunning SessionStatus = "running"
+	// SessionEnded: the session takes no more messages.
+	SessionEnded SessionStatus = "ended"
+)
+
 // SessionInfo is what listings show of a session; it is stored as the
 // session's meta record and rewritten when the session changes.
 type SessionInfo struct {
@@ -151,7 +165,7 @@ type SessionInfo struct {
 	Agent   string
 	Gateway string
 	ChatID  string
-	Status  string // idle | running | ended
+	Status  SessionStatus
 	Created time.Time
 	Updated time.Time
 	Turns   int
@@ -198,7 +212,7 @@ func decodeInfo(p *fastjson.Parser, data []byte) (SessionInfo, error) {
 	}
 	return SessionInfo{
 		ID: str("session_id"), Agent: str("agent"), Gateway: str("gateway"),
-		ChatID: str("chat_id"), Status: str("status"),
+		ChatID: str("chat_id"), Status: SessionStatus(str("status")),
 		Created: ts("created_at"), Updated: ts("updated_at"),
 		Turns: v.GetInt("turns"), LastSeq: v.GetUint64("last_seq"),
 		Preview: str("preview"),

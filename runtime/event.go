@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 )
 
@@ -66,7 +67,7 @@ type Event struct {
 
 	// session_start
 	Agent        string
-	OnDisconnect string
+	OnDisconnect agents.OnDisconnect
 	Gateway      string
 	ChatID       string
 
@@ -108,7 +109,7 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	switch e.Type {
 	case EvSessionStart:
 		w.Key("agent").String(e.Agent)
-		w.OptString("on_disconnect", e.OnDisconnect)
+		w.OptString("on_disconnect", string(e.OnDisconnect))
 		w.OptString("gateway", e.Gateway)
 		w.OptString("gateway_chat_id", e.ChatID)
 	case EvUserMessage:
@@ -207,7 +208,7 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 	str := func(keys ...string) string { return string(v.GetStringBytes(keys...)) }
 	switch e.Type {
 	case EvSessionStart:
-		e.Agent, e.OnDisconnect = str("agent"), str("on_disconnect")
+		e.Agent, e.OnDisconnect = str("agent"), agents.OnDisconnect(str("on_disconnect"))
 		e.Gateway, e.ChatID = str("gateway"), str("gateway_chat_id")
 	case EvUserMessage:
 		e.Content, e.SenderID, e.SenderName = str("content"), str("sender_id"), str("sender_name")

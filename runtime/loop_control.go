@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
@@ -55,7 +56,7 @@ type disconnectReq struct {
 
 func (r *disconnectReq) handle(l *Loop) {
 	s := l.sessions[r.sid]
-	pause := s != nil && s.turn != nil && s.st.OnDisconnect != "continue" && len(s.subs) == 0
+	pause := s != nil && s.turn != nil && s.st.OnDisconnect != agents.OnDisconnectContinue && len(s.subs) == 0
 	r.reply <- result[bool]{v: pause}
 	if !pause {
 		return
