@@ -40,6 +40,7 @@ deps:
 lint:
 	@out=$$($(GO)fmt -l . 2>/dev/null || gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
 
 # Short coverage-guided runs of every fuzz target (the seeds run in `test`).
 FUZZTIME ?= 20s

@@ -59,24 +59,37 @@ type Model struct {
 	KeepAlive string `yaml:"keep_alive"`
 }
 
-// Session is spec.session.
+// Session is spec.session. Load sets the defaults (Default...) of what
+// agent.yaml leaves out.
 type Session struct {
-	// OnDisconnect is "pause" (default) or "continue".
-	OnDisconnect      string  `yaml:"on_disconnect"`
-	MaxToolIterations int     `yaml:"max_tool_iterations"` // 1..100, default 10
-	LLMTimeoutSeconds int     `yaml:"llm_timeout_seconds"` // default 300
-	TTLHours          int     `yaml:"ttl_hours"`           // 0: never expires
-	Compaction        string  `yaml:"compaction"`          // discard | archive | disabled; default archive
-	Context           Context `yaml:"context"`
+	OnDisconnect      OnDisconnect `yaml:"on_disconnect"`
+	MaxToolIterations int          `yaml:"max_tool_iterations"` // 1..100
+	LLMTimeoutSeconds int          `yaml:"llm_timeout_seconds"`
+	TTLHours          int          `yaml:"ttl_hours"`  // 0: never expires
+	Compaction        string       `yaml:"compaction"` // discard | archive | disabled
+	Context           Context      `yaml:"context"`
 }
+
+// OnDisconnect is spec.session.on_disconnect: what a turn does when the
+// last client following it goes away.
+type OnDisconnect string
+
+// The values of spec.session.on_disconnect.
+const (
+	// OnDisconnectPause stops the turn at its next safe point; the next
+	// message goes on from there.
+	OnDisconnectPause OnDisconnect = "pause"
+	// OnDisconnectContinue lets the turn finish in the background.
+	OnDisconnectContinue OnDisconnect = "continue"
+)
 
 // Context is spec.session.context.
 type Context struct {
-	MaxHistoryTokens     int    `yaml:"max_history_tokens"`     // default 20000
-	MaxToolResultTokens  int    `yaml:"max_tool_result_tokens"` // default 8000
-	ToolResultTruncation string `yaml:"tool_result_truncation"` // head | tail | both; default head
-	ToolResultKeepFirst  int    `yaml:"tool_result_keep_first"` // default 2
-	ToolResultKeepLast   int    `yaml:"tool_result_keep_last"`  // default 5
+	MaxHistoryTokens     int    `yaml:"max_history_tokens"`
+	MaxToolResultTokens  int    `yaml:"max_tool_result_tokens"`
+	ToolResultTruncation string `yaml:"tool_result_truncation"` // head | tail | both
+	ToolResultKeepFirst  int    `yaml:"tool_result_keep_first"`
+	ToolResultKeepLast   int    `yaml:"tool_result_keep_last"`
 }
 
 // Access is spec.access: who may talk to the agent. The loader keeps it as

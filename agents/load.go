@@ -48,21 +48,36 @@ type spec struct {
 // DefaultTemperature is spec.model.temperature when agent.yaml has none.
 const DefaultTemperature = 0.7
 
+// The defaults of spec.session, set by Load when agent.yaml leaves a field
+// out. The runtime falls back to the same ones for an agent that was not
+// built by Load (its fields are zero).
+const (
+	DefaultOnDisconnect         = OnDisconnectPause
+	DefaultMaxToolIterations    = 10
+	DefaultLLMTimeoutSeconds    = 300
+	DefaultCompaction           = "archive"
+	DefaultMaxHistoryTokens     = 20000
+	DefaultMaxToolResultTokens  = 8000
+	DefaultToolResultTruncation = "head"
+	DefaultToolResultKeepFirst  = 2
+	DefaultToolResultKeepLast   = 5
+)
+
 func defaultAgentFile() agentFile {
 	t := DefaultTemperature
 	return agentFile{Spec: spec{
 		Model: Model{Temperature: &t},
 		Session: Session{
-			OnDisconnect:      "pause",
-			MaxToolIterations: 10,
-			LLMTimeoutSeconds: 300,
-			Compaction:        "archive",
+			OnDisconnect:      DefaultOnDisconnect,
+			MaxToolIterations: DefaultMaxToolIterations,
+			LLMTimeoutSeconds: DefaultLLMTimeoutSeconds,
+			Compaction:        DefaultCompaction,
 			Context: Context{
-				MaxHistoryTokens:     20000,
-				MaxToolResultTokens:  8000,
-				ToolResultTruncation: "head",
-				ToolResultKeepFirst:  2,
-				ToolResultKeepLast:   5,
+				MaxHistoryTokens:     DefaultMaxHistoryTokens,
+				MaxToolResultTokens:  DefaultMaxToolResultTokens,
+				ToolResultTruncation: DefaultToolResultTruncation,
+				ToolResultKeepFirst:  DefaultToolResultKeepFirst,
+				ToolResultKeepLast:   DefaultToolResultKeepLast,
 			},
 		},
 	}}

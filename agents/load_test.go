@@ -58,7 +58,7 @@ func TestLoad_Full(t *testing.T) {
 	assert.Equal(t, 0.0, *a.Model.Temperature, "an explicit 0 is kept")
 	assert.Equal(t, Model{Provider: "openai", Name: "gpt-4o-mini", Temperature: a.Model.Temperature,
 		MaxInputTokens: 100000, MaxOutputTokens: 2048, BaseURL: "https://api.example.com/v1", KeepAlive: "10m"}, a.Model)
-	assert.Equal(t, "continue", a.Session.OnDisconnect)
+	assert.Equal(t, OnDisconnectContinue, a.Session.OnDisconnect)
 	assert.Equal(t, 25, a.Session.MaxToolIterations)
 	assert.Equal(t, 48, a.Session.TTLHours)
 	assert.Equal(t, Context{4000, 1000, "both", 1, 3}, a.Session.Context)

@@ -79,7 +79,7 @@ func validateModel(doc *Doc, m *Model) error {
 func validateSession(doc *Doc, s *Session) error {
 	const p = "spec.session."
 	checks := []error{
-		oneOf(doc, p+"on_disconnect", s.OnDisconnect, "pause", "continue"),
+		oneOf(doc, p+"on_disconnect", string(s.OnDisconnect), string(OnDisconnectPause), string(OnDisconnectContinue)),
 		inRange(doc, p+"max_tool_iterations", s.MaxToolIterations, 1, 100),
 		atLeast(doc, p+"llm_timeout_seconds", s.LLMTimeoutSeconds, 1),
 		atLeast(doc, p+"ttl_hours", s.TTLHours, 0),

@@ -21,8 +21,10 @@ type App struct {
 	Agents *agentCache
 	log    *slog.Logger
 
-	cancel  context.CancelFunc
-	done    chan error
+	cancel context.CancelFunc
+	done   chan error
+	// notify and guard run goroutines of their own, stopped by Close.
+	notify  *notifier
 	guard   *memGuard
 	router  *agents.Router
 	metrics *metrics
@@ -67,6 +69,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache := newAgentCache(cfg, log)
 	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	m := newMetrics()
+	notify := newNotifier(log)
 	loop := runtime.New(runtime.Options{
 		Observer:        m,
 		Store:           st,
@@ -75,25 +78,30 @@ func Open(cfg *Config, o *Options) (*App, error) {
 		MaxTools:        cfg.Runtime.MaxConcurrentTools,
 		ApprovalTimeout: seconds(cfg.Runtime.ApprovalTimeoutSeconds, 0),
 		IdleAfter:       seconds(cfg.Runtime.SessionIdleSeconds, 0),
-		Notify:          newNotifier(log).notify,
+		Notify:          notify.notify,
 		Logger:          log,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
-		router: newRouter(cfg), metrics: m}
+		router: newRouter(cfg), metrics: m, notify: notify}
 	go func() { a.done <- loop.Run(ctx) }()
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
-		go a.guard.run(ctx)
+		a.guard.start(ctx)
 	}
 	return a, nil
 }
 
 // Close stops the loop (running turns stay marked active and are resumed or
-// marked interrupted on the next start), then closes the store.
+// marked interrupted on the next start), the memory guard and the webhook
+// notifier, waiting for each, then closes the store.
 func (a *App) Close() error {
 	a.cancel()
 	err := <-a.done
+	if a.guard != nil {
+		a.guard.wait()
+	}
+	a.notify.close() // after the loop: it is the only caller of notify
 	a.Agents.close()
 	if cerr := a.Store.Close(); err == nil {
 		err = cerr

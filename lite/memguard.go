@@ -28,6 +28,8 @@ type memGuard struct {
 	log       *slog.Logger
 	rss       func() (int64, error)
 	busy      bool
+	// done is closed when the goroutine start began has returned.
+	done chan struct{}
 }
 
 func newMemGuard(limitMB int, loop *runtime.Loop, agents *agentCache, log *slog.Logger) *memGuard {
@@ -56,9 +58,22 @@ func selfRSS() func() (int64, error) {
 	}
 }
 
-// run sets the soft limit and samples until ctx ends.
+// start runs the guard in a goroutine until ctx ends; wait waits for it.
+func (g *memGuard) start(ctx context.Context) {
+	g.done = make(chan struct{})
+	go func() {
+		defer close(g.done)
+		g.run(ctx)
+	}()
+}
+
+// wait returns once the goroutine start began has returned.
+func (g *memGuard) wait() { <-g.done }
+
+// run sets the soft limit and samples until ctx ends, then puts the limit
+// back as it was.
 func (g *memGuard) run(ctx context.Context) {
-	debug.SetMemoryLimit(g.limit)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(g.limit))
 	t := time.NewTicker(g.every)
 	defer t.Stop()
 	for {

@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"runtime/debug"
 	"sync/atomic"
 	"testing"
 
@@ -58,4 +59,24 @@ func TestMemGuard(t *testing.T) {
 	g.check(ctx)
 	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
 	assert.NoError(t, err)
+}
+
+// App.Close stops the guard, waits for it, and puts the Go memory limit
+// back as it was.
+func TestMemGuard_StopsWithApp(t *testing.T) {
+	cfg := crashConfig(t.TempDir())
+	cfg.Runtime.MemoryLimitMB = 8 << 10 // high enough not to slow other tests
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	before := debug.SetMemoryLimit(-1)
+	app, err := Open(cfg, nil)
+	require.NoError(t, err)
+	require.NotNil(t, app.guard)
+	require.NoError(t, app.Close())
+	select {
+	case <-app.guard.done:
+	default:
+		t.Fatal("Close returned before the guard's goroutine")
+	}
+	assert.Equal(t, before, debug.SetMemoryLimit(-1))
 }

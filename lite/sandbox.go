@@ -134,11 +134,13 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 		p.FileMB = -1
 	}
 	ctx, stop := context.WithCancelCause(ctx)
+	var watch sync.WaitGroup
+	defer watch.Wait() // after stop: the watcher returns when ctx ends
 	defer stop(nil)
 	if room > 0 {
 		// Only a command that may grow files is watched: on a disk already
 		// under the floor, rm and du must still run to the end.
-		go a.s.watchDisk(ctx, p.Workspace, stop)
+		watch.Go(func() { a.s.watchDisk(ctx, p.Workspace, stop) })
 	}
 	res, err := r.Run(ctx, p, e.Command, e.Stdin)
 	if errors.Is(context.Cause(ctx), errDiskLow) {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -132,7 +133,8 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	if o.Ready != nil {
 		o.Ready(base)
 	}
-	notifySystemd(ctx, app, base, log)
+	watchdog := notifySystemd(ctx, app, base, log)
+	defer func() { stop(); watchdog.Wait() }()
 	select {
 	case <-ctx.Done():
 	case err := <-served:
@@ -152,18 +154,23 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 
 // notifySystemd tells systemd the daemon is ready (Type=notify) and, with
 // WatchdogSec set, pings its watchdog from the event loop: a loop that is
-// stuck stops answering Ping, the pings stop, and systemd restarts it.
-func notifySystemd(ctx context.Context, app *App, base string, log *slog.Logger) {
+// stuck stops answering Ping, the pings stop, and systemd restarts it. The
+// pinging stops when ctx ends; wait for it with the returned group.
+func notifySystemd(ctx context.Context, app *App, base string, log *slog.Logger) *sync.WaitGroup {
 	_ = systemd.Notify("READY=1\nSTATUS=serving on " + base)
+	var wg sync.WaitGroup
 	if iv, ok := systemd.WatchdogInterval(); ok {
-		go systemd.RunWatchdog(ctx, iv, func(ctx context.Context) error {
-			err := app.Loop.Ping(ctx)
-			if err != nil {
-				log.Warn("the event loop did not answer the watchdog", "err", err)
-			}
-			return err
+		wg.Go(func() {
+			systemd.RunWatchdog(ctx, iv, func(ctx context.Context) error {
+				err := app.Loop.Ping(ctx)
+				if err != nil {
+					log.Warn("the event loop did not answer the watchdog", "err", err)
+				}
+				return err
+			})
 		})
 	}
+	return &wg
 }
 
 // startGateways starts the Telegram gateway (when enabled) and the plugin

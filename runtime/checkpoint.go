@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 )
 
 // checkpointVersion is written into every checkpoint; a checkpoint of
@@ -14,77 +17,62 @@ const checkpointVersion = 1
 
 // encodeCheckpoint writes the folded state.
 func (s *state) encodeCheckpoint(dst []byte) []byte {
-	o := newObject(dst)
-	o.int("v", checkpointVersion)
-	o.int("seq", int64(s.LastSeq))
-	o.str("id", s.ID)
-	o.str("agent", s.Agent)
-	o.strOpt("gateway", s.Gateway)
-	o.strOpt("chat_id", s.ChatID)
-	o.strOpt("on_disconnect", s.OnDisconnect)
-	o.int("created", s.Created.UnixNano())
-	o.int("updated", s.Updated.UnixNano())
-	o.bool("turn_active", s.TurnActive)
-	o.bool("ended", s.Ended)
-	o.int("turns", int64(s.Turns))
-	o.strOpt("preview", s.Preview)
-	o.key("usage")
-	o.b = appendUsage(o.b, s.Usage)
-	o.key("history")
-	o.b = appendMessages(o.b, s.History)
-	o.key("pending")
-	o.b = appendMessages(o.b, s.Pending)
-	o.key("open_calls")
-	o.b = appendToolCalls(o.b, s.OpenCalls)
+	w := jsonw.Writer{B: dst}
+	w.Object()
+	w.Key("v").Int(checkpointVersion)
+	w.Key("seq").Uint(s.LastSeq)
+	w.Key("id").String(s.ID)
+	w.Key("agent").String(s.Agent)
+	w.OptString("gateway", s.Gateway)
+	w.OptString("chat_id", s.ChatID)
+	w.OptString("on_disconnect", string(s.OnDisconnect))
+	w.Key("created").Int(s.Created.UnixNano())
+	w.Key("updated").Int(s.Updated.UnixNano())
+	w.Key("turn_active").Bool(s.TurnActive)
+	w.Key("ended").Bool(s.Ended)
+	w.Key("turns").Int(int64(s.Turns))
+	w.OptString("preview", s.Preview)
+	writeUsage(w.Key("usage"), s.Usage)
+	writeMessages(w.Key("history"), s.History)
+	writeMessages(w.Key("pending"), s.Pending)
+	writeToolCalls(w.Key("open_calls"), s.OpenCalls)
 	if len(s.Approvals) > 0 {
-		o.key("approvals")
-		o.b = append(o.b, '[')
-		for i, a := range s.Approvals {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			ao := newObject(o.b)
-			ao.str("call_id", a.CallID)
-			ao.str("tool", a.Tool)
-			ao.str("subject", a.Subject)
-			ao.int("at", a.At.UnixNano())
-			o.b = ao.end()
+		w.Key("approvals").Array()
+		for _, a := range s.Approvals {
+			w.Object()
+			w.Key("call_id").String(a.CallID)
+			w.Key("tool").String(a.Tool)
+			w.Key("subject").String(a.Subject)
+			w.Key("at").Int(a.At.UnixNano())
+			w.EndObject()
 		}
-		o.b = append(o.b, ']')
+		w.EndArray()
 	}
 	if len(s.AlwaysAllowed) > 0 {
-		o.key("always_allowed")
-		o.b = append(o.b, '[')
-		for i, a := range s.AlwaysAllowed {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			o.b = AppendJSONString(o.b, a)
+		w.Key("always_allowed").Array()
+		for _, a := range s.AlwaysAllowed {
+			w.String(a)
 		}
-		o.b = append(o.b, ']')
+		w.EndArray()
 	}
-	return o.end()
+	return w.EndObject().B
 }
 
-func appendMessages(dst []byte, msgs []Message) []byte {
-	dst = append(dst, '[')
+func writeMessages(w *jsonw.Writer, msgs []Message) {
+	w.Array()
 	for i := range msgs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
 		m := &msgs[i]
-		o := newObject(dst)
-		o.str("role", string(m.Role))
-		o.str("content", m.Content)
+		w.Object()
+		w.Key("role").String(string(m.Role))
+		w.Key("content").String(m.Content)
 		if len(m.ToolCalls) > 0 {
-			o.key("tool_calls")
-			o.b = appendToolCalls(o.b, m.ToolCalls)
+			writeToolCalls(w.Key("tool_calls"), m.ToolCalls)
 		}
-		o.strOpt("tool_call_id", m.ToolCallID)
-		o.strOpt("tool_name", m.ToolName)
-		dst = o.end()
+		w.OptString("tool_call_id", m.ToolCallID)
+		w.OptString("tool_name", m.ToolName)
+		w.EndObject()
 	}
-	return append(dst, ']')
+	w.EndArray()
 }
 
 func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
@@ -98,7 +86,7 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 	str := func(k string) string { return string(v.GetStringBytes(k)) }
 	s := &state{
 		ID: str("id"), Agent: str("agent"), Gateway: str("gateway"),
-		ChatID: str("chat_id"), OnDisconnect: str("on_disconnect"),
+		ChatID: str("chat_id"), OnDisconnect: agents.OnDisconnect(str("on_disconnect")),
 		LastSeq:    v.GetUint64("seq"),
 		Created:    time.Unix(0, v.GetInt64("created")),
 		Updated:    time.Unix(0, v.GetInt64("updated")),
@@ -157,6 +145,19 @@ func decodeToolCalls(vs []*fastjson.Value) []ToolCall {
 	return out
 }
 
+// SessionStatus is a session's state in listings.
+type SessionStatus string
+
+// Session statuses.
+const (
+	// SessionIdle: no turn runs; a message starts one.
+	SessionIdle SessionStatus = "idle"
+	// SessionRunning: a turn runs, or waits for an approval.
+	SessionRunning SessionStatus = "running"
+	// SessionEnded: the session takes no more messages.
+	SessionEnded SessionStatus = "ended"
+)
+
 // SessionInfo is what listings show of a session; it is stored as the
 // session's meta record and rewritten when the session changes.
 type SessionInfo struct {
@@ -164,7 +165,7 @@ type SessionInfo struct {
 	Agent   string
 	Gateway string
 	ChatID  string
-	Status  string // idle | running | ended
+	Status  SessionStatus
 	Created time.Time
 	Updated time.Time
 	Turns   int
@@ -182,20 +183,20 @@ func (s *state) info() SessionInfo {
 }
 
 func (i *SessionInfo) appendJSON(dst []byte) []byte {
-	o := newObject(dst)
-	o.str("session_id", i.ID)
-	o.str("agent", i.Agent)
-	o.strOpt("gateway", i.Gateway)
-	o.strOpt("chat_id", i.ChatID)
-	o.str("status", i.Status)
-	o.str("created_at", i.Created.UTC().Format(time.RFC3339Nano))
-	o.str("updated_at", i.Updated.UTC().Format(time.RFC3339Nano))
-	o.int("turns", int64(i.Turns))
-	o.int("last_seq", int64(i.LastSeq))
-	o.strOpt("preview", i.Preview)
-	o.key("usage")
-	o.b = appendUsage(o.b, i.Usage)
-	return o.end()
+	w := jsonw.Writer{B: dst}
+	w.Object()
+	w.Key("session_id").String(i.ID)
+	w.Key("agent").String(i.Agent)
+	w.OptString("gateway", i.Gateway)
+	w.OptString("chat_id", i.ChatID)
+	w.Key("status").String(string(i.Status))
+	w.Key("created_at").String(i.Created.UTC().Format(time.RFC3339Nano))
+	w.Key("updated_at").String(i.Updated.UTC().Format(time.RFC3339Nano))
+	w.Key("turns").Int(int64(i.Turns))
+	w.Key("last_seq").Uint(i.LastSeq)
+	w.OptString("preview", i.Preview)
+	writeUsage(w.Key("usage"), i.Usage)
+	return w.EndObject().B
 }
 
 // decodeInfo parses a meta record.
@@ -211,7 +212,7 @@ func decodeInfo(p *fastjson.Parser, data []byte) (SessionInfo, error) {
 	}
 	return SessionInfo{
 		ID: str("session_id"), Agent: str("agent"), Gateway: str("gateway"),
-		ChatID: str("chat_id"), Status: str("status"),
+		ChatID: str("chat_id"), Status: SessionStatus(str("status")),
 		Created: ts("created_at"), Updated: ts("updated_at"),
 		Turns: v.GetInt("turns"), LastSeq: v.GetUint64("last_seq"),
 		Preview: str("preview"),

@@ -25,7 +25,9 @@
 // every turn end) is bounded too; recovery reads the latest checkpoint and
 // replays the events after it.
 //
-// runtime imports storage and agents (for types) and nothing from lite or
-// the gateways. Providers live in runtime/llm/<name>, built-in tools in
-// runtime/tools.
+// runtime imports storage, agents (for types) and runtime/jsonw (the JSON
+// writer it shares with the providers and the HTTP API), and nothing from
+// lite or the gateways. Providers live in runtime/llm/<name>, built-in
+// tools in runtime/tools. The event types, durable or not, are listed once
+// in EventTypes.
 package runtime

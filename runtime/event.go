@@ -6,10 +6,14 @@ import (
 	"time"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 )
 
 // EventType names an event. Durable types follow Agnx's session events;
-// turn_end is an agnx-lite extension that closes every turn.
+// turn_end is an agnx-lite extension that closes every turn. Every type is
+// listed, with what it means, in EventTypes (event_types.go).
 type EventType string
 
 // Durable event types, stored in the session's log.
@@ -63,7 +67,7 @@ type Event struct {
 
 	// session_start
 	Agent        string
-	OnDisconnect string
+	OnDisconnect agents.OnDisconnect
 	Gateway      string
 	ChatID       string
 
@@ -92,105 +96,99 @@ type Event struct {
 	Details []byte
 }
 
-// Durable reports whether the event belongs in the log.
-func (e *Event) Durable() bool { return e.Type != EvToken }
+// Durable reports whether the event belongs in the log (see EventTypes).
+func (e *Event) Durable() bool { return durable(e.Type) }
 
 // AppendJSON appends the event in Agnx's JSON form.
 func (e *Event) AppendJSON(dst []byte) []byte {
-	o := newObject(dst)
-	o.int("seq", int64(e.Seq))
-	o.str("timestamp", e.Time.UTC().Format(time.RFC3339Nano))
-	o.str("type", string(e.Type))
+	w := jsonw.Writer{B: dst}
+	w.Object()
+	w.Key("seq").Uint(e.Seq)
+	w.Key("timestamp").String(e.Time.UTC().Format(time.RFC3339Nano))
+	w.Key("type").String(string(e.Type))
 	switch e.Type {
 	case EvSessionStart:
-		o.str("agent", e.Agent)
-		o.strOpt("on_disconnect", e.OnDisconnect)
-		o.strOpt("gateway", e.Gateway)
-		o.strOpt("gateway_chat_id", e.ChatID)
+		w.Key("agent").String(e.Agent)
+		w.OptString("on_disconnect", string(e.OnDisconnect))
+		w.OptString("gateway", e.Gateway)
+		w.OptString("gateway_chat_id", e.ChatID)
 	case EvUserMessage:
-		o.str("content", e.Content)
-		o.strOpt("sender_id", e.SenderID)
-		o.strOpt("sender_name", e.SenderName)
+		w.Key("content").String(e.Content)
+		w.OptString("sender_id", e.SenderID)
+		w.OptString("sender_name", e.SenderName)
 	case EvAssistant:
-		o.strOpt("agent", e.Agent)
-		o.str("content", e.Content)
-		o.key("tool_calls")
-		o.b = appendToolCalls(o.b, e.ToolCalls)
+		w.OptString("agent", e.Agent)
+		w.Key("content").String(e.Content)
+		writeToolCalls(w.Key("tool_calls"), e.ToolCalls)
 		if e.Usage != (Usage{}) {
-			o.key("usage")
-			o.b = appendUsage(o.b, e.Usage)
+			writeUsage(w.Key("usage"), e.Usage)
 		}
 	case EvToolCall:
-		o.str("call_id", e.CallID)
-		o.str("tool_name", e.ToolName)
-		o.key("arguments")
-		o.b = appendArguments(o.b, e.Arguments)
+		w.Key("call_id").String(e.CallID)
+		w.Key("tool_name").String(e.ToolName)
+		writeArguments(w.Key("arguments"), e.Arguments)
 	case EvToolResult:
-		o.str("call_id", e.CallID)
-		o.strOpt("tool_name", e.ToolName)
-		r := newObject(nil)
-		r.bool("success", e.Success)
-		r.str("content", e.Content)
+		w.Key("call_id").String(e.CallID)
+		w.OptString("tool_name", e.ToolName)
+		w.Key("result").Object()
+		w.Key("success").Bool(e.Success)
+		w.Key("content").String(e.Content)
 		if len(e.Details) > 0 && fastjson.ValidateBytes(e.Details) == nil {
-			r.raw("details", e.Details)
+			w.Key("details").Raw(e.Details)
 		}
-		o.raw("result", r.end())
+		w.EndObject()
 	case EvError:
-		o.str("code", e.Code)
-		o.str("message", e.Content)
+		w.Key("code").String(e.Code)
+		w.Key("message").String(e.Content)
 	case EvApprovalRequired:
-		o.str("call_id", e.CallID)
-		o.str("tool_name", e.ToolName)
-		o.str("command", e.Content)
+		w.Key("call_id").String(e.CallID)
+		w.Key("tool_name").String(e.ToolName)
+		w.Key("command").String(e.Content)
 	case EvApprovalDecision:
-		o.str("call_id", e.CallID)
-		o.str("decision", e.Decision)
-		o.strOpt("reason", e.Reason)
+		w.Key("call_id").String(e.CallID)
+		w.Key("decision").String(e.Decision)
+		w.OptString("reason", e.Reason)
 	case EvTurnEnd:
-		o.str("status", e.Reason)
+		w.Key("status").String(e.Reason)
 		if e.Usage != (Usage{}) {
-			o.key("usage")
-			o.b = appendUsage(o.b, e.Usage)
+			writeUsage(w.Key("usage"), e.Usage)
 		}
 	case EvSessionEnd:
-		o.str("reason", e.Reason)
+		w.Key("reason").String(e.Reason)
 	case EvToken:
-		o.str("content", e.Content)
+		w.Key("content").String(e.Content)
 	}
-	return o.end()
+	return w.EndObject().B
 }
 
-func appendToolCalls(dst []byte, calls []ToolCall) []byte {
-	dst = append(dst, '[')
-	for i, c := range calls {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		o := newObject(dst)
-		o.str("id", c.ID)
-		o.str("name", c.Name)
-		o.key("arguments")
-		o.b = appendArguments(o.b, c.Arguments)
-		dst = o.end()
+func writeToolCalls(w *jsonw.Writer, calls []ToolCall) {
+	w.Array()
+	for _, c := range calls {
+		w.Object()
+		w.Key("id").String(c.ID)
+		w.Key("name").String(c.Name)
+		writeArguments(w.Key("arguments"), c.Arguments)
+		w.EndObject()
 	}
-	return append(dst, ']')
+	w.EndArray()
 }
 
-// appendArguments stores tool arguments as a JSON value when they are valid
+// writeArguments stores tool arguments as a JSON value when they are valid
 // JSON, else as a string, so a model's broken arguments are kept verbatim.
-func appendArguments(dst []byte, args string) []byte {
+func writeArguments(w *jsonw.Writer, args string) {
 	if args != "" && fastjson.Validate(args) == nil {
-		return append(dst, args...)
+		w.RawString(args)
+		return
 	}
-	return AppendJSONString(dst, args)
+	w.String(args)
 }
 
-func appendUsage(dst []byte, u Usage) []byte {
-	o := newObject(dst)
-	o.int("prompt_tokens", int64(u.PromptTokens))
-	o.int("completion_tokens", int64(u.CompletionTokens))
-	o.int("total_tokens", int64(u.Total()))
-	return o.end()
+func writeUsage(w *jsonw.Writer, u Usage) {
+	w.Object()
+	w.Key("prompt_tokens").Int(int64(u.PromptTokens))
+	w.Key("completion_tokens").Int(int64(u.CompletionTokens))
+	w.Key("total_tokens").Int(int64(u.Total()))
+	w.EndObject()
 }
 
 // DecodeEvent parses an event written by AppendJSON. p is reused between
@@ -210,7 +208,7 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 	str := func(keys ...string) string { return string(v.GetStringBytes(keys...)) }
 	switch e.Type {
 	case EvSessionStart:
-		e.Agent, e.OnDisconnect = str("agent"), str("on_disconnect")
+		e.Agent, e.OnDisconnect = str("agent"), agents.OnDisconnect(str("on_disconnect"))
 		e.Gateway, e.ChatID = str("gateway"), str("gateway_chat_id")
 	case EvUserMessage:
 		e.Content, e.SenderID, e.SenderName = str("content"), str("sender_id"), str("sender_name")

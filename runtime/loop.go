@@ -282,7 +282,7 @@ func (l *Loop) closeSubscribers() {
 // continue stay active and are resumed by the next Run.
 func (l *Loop) interruptAll() {
 	for _, s := range l.sessions {
-		if !s.st.TurnActive || s.st.OnDisconnect == "continue" || len(s.st.Approvals) > 0 {
+		if !s.st.TurnActive || s.st.OnDisconnect == agents.OnDisconnectContinue || len(s.st.Approvals) > 0 {
 			continue
 		}
 		if t := s.turn; t != nil && t.partial.Len() > 0 {
@@ -377,5 +377,5 @@ func (l *Loop) budgetFor(agent string) int {
 	if a, err := l.opts.Agents.LoadAgent(agent); err == nil && a.Spec.Session.Context.MaxHistoryTokens > 0 {
 		return a.Spec.Session.Context.MaxHistoryTokens
 	}
-	return 20000
+	return agents.DefaultMaxHistoryTokens
 }

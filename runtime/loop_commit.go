@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
@@ -205,7 +206,7 @@ func (l *Loop) loadFailed(s *session, why error) {
 // its agent says on_disconnect: continue, or a call still waits for an
 // approval, which can be answered after the restart.
 func resumable(st *state) bool {
-	return st.OnDisconnect == "continue" || len(st.Approvals) > 0
+	return st.OnDisconnect == agents.OnDisconnectContinue || len(st.Approvals) > 0
 }
 
 // recover finds the sessions that had a turn in flight when the process

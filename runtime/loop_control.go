@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"time"
+
+	"github.com/agnx-lite/agnx-lite/agents"
 )
 
 // The loop's control surface: draining for shutdown, client disconnects,
@@ -53,7 +55,7 @@ type disconnectReq struct {
 
 func (r *disconnectReq) handle(l *Loop) {
 	s := l.sessions[r.sid]
-	pause := s != nil && s.turn != nil && s.st.OnDisconnect != "continue" && len(s.subs) == 0
+	pause := s != nil && s.turn != nil && s.st.OnDisconnect != agents.OnDisconnectContinue && len(s.subs) == 0
 	r.reply <- result[bool]{v: pause}
 	if !pause {
 		return

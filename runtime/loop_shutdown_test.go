@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -45,7 +46,7 @@ func TestLoop_PauseOnDisconnect(t *testing.T) {
 			h := newHarness(t, g.handle)
 			h.opts.DisconnectGrace = -1
 			h.restart()
-			h.agent.Spec.Session.OnDisconnect = policy
+			h.agent.Spec.Session.OnDisconnect = agents.OnDisconnect(policy)
 			sid := h.session()
 			ctx := context.Background()
 			sub, err := h.loop.Subscribe(ctx, sid)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -229,7 +230,7 @@ func TestLoop_ConversationSurvivesRestart(t *testing.T) {
 	info, err := runtime.ReadSession(h.store, sid)
 	require.NoError(t, err)
 	assert.Equal(t, 3, info.Turns)
-	assert.Equal(t, "idle", info.Status)
+	assert.Equal(t, runtime.SessionIdle, info.Status)
 }
 
 func TestLoop_InterruptedTurnOnRestart(t *testing.T) {
@@ -248,7 +249,7 @@ func TestLoop_InterruptedTurnOnRestart(t *testing.T) {
 				}
 				return llmtest.Reply{Text: "answer to " + r.LastUser()}
 			})
-			h.agent.Spec.Session.OnDisconnect = policy
+			h.agent.Spec.Session.OnDisconnect = agents.OnDisconnect(policy)
 			sid := h.session()
 			_, err := h.loop.Send(context.Background(), sid, runtime.Input{Content: "first"})
 			require.NoError(t, err)

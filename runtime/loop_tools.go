@@ -273,7 +273,7 @@ func (l *Loop) toolResult(j toolJob, res Result) {
 func truncate(s string, c agents.Context) string {
 	tokens := c.MaxToolResultTokens
 	if tokens <= 0 {
-		tokens = 8000
+		tokens = agents.DefaultMaxToolResultTokens
 	}
 	limit := tokens * 4
 	if len(s) <= limit {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime/textcall"
 )
 
@@ -135,7 +136,7 @@ func maxIterations(a *LoadedAgent) int {
 	if n := a.Spec.Session.MaxToolIterations; n > 0 {
 		return n
 	}
-	return 10
+	return agents.DefaultMaxToolIterations
 }
 
 // streamWorker runs one model call. It owns nothing: it reads its

@@ -3,6 +3,8 @@ package runtime
 import (
 	"slices"
 	"time"
+
+	"github.com/agnx-lite/agnx-lite/agents"
 )
 
 // state is a session folded from its events: what the loop needs to run
@@ -14,7 +16,7 @@ type state struct {
 	Agent        string
 	Gateway      string
 	ChatID       string
-	OnDisconnect string
+	OnDisconnect agents.OnDisconnect
 	Created      time.Time
 	Updated      time.Time
 	LastSeq      uint64
@@ -115,6 +117,9 @@ func (s *state) apply(e *Event, budget int) {
 		}
 	case EvSessionEnd:
 		s.Ended = true
+	default:
+		// tool_call (assistant_response brought the calls) and error
+		// change nothing the model sees; token is never applied.
 	}
 }
 
@@ -192,14 +197,14 @@ func preview(s string) string {
 }
 
 // status is the session's state in listings.
-func (s *state) status() string {
+func (s *state) status() SessionStatus {
 	switch {
 	case s.Ended:
-		return "ended"
+		return SessionEnded
 	case s.TurnActive:
-		return "running"
+		return SessionRunning
 	}
-	return "idle"
+	return SessionIdle
 }
 
 // alwaysAllowed reports whether the user allowed this call for the

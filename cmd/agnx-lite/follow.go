@@ -120,6 +120,9 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 			fmt.Fprintf(p.errw, "%s\n", p.dim("(cancelled)"))
 		}
 		return true
+	default:
+		// session_start and session_end say nothing about a turn; the
+		// user's own message is what they just typed.
 	}
 	return false
 }

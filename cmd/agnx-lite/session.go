@@ -148,6 +148,9 @@ func showSession(g *globals, src *sessionSource, id string) error {
 				fmt.Fprintf(g.stdout, "  (turn %s)\n", e.Reason)
 			}
 			fmt.Fprintln(g.stdout)
+		default:
+			// The header shows the start; approvals show through the tool
+			// results they led to; tokens are not stored.
 		}
 		return nil
 	})

@@ -55,7 +55,7 @@ type Status struct {
 func sessionPath(id string) string { return "/api/v1/sessions/" + url.PathEscape(id) }
 
 func (j *sessionJSON) info() runtime.SessionInfo {
-	return runtime.SessionInfo{ID: j.ID, Agent: j.Agent, Gateway: j.Gateway, ChatID: j.ChatID, Status: j.Status,
+	return runtime.SessionInfo{ID: j.ID, Agent: j.Agent, Gateway: j.Gateway, ChatID: j.ChatID, Status: runtime.SessionStatus(j.Status),
 		Created: j.CreatedAt, Updated: j.UpdatedAt, Turns: j.Turns, LastSeq: j.LastSeq, Preview: j.Preview,
 		Usage: runtime.Usage{PromptTokens: j.Usage.Prompt, CompletionTokens: j.Usage.Completion}}
 }

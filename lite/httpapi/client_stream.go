@@ -231,6 +231,8 @@ func (f *follower) hold(e *runtime.Event) bool {
 		f.held.Reset()
 	case runtime.EvTurnEnd:
 		f.held.Reset()
+	default:
+		// The other events pass: only tokens are held back.
 	}
 	return false
 }

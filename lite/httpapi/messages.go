@@ -87,6 +87,8 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 				answer, calls = e.Content, e.ToolCalls
 			case runtime.EvError:
 				errMsg = e.Content
+			default:
+				// The reply is the last answer and the error, if any.
 			}
 			if !done {
 				continue

@@ -35,7 +35,7 @@ func toUsage(u runtime.Usage) usageJSON {
 }
 
 func toSession(i runtime.SessionInfo) sessionJSON {
-	return sessionJSON{ID: i.ID, Agent: i.Agent, Status: i.Status, CreatedAt: i.Created.UTC(), UpdatedAt: i.Updated.UTC(),
+	return sessionJSON{ID: i.ID, Agent: i.Agent, Status: string(i.Status), CreatedAt: i.Created.UTC(), UpdatedAt: i.Updated.UTC(),
 		Gateway: i.Gateway, ChatID: i.ChatID, Turns: i.Turns, LastSeq: i.LastSeq, Preview: i.Preview, Usage: toUsage(i.Usage)}
 }
 

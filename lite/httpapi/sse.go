@@ -5,7 +5,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 )
 
 // writeTimeout bounds one write to an event stream: a client that stops
@@ -34,19 +37,12 @@ func newSSE(w http.ResponseWriter) *sseWriter {
 
 // send writes one event; id 0 writes none (tokens have no id).
 func (s *sseWriter) send(id uint64, name string, data []byte) error {
-	b := s.buf[:0]
+	ev := sseEvent{Name: name, Data: data}
 	if id > 0 {
-		b = append(b, "id: "...)
-		b = strconv.AppendUint(b, id, 10)
-		b = append(b, '\n')
+		ev.ID = strconv.FormatUint(id, 10)
 	}
-	b = append(b, "event: "...)
-	b = append(b, name...)
-	b = append(b, "\ndata: "...)
-	b = append(b, data...)
-	b = append(b, '\n', '\n')
-	s.buf = b
-	return s.write(b)
+	s.buf = appendSSE(s.buf[:0], ev)
+	return s.write(s.buf)
 }
 
 func (s *sseWriter) keepAlive() error { return s.write([]byte(": keep-alive\n\n")) }
@@ -83,89 +79,71 @@ func (s *sseWriter) event(e *runtime.Event) error {
 //	done {status, usage}       the turn ended (completed, failed, interrupted, paused)
 //	cancelled {}               the turn was cancelled
 func encodeSSE(e *runtime.Event) (string, []byte) {
-	var b []byte
-	add := func(k, v string) {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = runtime.AppendJSONString(b, k)
-		b = append(b, ':')
-		b = runtime.AppendJSONString(b, v)
-	}
-	b = append(b, '{')
 	var name string
+	w := jsonw.Writer{B: make([]byte, 0, 64+len(e.Content))}
+	w.Object()
 	switch e.Type {
 	case runtime.EvToken:
 		name = "token"
-		add("content", e.Content)
+		w.Key("content").String(e.Content)
 	case runtime.EvUserMessage:
 		name = "user_message"
-		add("content", e.Content)
-		if e.SenderID != "" {
-			add("sender_id", e.SenderID)
-		}
+		w.Key("content").String(e.Content)
+		w.OptString("sender_id", e.SenderID)
 	case runtime.EvAssistant:
 		name = "message"
-		add("content", e.Content)
-		b = append(b, `,"tool_calls":[`...)
-		for i, c := range e.ToolCalls {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"id":`...)
-			b = runtime.AppendJSONString(b, c.ID)
-			b = append(b, `,"name":`...)
-			b = runtime.AppendJSONString(b, c.Name)
-			b = append(b, `,"arguments":`...)
-			b = runtime.AppendJSONString(b, c.Arguments)
-			b = append(b, '}')
+		w.Key("content").String(e.Content)
+		w.Key("tool_calls").Array()
+		for _, c := range e.ToolCalls {
+			w.Object()
+			w.Key("id").String(c.ID)
+			w.Key("name").String(c.Name)
+			w.Key("arguments").String(c.Arguments)
+			w.EndObject()
 		}
-		b = append(b, ']')
+		w.EndArray()
 	case runtime.EvToolCall:
 		name = "tool_call"
-		add("call_id", e.CallID)
-		add("name", e.ToolName)
-		add("arguments", e.Arguments)
+		w.Key("call_id").String(e.CallID)
+		w.Key("name").String(e.ToolName)
+		w.Key("arguments").String(e.Arguments)
 	case runtime.EvToolResult:
 		name = "tool_result"
-		add("call_id", e.CallID)
-		add("content", e.Content)
-		b = append(b, `,"success":`...)
-		b = strconv.AppendBool(b, e.Success)
-		if len(e.Details) > 0 {
-			b = append(b, `,"details":`...)
-			b = append(b, e.Details...)
+		w.Key("call_id").String(e.CallID)
+		w.Key("content").String(e.Content)
+		w.Key("success").Bool(e.Success)
+		if len(e.Details) > 0 && fastjson.ValidateBytes(e.Details) == nil {
+			w.Key("details").Raw(e.Details)
 		}
 	case runtime.EvApprovalRequired:
 		name = "approval_required"
-		add("call_id", e.CallID)
-		add("command", e.Content)
-		add("tool_name", e.ToolName)
+		w.Key("call_id").String(e.CallID)
+		w.Key("command").String(e.Content)
+		w.Key("tool_name").String(e.ToolName)
 	case runtime.EvApprovalDecision:
 		name = "approval_decision"
-		add("call_id", e.CallID)
-		add("decision", e.Decision)
-		add("reason", e.Reason)
+		w.Key("call_id").String(e.CallID)
+		w.Key("decision").String(e.Decision)
+		w.Key("reason").String(e.Reason)
 	case runtime.EvError:
 		name = "error"
-		add("code", e.Code)
-		add("message", e.Content)
+		w.Key("code").String(e.Code)
+		w.Key("message").String(e.Content)
 	case runtime.EvTurnEnd:
 		if e.Reason == runtime.TurnCancelled {
 			return "cancelled", []byte("{}")
 		}
 		name = "done"
-		add("status", e.Reason)
+		w.Key("status").String(e.Reason)
 		u := toUsage(e.Usage)
-		b = append(b, `,"usage":{"prompt_tokens":`...)
-		b = strconv.AppendInt(b, int64(u.Prompt), 10)
-		b = append(b, `,"completion_tokens":`...)
-		b = strconv.AppendInt(b, int64(u.Completion), 10)
-		b = append(b, `,"total_tokens":`...)
-		b = strconv.AppendInt(b, int64(u.Total), 10)
-		b = append(b, '}')
+		w.Key("usage").Object()
+		w.Key("prompt_tokens").Int(int64(u.Prompt))
+		w.Key("completion_tokens").Int(int64(u.Completion))
+		w.Key("total_tokens").Int(int64(u.Total))
+		w.EndObject()
 	default:
+		// session_start and session_end: a client has no use for them.
 		return "", nil
 	}
-	return name, append(b, '}')
+	return name, w.EndObject().B
 }

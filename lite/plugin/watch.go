@@ -105,6 +105,8 @@ func (w *watch) run(ctx context.Context, sub *runtime.Subscription, out chan<- w
 		case runtime.EvTurnEnd:
 			ok = post(watchEvent{kind: watchTurnEnd, seq: e.Seq, text: answer(text, failure, e.Reason)})
 			text, failure = "", ""
+		default:
+			// A chat gets answers, errors and approvals, not the steps.
 		}
 		if !ok {
 			return

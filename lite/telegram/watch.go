@@ -201,6 +201,9 @@ func (w *watcher) onEvent(ctx context.Context, e runtime.Event) bool {
 		}
 		w.newRound()
 		return true
+	default:
+		// A chat gets answers, errors and approvals, not the steps
+		// (tokens were handled above).
 	}
 	return false
 }

@@ -1,11 +1,6 @@
 package llm
 
-import (
-	"math"
-	"strconv"
-
-	"github.com/valyala/fastjson"
-)
+import "github.com/valyala/fastjson"
 
 // IsObject reports whether b is exactly one valid JSON object (surrounding
 // whitespace allowed).
@@ -23,15 +18,6 @@ func IsObject[T ~string | ~[]byte](b T) bool {
 		return false
 	}
 	return false
-}
-
-// AppendFloat appends f as a JSON number; NaN and infinities, which JSON
-// cannot express, become 0.
-func AppendFloat(dst []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		f = 0
-	}
-	return strconv.AppendFloat(dst, f, 'g', -1, 64)
 }
 
 // EmptySchema is the JSON Schema sent for a tool that declares none.

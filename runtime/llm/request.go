@@ -6,34 +6,34 @@ import (
 	"strconv"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 )
 
-// AppendTools appends `,"tools":[...]` in the {"type":"function",
-// "function":{name, description, parameters}} form that Ollama and
-// OpenAI-compatible servers share. Each schema is inserted verbatim after
-// checking it is a JSON object; an empty schema becomes EmptySchema.
-func AppendTools(dst []byte, tools []runtime.ToolSpec) ([]byte, error) {
-	dst = append(dst, `,"tools":[`...)
-	for i, t := range tools {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"type":"function","function":{"name":`...)
-		dst = runtime.AppendJSONString(dst, t.Name)
-		dst = append(dst, `,"description":`...)
-		dst = runtime.AppendJSONString(dst, t.Description)
-		dst = append(dst, `,"parameters":`...)
+// WriteTools writes the "tools" key and its array in the
+// {"type":"function", "function":{name, description, parameters}} form that
+// Ollama and OpenAI-compatible servers share. Each schema is inserted
+// verbatim after checking it is a JSON object; an empty schema becomes
+// EmptySchema.
+func WriteTools(w *jsonw.Writer, tools []runtime.ToolSpec) error {
+	w.Key("tools").Array()
+	for _, t := range tools {
+		w.Object()
+		w.Key("type").String("function")
+		w.Key("function").Object()
+		w.Key("name").String(t.Name)
+		w.Key("description").String(t.Description)
 		switch {
 		case len(t.Schema) == 0:
-			dst = append(dst, EmptySchema...)
+			w.Key("parameters").RawString(EmptySchema)
 		case IsObject(t.Schema):
-			dst = append(dst, t.Schema...)
+			w.Key("parameters").Raw(t.Schema)
 		default:
-			return nil, fmt.Errorf("tool %q: schema is not a JSON object", t.Name)
+			return fmt.Errorf("tool %q: schema is not a JSON object", t.Name)
 		}
-		dst = append(dst, '}', '}')
+		w.EndObject().EndObject()
 	}
-	return append(dst, ']'), nil
+	w.EndArray()
+	return nil
 }
 
 // CallIDs makes ids for tool calls a server sent without one. The zero
@@ -49,21 +49,16 @@ func (g *CallIDs) Next(n int) string {
 	return "call_" + g.tag + "_" + strconv.Itoa(n)
 }
 
-// AppendMessages appends `"messages":[...]`: a system message first when
-// system is set, then each message written by one, the provider's own
-// encoding of a message.
-func AppendMessages(dst []byte, system string, msgs []runtime.Message, one func([]byte, *runtime.Message) []byte) []byte {
-	dst = append(dst, `"messages":[`...)
+// WriteMessages writes the "messages" key and its array: a system message
+// first when system is set, then each message written by one, the
+// provider's own encoding of a message.
+func WriteMessages(w *jsonw.Writer, system string, msgs []runtime.Message, one func(*jsonw.Writer, *runtime.Message)) {
+	w.Key("messages").Array()
 	if system != "" {
-		dst = append(dst, `{"role":"system","content":`...)
-		dst = runtime.AppendJSONString(dst, system)
-		dst = append(dst, '}')
+		w.Object().Key("role").String("system").Key("content").String(system).EndObject()
 	}
 	for i := range msgs {
-		if i > 0 || system != "" {
-			dst = append(dst, ',')
-		}
-		dst = one(dst, &msgs[i])
+		one(w, &msgs[i])
 	}
-	return append(dst, ']')
+	w.EndArray()
 }

@@ -1,9 +1,8 @@
 package ollama
 
 import (
-	"strconv"
-
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 	"github.com/agnx-lite/agnx-lite/runtime/llm"
 )
 
@@ -11,80 +10,60 @@ import (
 // built by hand: it is the hot path of every turn, and tool schemas and
 // call arguments are raw JSON that encoding/json would re-parse.
 func encodeRequest(dst []byte, req *runtime.Request) ([]byte, error) {
-	dst = append(dst, `{"model":`...)
-	dst = runtime.AppendJSONString(dst, req.Model)
-	dst = append(dst, `,"stream":true,`...)
-	dst = llm.AppendMessages(dst, req.System, req.Messages, appendMessage)
+	w := jsonw.Writer{B: dst}
+	w.Object()
+	w.Key("model").String(req.Model)
+	w.Key("stream").Bool(true)
+	llm.WriteMessages(&w, req.System, req.Messages, writeMessage)
 	if len(req.Tools) > 0 {
-		var err error
-		if dst, err = llm.AppendTools(dst, req.Tools); err != nil {
+		if err := llm.WriteTools(&w, req.Tools); err != nil {
 			return nil, err
 		}
 	}
-	dst = appendOptions(dst, req)
-	if req.KeepAlive != "" {
-		dst = append(dst, `,"keep_alive":`...)
-		dst = runtime.AppendJSONString(dst, req.KeepAlive)
-	}
-	return append(dst, '}'), nil
+	writeOptions(&w, req)
+	w.OptString("keep_alive", req.KeepAlive)
+	return w.EndObject().B, nil
 }
 
-func appendMessage(dst []byte, m *runtime.Message) []byte {
-	dst = append(dst, `{"role":`...)
-	dst = runtime.AppendJSONString(dst, string(m.Role))
-	dst = append(dst, `,"content":`...)
-	dst = runtime.AppendJSONString(dst, m.Content)
-	if m.Role == runtime.RoleTool && m.ToolName != "" {
-		dst = append(dst, `,"tool_name":`...)
-		dst = runtime.AppendJSONString(dst, m.ToolName)
+func writeMessage(w *jsonw.Writer, m *runtime.Message) {
+	w.Object()
+	w.Key("role").String(string(m.Role))
+	w.Key("content").String(m.Content)
+	if m.Role == runtime.RoleTool {
+		w.OptString("tool_name", m.ToolName)
 	}
 	if len(m.ToolCalls) > 0 {
-		dst = append(dst, `,"tool_calls":[`...)
-		for i, tc := range m.ToolCalls {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"function":{"name":`...)
-			dst = runtime.AppendJSONString(dst, tc.Name)
-			dst = append(dst, `,"arguments":`...)
+		w.Key("tool_calls").Array()
+		for _, tc := range m.ToolCalls {
+			w.Object().Key("function").Object()
+			w.Key("name").String(tc.Name)
 			// Ollama wants an object; arguments a model garbled are sent
 			// as {} so one bad call cannot make every later request fail.
 			if llm.IsObject(tc.Arguments) {
-				dst = append(dst, tc.Arguments...)
+				w.Key("arguments").RawString(tc.Arguments)
 			} else {
-				dst = append(dst, '{', '}')
+				w.Key("arguments").Object().EndObject()
 			}
-			dst = append(dst, '}', '}')
+			w.EndObject().EndObject()
 		}
-		dst = append(dst, ']')
+		w.EndArray()
 	}
-	return append(dst, '}')
+	w.EndObject()
 }
 
-func appendOptions(dst []byte, req *runtime.Request) []byte {
+func writeOptions(w *jsonw.Writer, req *runtime.Request) {
 	if req.Temperature == nil && req.MaxOutputTokens <= 0 && req.ContextTokens <= 0 {
-		return dst
+		return
 	}
-	dst = append(dst, `,"options":{`...)
-	sep := false
-	field := func(name string) {
-		if sep {
-			dst = append(dst, ',')
-		}
-		sep = true
-		dst = append(dst, name...)
-	}
+	w.Key("options").Object()
 	if req.Temperature != nil {
-		field(`"temperature":`)
-		dst = llm.AppendFloat(dst, *req.Temperature)
+		w.Key("temperature").Float(*req.Temperature)
 	}
 	if req.MaxOutputTokens > 0 {
-		field(`"num_predict":`)
-		dst = strconv.AppendInt(dst, int64(req.MaxOutputTokens), 10)
+		w.Key("num_predict").Int(int64(req.MaxOutputTokens))
 	}
 	if req.ContextTokens > 0 {
-		field(`"num_ctx":`)
-		dst = strconv.AppendInt(dst, int64(req.ContextTokens), 10)
+		w.Key("num_ctx").Int(int64(req.ContextTokens))
 	}
-	return append(dst, '}')
+	w.EndObject()
 }

@@ -1,9 +1,8 @@
 package openai
 
 import (
-	"strconv"
-
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 	"github.com/agnx-lite/agnx-lite/runtime/llm"
 )
 
@@ -12,59 +11,51 @@ import (
 // max_tokens (not max_completion_tokens) is sent because local servers
 // only know the older name.
 func encodeRequest(dst []byte, req *runtime.Request) ([]byte, error) {
-	dst = append(dst, `{"model":`...)
-	dst = runtime.AppendJSONString(dst, req.Model)
-	dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true},`...)
-	dst = llm.AppendMessages(dst, req.System, req.Messages, appendMessage)
+	w := jsonw.Writer{B: dst}
+	w.Object()
+	w.Key("model").String(req.Model)
+	w.Key("stream").Bool(true)
+	w.Key("stream_options").Object().Key("include_usage").Bool(true).EndObject()
+	llm.WriteMessages(&w, req.System, req.Messages, writeMessage)
 	if len(req.Tools) > 0 {
-		var err error
-		if dst, err = llm.AppendTools(dst, req.Tools); err != nil {
+		if err := llm.WriteTools(&w, req.Tools); err != nil {
 			return nil, err
 		}
 	}
 	if req.Temperature != nil {
-		dst = append(dst, `,"temperature":`...)
-		dst = llm.AppendFloat(dst, *req.Temperature)
+		w.Key("temperature").Float(*req.Temperature)
 	}
 	if req.MaxOutputTokens > 0 {
-		dst = append(dst, `,"max_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(req.MaxOutputTokens), 10)
+		w.Key("max_tokens").Int(int64(req.MaxOutputTokens))
 	}
-	return append(dst, '}'), nil
+	return w.EndObject().B, nil
 }
 
-func appendMessage(dst []byte, m *runtime.Message) []byte {
-	dst = append(dst, `{"role":`...)
-	dst = runtime.AppendJSONString(dst, string(m.Role))
-	dst = append(dst, `,"content":`...)
+func writeMessage(w *jsonw.Writer, m *runtime.Message) {
+	w.Object()
+	w.Key("role").String(string(m.Role))
 	if m.Content == "" && len(m.ToolCalls) > 0 {
-		dst = append(dst, "null"...)
+		w.Key("content").Null()
 	} else {
-		dst = runtime.AppendJSONString(dst, m.Content)
+		w.Key("content").String(m.Content)
 	}
 	if m.Role == runtime.RoleTool {
-		dst = append(dst, `,"tool_call_id":`...)
-		dst = runtime.AppendJSONString(dst, m.ToolCallID)
+		w.Key("tool_call_id").String(m.ToolCallID)
 	}
 	if len(m.ToolCalls) > 0 {
-		dst = append(dst, `,"tool_calls":[`...)
-		for i, tc := range m.ToolCalls {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"id":`...)
-			dst = runtime.AppendJSONString(dst, tc.ID)
-			dst = append(dst, `,"type":"function","function":{"name":`...)
-			dst = runtime.AppendJSONString(dst, tc.Name)
-			dst = append(dst, `,"arguments":`...)
+		w.Key("tool_calls").Array()
+		for _, tc := range m.ToolCalls {
 			args := tc.Arguments
 			if args == "" {
 				args = "{}"
 			}
-			dst = runtime.AppendJSONString(dst, args)
-			dst = append(dst, '}', '}')
+			w.Object()
+			w.Key("id").String(tc.ID)
+			w.Key("type").String("function")
+			w.Key("function").Object().Key("name").String(tc.Name).Key("arguments").String(args).EndObject()
+			w.EndObject()
 		}
-		dst = append(dst, ']')
+		w.EndArray()
 	}
-	return append(dst, '}')
+	w.EndObject()
 }

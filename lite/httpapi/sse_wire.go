@@ -1,23 +1,72 @@
 package httpapi
 
+// The Server-Sent Events wire format, both ways: appendSSE is what the
+// server writes, sseReader what the client reads, and FuzzSSERoundTrip
+// checks that one reads back what the other wrote.
+
 import (
 	"bufio"
 	"bytes"
 	"io"
+	"strings"
 )
 
 // maxSSELine caps one line of an event stream. An assistant message is
 // one data line, so this is the largest answer the client accepts.
 const maxSSELine = 16 << 20
 
-// sseEvent is one event dispatched by an sseReader.
+// sseEvent is one event of a stream: what appendSSE writes and an
+// sseReader dispatches.
 type sseEvent struct {
-	// Name is the event: field, "message" when the event had none.
+	// Name is the event: field; read back as "message" when the event had
+	// none.
 	Name string
 	// ID is the event's own id: field, "" when it had none (tokens).
 	ID string
 	// Data is the data: lines joined with "\n".
 	Data []byte
+}
+
+// appendSSE appends ev to dst: an id: line when ev.ID is set, an event:
+// line when ev.Name is set, one data: line per line of ev.Data (split at
+// CRLF, LF or CR, so a reader gets the lines back joined with LF), and the
+// blank line that dispatches the event. A name or id cannot span lines:
+// it is cut at its first CR or LF, and an id holding NUL, which readers
+// ignore, is left out.
+func appendSSE(dst []byte, ev sseEvent) []byte {
+	if id := firstLine(ev.ID); id != "" && strings.IndexByte(id, 0) < 0 {
+		dst = append(dst, "id: "...)
+		dst = append(dst, id...)
+		dst = append(dst, '\n')
+	}
+	if name := firstLine(ev.Name); name != "" {
+		dst = append(dst, "event: "...)
+		dst = append(dst, name...)
+		dst = append(dst, '\n')
+	}
+	data := ev.Data
+	for {
+		dst = append(dst, "data: "...)
+		i := bytes.IndexAny(data, "\r\n")
+		if i < 0 {
+			dst = append(dst, data...)
+			break
+		}
+		dst = append(dst, data[:i]...)
+		dst = append(dst, '\n')
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
+	}
+	return append(dst, '\n', '\n')
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // sseReader parses a Server-Sent Events stream as the WHATWG spec says:

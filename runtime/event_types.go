@@ -1,0 +1,47 @@
+package runtime
+
+import "slices"
+
+// EventTypeInfo describes one event type.
+type EventTypeInfo struct {
+	Type EventType
+	// Durable types are stored in the session's log and have a Seq; the
+	// others go to live subscribers only, with Seq 0.
+	Durable bool
+	// Doc says what the event means and which fields it sets.
+	Doc string
+}
+
+// eventTypes is the one list of event types. Adding a type means adding it
+// here (beside its constant in event.go); TestEventTypes then fails until
+// AppendJSON and DecodeEvent carry it, and names every switch on event
+// types in the module that neither lists it nor says, in a default clause,
+// why the types it leaves out do not matter there.
+var eventTypes = [...]EventTypeInfo{
+	{EvSessionStart, true, "a session was created: Agent, OnDisconnect, and Gateway and ChatID when a gateway created it"},
+	{EvUserMessage, true, "a user's message, Content, from SenderID (SenderName); it starts a turn or waits for the running one to end"},
+	{EvAssistant, true, "one model call's final answer: Content, the ToolCalls it asks for, its Usage"},
+	{EvToolCall, true, "a tool call starts: CallID, ToolName, Arguments"},
+	{EvToolResult, true, "a tool call's result: CallID, ToolName, Success, Content (what the model sees) and Details (JSON for clients)"},
+	{EvApprovalRequired, true, "a tool call waits for a user's yes or no: CallID, ToolName, Content is what it would do (the command, the path)"},
+	{EvApprovalDecision, true, "the answer to an approval: CallID, Decision (allow_once, allow_always, deny), Reason (who decided: user, timeout)"},
+	{EvError, true, "the turn met an error: Code and Content, one sentence for the user"},
+	{EvTurnEnd, true, "a turn ended: Reason is its outcome (completed, failed, cancelled, interrupted, paused), Usage its tokens"},
+	{EvSessionEnd, true, "the session ended: Reason"},
+	{EvToken, false, "a piece of the answer as the model streams it: Content; the assistant_response that follows holds the whole text"},
+}
+
+// EventTypes returns every event type, durable ones first.
+func EventTypes() []EventTypeInfo { return slices.Clone(eventTypes[:]) }
+
+// durable reports whether events of type t belong in the log. Types not
+// in the table count as durable: DecodeEvent refuses them, so they never
+// reach the log unnoticed.
+func durable(t EventType) bool {
+	for i := range eventTypes {
+		if eventTypes[i].Type == t {
+			return eventTypes[i].Durable
+		}
+	}
+	return true
+}
