@@ -30,11 +30,17 @@ type turn struct {
 	pause bool
 	// timers deny approvals nobody answers, by call id.
 	timers map[string]*time.Timer
+	// parked is set while the turn waits on something outside (a person's
+	// decision) and holds no turn slot; next is what it does once it has
+	// one again (see loop_park.go).
+	parked bool
+	next   []func()
 }
 
 // schedule starts queued turns while the turn limit allows, then queued
 // tool calls while the tool limit allows.
 func (l *Loop) schedule() {
+	l.unpark() // parked turns that can go on come first
 	for !l.draining && l.running < l.opts.MaxTurns && len(l.waiting) > 0 {
 		s := l.waiting[0]
 		l.waiting[0] = nil
@@ -90,8 +96,8 @@ func (l *Loop) endTurn(s *session, reason string) {
 			tm.Stop()
 		}
 		usage = t.usage
+		l.release(t)
 		s.turn = nil
-		l.running--
 	}
 	l.record(s, Event{Type: EvTurnEnd, Reason: reason, Usage: usage})
 }
