@@ -25,6 +25,9 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	o.int("created", s.Created.UnixNano())
 	o.int("updated", s.Updated.UnixNano())
 	o.bool("turn_active", s.TurnActive)
+	if s.Rounds > 0 {
+		o.int("rounds", int64(s.Rounds))
+	}
 	o.bool("ended", s.Ended)
 	o.int("turns", int64(s.Turns))
 	o.strOpt("preview", s.Preview)
@@ -103,6 +106,7 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 		Created:    time.Unix(0, v.GetInt64("created")),
 		Updated:    time.Unix(0, v.GetInt64("updated")),
 		TurnActive: v.GetBool("turn_active"),
+		Rounds:     v.GetInt("rounds"),
 		Ended:      v.GetBool("ended"),
 		Turns:      v.GetInt("turns"),
 		Preview:    str("preview"),
