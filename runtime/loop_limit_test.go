@@ -130,3 +130,23 @@ func TestLoop_MaxToolIterationsAcrossRestart(t *testing.T) {
 	require.Len(t, notices, 1)
 	assert.Contains(t, notices[0].Content, "after 3 rounds")
 }
+
+// A small model that writes a tool call as text in the last, tool-less
+// call: the markup is cut from its answer and nothing runs.
+func TestLoop_MaxToolIterationsTextCall(t *testing.T) {
+	h := newHarness(t, func(r llmtest.RecordedRequest) llmtest.Reply {
+		if len(r.Tools) == 0 {
+			return llmtest.Reply{Text: "Nothing more to see. " + llmtest.TextToolCall("list_dir", `{}`)}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "list_dir", Arguments: `{}`}}}
+	})
+	h.agent.Spec.Session.MaxToolIterations = 1
+	evs := h.turn(h.session(), "look")
+	answers := find(evs, runtime.EvAssistant)
+	require.Len(t, answers, 2)
+	assert.Equal(t, "Nothing more to see.", answers[1].Content)
+	assert.Empty(t, answers[1].ToolCalls)
+	assert.NotContains(t, tokens(evs), "<tool_call>", "the markup never reaches the user")
+	assert.Len(t, find(evs, runtime.EvToolResult), 1)
+	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
+}

@@ -141,7 +141,7 @@ func (l *Loop) callModel(s *session) {
 		// the history once, at the end of a turn that used all its rounds.
 		req.Messages = append(req.Messages, Message{Role: RoleUser, Content: toolLimitHint(limit)})
 	}
-	w := streamWorker{l: l, sid: s.st.ID, turn: t.id, agent: t.agent, req: req, withTools: withTools,
+	w := streamWorker{l: l, sid: s.st.ID, turn: t.id, agent: t.agent, req: req, withTools: withTools, final: t.final,
 		timeout: time.Duration(spec.Session.LLMTimeoutSeconds) * time.Second}
 	l.wg.Add(1)
 	go w.run(t.ctx)
@@ -181,7 +181,10 @@ type streamWorker struct {
 	agent     *LoadedAgent
 	req       *Request
 	withTools bool
-	timeout   time.Duration
+	// final: the agent has tools but this last call offers none; text
+	// calls the model writes anyway are cut from its answer.
+	final   bool
+	timeout time.Duration
 }
 
 func (w *streamWorker) run(ctx context.Context) {
@@ -210,14 +213,14 @@ func (w *streamWorker) run(ctx context.Context) {
 			err = fmt.Errorf("the model did not finish within %d seconds: raise spec.session.llm_timeout_seconds or use a smaller model",
 				int(w.timeout/time.Second))
 		}
-	case w.withTools && len(resp.Message.ToolCalls) == 0:
+	case (w.withTools || w.final) && len(resp.Message.ToolCalls) == 0:
 		calls, rest := textcall.Extract(resp.Message.Content, w.agent.hasTool)
 		if len(calls) == 0 {
 			filter.Flush()
 			break
 		}
 		filter.Discard()
-		resp.Message.Content = rest
+		resp.Message.Content = rest // a final call's are dropped by streamDone
 		for _, c := range calls {
 			resp.Message.ToolCalls = append(resp.Message.ToolCalls, ToolCall{Name: c.Name, Arguments: c.Arguments})
 		}
