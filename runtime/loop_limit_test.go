@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -86,7 +87,7 @@ func (g *gateTool) Run(ctx context.Context, _ []byte) (runtime.Result, error) {
 // The rounds of a turn are counted in the session's durable state: a turn
 // resumed after a restart goes on counting, it does not start over.
 func TestLoop_MaxToolIterationsAcrossRestart(t *testing.T) {
-	release := make(chan struct{})
+	release, open := latch()
 	h := newHarness(t, func(r llmtest.RecordedRequest) llmtest.Reply {
 		if len(r.Tools) == 0 {
 			<-release
@@ -94,15 +95,16 @@ func TestLoop_MaxToolIterationsAcrossRestart(t *testing.T) {
 		}
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "gate", Arguments: `{}`}}}
 	})
-	gate := &gateTool{block: 2, blocked: make(chan struct{})}
-	h.agent.Tools = append(h.agent.Tools, gate)
+	t.Cleanup(open)
+	gt := &gateTool{block: 2, blocked: make(chan struct{})}
+	h.agent.Tools = append(h.agent.Tools, gt)
 	h.agent.Spec.Session.MaxToolIterations = 3
 	h.agent.Spec.Session.OnDisconnect = "continue"
 	sid := h.session()
 	_, err := h.loop.Send(context.Background(), sid, runtime.Input{Content: "go"})
 	require.NoError(t, err)
 	select {
-	case <-gate.blocked: // the second round's call runs
+	case <-gt.blocked: // the second round's call runs
 	case <-time.After(10 * time.Second):
 		t.Fatal("the second round never called its tool")
 	}
@@ -110,7 +112,7 @@ func TestLoop_MaxToolIterationsAcrossRestart(t *testing.T) {
 
 	sub, err := h.loop.Subscribe(context.Background(), sid)
 	require.NoError(t, err)
-	close(release)
+	open()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	evs := collect(ctx, t, sub)
@@ -120,7 +122,7 @@ func TestLoop_MaxToolIterationsAcrossRestart(t *testing.T) {
 	require.Len(t, reqs, 4, "two rounds, the restart, one more round, then the last call")
 	assert.NotEmpty(t, reqs[2].Tools)
 	assert.Empty(t, reqs[3].Tools)
-	assert.EqualValues(t, 3, gate.calls.Load(), "the interrupted call is not run again")
+	assert.EqualValues(t, 3, gt.calls.Load(), "the interrupted call is not run again")
 	var notices []runtime.Event
 	for _, e := range h.durable(sid) {
 		if e.Type == runtime.EvError && e.Code == runtime.CodeToolLimit {
@@ -149,4 +151,14 @@ func TestLoop_MaxToolIterationsTextCall(t *testing.T) {
 	assert.NotContains(t, tokens(evs), "<tool_call>", "the markup never reaches the user")
 	assert.Len(t, find(evs, runtime.EvToolResult), 1)
 	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
+}
+
+// latch returns a channel a fake's handler waits on and the function
+// that opens it, once. A test registers open with t.Cleanup after the
+// fake, so that it runs before the fake closes (which waits for its
+// handlers) even when the test fails early.
+func latch() (<-chan struct{}, func()) {
+	c := make(chan struct{})
+	var once sync.Once
+	return c, func() { once.Do(func() { close(c) }) }
 }

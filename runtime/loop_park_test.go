@@ -65,7 +65,7 @@ func TestPark_WaitingForApprovalHoldsNoSlot(t *testing.T) {
 // that has not started yet.
 func TestPark_ResumesAheadOfNewWork(t *testing.T) {
 	inB := make(chan struct{})
-	releaseB := make(chan struct{})
+	releaseB, openB := latch()
 	echo := llmtest.Echo()
 	h := parkHarness(t, func(r llmtest.RecordedRequest) llmtest.Reply {
 		if r.LastUser() == "slow" {
@@ -74,6 +74,7 @@ func TestPark_ResumesAheadOfNewWork(t *testing.T) {
 		}
 		return echo(r)
 	})
+	t.Cleanup(openB)
 	sidA, subA, askA := startAsking(t, h, `use read_file {"path":"notes.txt"}`)
 
 	sidB := h.session()
@@ -98,7 +99,7 @@ func TestPark_ResumesAheadOfNewWork(t *testing.T) {
 	assert.Equal(t, 1, st.Parked, "A waits for a slot")
 	assert.Equal(t, 1, st.Waiting, "C waits for a slot")
 
-	close(releaseB)
+	openB()
 	collect(context.Background(), t, subB)
 	collect(context.Background(), t, subA)
 	collect(context.Background(), t, subC)
