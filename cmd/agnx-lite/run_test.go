@@ -95,6 +95,11 @@ func TestCLI_RunToolLimitNote(t *testing.T) {
 			assert.Equal(t, "the folder is empty\n", out)
 			assert.Contains(t, errs, "note: this turn stopped using tools after 2 rounds")
 			assert.Contains(t, errs, "raise spec.session.max_tool_iterations")
+
+			id := c.sessionIDs()[0]
+			code, out, _ = c.run("session", "show", id)
+			require.Equal(t, 0, code)
+			assert.Contains(t, out, "assistant> the folder is empty\n  note: this turn stopped using tools after 2 rounds")
 		})
 	}
 }
