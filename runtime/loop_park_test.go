@@ -230,3 +230,45 @@ func TestPark_ApprovalTimeout(t *testing.T) {
 		assert.Zero(t, stats(t, h).Parked)
 	})
 }
+
+// A parked turn cancelled while it waits for a slot gives up its place:
+// nothing of it runs, and the slot goes to the next turn.
+func TestPark_CancelledWhileWaitingForASlot(t *testing.T) {
+	inB := make(chan struct{})
+	releaseB, openB := latch()
+	echo := llmtest.Echo()
+	h := parkHarness(t, func(r llmtest.RecordedRequest) llmtest.Reply {
+		if r.LastUser() == "slow" {
+			close(inB)
+			<-releaseB
+		}
+		return echo(r)
+	})
+	t.Cleanup(openB)
+	sidA, subA, askA := startAsking(t, h, `use read_file {"path":"notes.txt"}`)
+	sidB := h.session()
+	subB, err := h.loop.Subscribe(context.Background(), sidB)
+	require.NoError(t, err)
+	_, err = h.loop.Send(context.Background(), sidB, runtime.Input{Content: "slow"})
+	require.NoError(t, err)
+	select {
+	case <-inB:
+	case <-time.After(10 * time.Second):
+		t.Fatal("B never started")
+	}
+	require.NoError(t, h.loop.Approve(context.Background(), sidA, askA.CallID, runtime.AllowOnce))
+	cancelled, err := h.loop.Cancel(context.Background(), sidA)
+	require.NoError(t, err)
+	assert.True(t, cancelled)
+	evs := collect(context.Background(), t, subA)
+	assert.Equal(t, runtime.TurnCancelled, evs[len(evs)-1].Reason)
+	assert.Empty(t, find(evs, runtime.EvToolResult), "the allowed call never ran")
+	assert.Equal(t, 0, stats(t, h).Parked)
+
+	openB()
+	collect(context.Background(), t, subB)
+	evs = h.turn(h.session(), "next")
+	assert.Equal(t, "echo: next", find(evs, runtime.EvAssistant)[0].Content)
+	st := stats(t, h)
+	assert.Equal(t, runtime.Stats{Resident: st.Resident}, st)
+}
