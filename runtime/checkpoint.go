@@ -29,6 +29,9 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	w.Key("created").Int(s.Created.UnixNano())
 	w.Key("updated").Int(s.Updated.UnixNano())
 	w.Key("turn_active").Bool(s.TurnActive)
+	if s.Rounds > 0 {
+		w.Key("rounds").Int(int64(s.Rounds))
+	}
 	w.Key("ended").Bool(s.Ended)
 	w.Key("turns").Int(int64(s.Turns))
 	w.OptString("preview", s.Preview)
@@ -91,6 +94,7 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 		Created:    time.Unix(0, v.GetInt64("created")),
 		Updated:    time.Unix(0, v.GetInt64("updated")),
 		TurnActive: v.GetBool("turn_active"),
+		Rounds:     v.GetInt("rounds"),
 		Ended:      v.GetBool("ended"),
 		Turns:      v.GetInt("turns"),
 		Preview:    str("preview"),

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,11 +53,18 @@ func newHarness(t *testing.T, h llmtest.Handler) *harness {
 // matching real client.
 func newHarnessKind(t *testing.T, kind llmtest.Kind, h llmtest.Handler) *harness {
 	t.Helper()
+	fake := llmtest.NewHandler(t, kind, h)
+	return newHarnessClient(t, fake, nil)
+}
+
+// newHarnessClient talks to fake through client (nil: a default one).
+func newHarnessClient(t *testing.T, fake *llmtest.Server, client *http.Client) *harness {
+	t.Helper()
+	kind := fake.Kind
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "workspace")
 	require.NoError(t, os.MkdirAll(ws, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("buy milk"), 0o644))
-	fake := llmtest.NewHandler(t, kind, h)
 	spec := &agents.Agent{
 		Name:      "assistant",
 		Workspace: ws,
@@ -67,7 +75,7 @@ func newHarnessKind(t *testing.T, kind llmtest.Kind, h llmtest.Handler) *harness
 			Context: agents.Context{MaxHistoryTokens: 20000, MaxToolResultTokens: 8000, ToolResultTruncation: "head"},
 		},
 	}
-	httpOpts := llm.Options{MaxAttempts: 1, IdleTimeout: 5 * time.Second, FirstTokenTimeout: 5 * time.Second}
+	httpOpts := llm.Options{MaxAttempts: 1, IdleTimeout: 5 * time.Second, FirstTokenTimeout: 5 * time.Second, HTTPClient: client}
 	var p runtime.Provider = ollama.New(ollama.Options{BaseURL: fake.BaseURL(), HTTP: httpOpts})
 	if kind == llmtest.OpenAI {
 		p = openai.New(openai.Options{BaseURL: fake.BaseURL(), APIKey: "sk-test", KeyEnv: "OPENAI_API_KEY", HTTP: httpOpts})

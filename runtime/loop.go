@@ -45,7 +45,8 @@ type AgentPinner interface {
 type Options struct {
 	Store  *storage.Store
 	Agents AgentLoader
-	// MaxTurns is how many turns run at once; more wait in a queue. Default 2.
+	// MaxTurns is how many turns run at once; more wait in a queue. A
+	// turn waiting for a person's decision holds no slot. Default 2.
 	MaxTurns int
 	// MaxTools is how many tool calls run at once. Default 4.
 	MaxTools int
@@ -105,6 +106,7 @@ type Loop struct {
 	// instead of running it late.
 	failedTurns map[string]error
 	running     int // turns in flight
+	parking     parking
 	tools       toolPool
 	turnSeq     uint64
 	parser      fastjson.Parser

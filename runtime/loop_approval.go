@@ -81,7 +81,8 @@ func (r *approveReq) handle(l *Loop) {
 }
 
 // decide records a decision and acts on it: an allowed call is queued
-// (after the commit), a denied one gets its error result.
+// (after the commit, and once a parked turn has a slot again), a denied
+// one gets its error result.
 func (l *Loop) decide(s *session, callID, decision, reason string) {
 	t := s.turn
 	if tm := t.timers[callID]; tm != nil {
@@ -106,8 +107,11 @@ func (l *Loop) decide(s *session, callID, decision, reason string) {
 	}
 	l.afterCommit(func(err error) {
 		if err == nil && s.turn == t {
-			l.tools.queue = append(l.tools.queue, j)
-			l.runTools()
+			// A parked turn runs it once it has a slot again.
+			l.resume(s, func() {
+				l.tools.queue = append(l.tools.queue, j)
+				l.runTools()
+			})
 		}
 	})
 }

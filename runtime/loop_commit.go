@@ -120,8 +120,8 @@ func (l *Loop) drop(s *session, why error) {
 	if s.turn != nil {
 		l.unpin(s.turn)
 		s.turn.cancel()
+		l.release(s.turn)
 		s.turn = nil
-		l.running--
 	}
 	for _, sub := range s.subs {
 		if why != nil {

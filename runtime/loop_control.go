@@ -86,6 +86,7 @@ func (r *pauseCheck) handle(l *Loop) {
 type Stats struct {
 	Resident int // sessions in memory
 	Running  int // turns running
+	Parked   int // turns waiting for a person's decision, holding no slot
 	Waiting  int // turns queued behind the turn limit
 	Inbox    int // requests waiting in the inbox
 }
@@ -100,7 +101,7 @@ type statsReq struct{ reply chan result[Stats] }
 
 func (r *statsReq) handle(l *Loop) {
 	r.reply <- result[Stats]{v: Stats{Resident: len(l.sessions), Running: l.running,
-		Waiting: len(l.waiting), Inbox: len(l.inbox)}}
+		Parked: l.parking.parked, Waiting: len(l.waiting), Inbox: len(l.inbox)}}
 }
 
 // Shed frees what memory the loop can: it drops every idle session now

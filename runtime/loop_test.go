@@ -132,27 +132,6 @@ func TestLoop_ToolFailuresGoToTheModel(t *testing.T) {
 	assert.Equal(t, 3, tools)
 }
 
-func TestLoop_MaxToolIterations(t *testing.T) {
-	var mu sync.Mutex
-	calls := 0
-	h := newHarness(t, func(r llmtest.RecordedRequest) llmtest.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		calls++
-		if len(r.Tools) == 0 {
-			return llmtest.Reply{Text: "giving up on tools"}
-		}
-		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "list_dir", Arguments: `{}`}}}
-	})
-	h.agent.Spec.Session.MaxToolIterations = 3
-	sid := h.session()
-	evs := h.turn(sid, "loop forever")
-	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
-	assert.Len(t, find(evs, runtime.EvToolResult), 3)
-	assert.Equal(t, 4, calls, "three tool rounds, then one call without tools")
-	assert.Equal(t, "giving up on tools", find(evs, runtime.EvAssistant)[3].Content)
-}
-
 func TestLoop_ProviderErrorLeavesSessionUsable(t *testing.T) {
 	h := newHarness(t, llmtest.Script(
 		llmtest.Reply{Status: 404, ErrorMessage: `model "qwen3:1.7b" not found, try pulling it first`},

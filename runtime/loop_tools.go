@@ -71,8 +71,9 @@ func (a *LoadedAgent) hasTool(name string) bool { return a.tool(name) != nil }
 
 // startTools puts the calls of one model answer through the agent's
 // policy: allowed calls are queued, denied ones get an error result at
-// once, and those the policy asks about wait for a user's decision. The
-// turn goes on when every call has a result.
+// once, and those the policy asks about wait for a user's decision (the
+// turn gives its slot back while that is all it waits on: see
+// loop_park.go). The turn goes on when every call has a result.
 func (l *Loop) startTools(s *session, calls []ToolCall) {
 	t := s.turn
 	t.calls = len(calls)
@@ -105,6 +106,7 @@ func (l *Loop) startTools(s *session, calls []ToolCall) {
 			l.tools.queue = append(l.tools.queue, toolJob{s: s, t: t, call: c})
 		}
 	}
+	l.parkIfWaiting(s)
 	l.runTools()
 }
 
@@ -255,6 +257,7 @@ func (l *Loop) toolResult(j toolJob, res Result) {
 		Success: !res.IsError, Content: res.Content, Details: res.Details})
 	t.calls--
 	if t.calls > 0 {
+		l.parkIfWaiting(s)
 		return
 	}
 	if t.pause {
@@ -263,7 +266,7 @@ func (l *Loop) toolResult(j toolJob, res Result) {
 	}
 	l.afterCommit(func(err error) {
 		if err == nil && s.turn == t {
-			l.callModel(s)
+			l.resume(s, func() { l.callModel(s) })
 		}
 	})
 }

@@ -19,8 +19,10 @@ type turn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	agent  *LoadedAgent
-	round  int // model calls made
-	calls  int // tool calls still running
+	calls  int // tool calls of the round without a result yet
+	// final is set while the last model call runs, the one without tools
+	// after max_tool_iterations rounds.
+	final bool
 	// partial is the answer streamed so far in this round; a cancelled
 	// turn keeps it, since the user saw it.
 	partial strings.Builder
@@ -31,11 +33,17 @@ type turn struct {
 	pause bool
 	// timers deny approvals nobody answers, by call id.
 	timers map[string]*time.Timer
+	// parked is set while the turn waits on something outside (a person's
+	// decision) and holds no turn slot; next is what it does once it has
+	// one again (see loop_park.go).
+	parked bool
+	next   []func()
 }
 
 // schedule starts queued turns while the turn limit allows, then queued
 // tool calls while the tool limit allows.
 func (l *Loop) schedule() {
+	l.unpark() // parked turns that can go on come first
 	for !l.draining && l.running < l.opts.MaxTurns && len(l.waiting) > 0 {
 		s := l.waiting[0]
 		l.waiting[0] = nil
@@ -91,8 +99,8 @@ func (l *Loop) endTurn(s *session, reason string) {
 			tm.Stop()
 		}
 		usage = t.usage
+		l.release(t)
 		s.turn = nil
-		l.running--
 	}
 	l.record(s, Event{Type: EvTurnEnd, Reason: reason, Usage: usage})
 }
@@ -106,9 +114,12 @@ func (l *Loop) unpin(t *turn) {
 // callModel starts a worker for the next model call of the turn. The
 // request shares the session's history: appends after this point land
 // beyond the slice's capacity, so the worker never sees them.
+//
+// After max_tool_iterations answers in the turn (counted in the session's
+// state, so across a restart too) the model gets one last call without
+// tools, told to answer with what it has.
 func (l *Loop) callModel(s *session) {
 	t := s.turn
-	t.round++
 	spec := t.agent.Spec
 	h := s.st.History
 	req := &Request{
@@ -120,13 +131,18 @@ func (l *Loop) callModel(s *session) {
 		ContextTokens:   spec.Model.MaxInputTokens,
 		KeepAlive:       spec.Model.KeepAlive,
 	}
-	// After max_tool_iterations rounds the model gets no tools and must
-	// answer in text.
-	withTools := t.round <= maxIterations(t.agent) && len(t.agent.Tools) > 0
+	limit := maxIterations(t.agent)
+	withTools := len(t.agent.Tools) > 0 && s.st.Rounds < limit
+	t.final = len(t.agent.Tools) > 0 && !withTools
 	if withTools {
 		req.Tools = t.agent.toolSpecs()
 	}
-	w := streamWorker{l: l, sid: s.st.ID, turn: t.id, agent: t.agent, req: req, withTools: withTools,
+	if t.final {
+		// Only in the request: the history keeps what was said. It copies
+		// the history once, at the end of a turn that used all its rounds.
+		req.Messages = append(req.Messages, Message{Role: RoleUser, Content: toolLimitHint(limit)})
+	}
+	w := streamWorker{l: l, sid: s.st.ID, turn: t.id, agent: t.agent, req: req, withTools: withTools, final: t.final,
 		timeout: time.Duration(spec.Session.LLMTimeoutSeconds) * time.Second}
 	l.wg.Add(1)
 	go w.run(t.ctx)
@@ -139,6 +155,24 @@ func maxIterations(a *LoadedAgent) int {
 	return agents.DefaultMaxToolIterations
 }
 
+// CodeToolLimit is the code of the error event a turn records when it
+// reached its agent's max_tool_iterations: the model answered once more
+// without tools, and the turn completed. It is a notice, not a failure.
+const CodeToolLimit = "max_tool_iterations"
+
+// toolLimitNotice is what the user is told when a turn used all its tool
+// rounds.
+func toolLimitNotice(n int) string {
+	return fmt.Sprintf("this turn stopped using tools after %d rounds, so its answer may be incomplete: "+
+		"raise spec.session.max_tool_iterations in the agent's agent.yaml (up to 100) to allow more", n)
+}
+
+// toolLimitHint is what the model is told in its last, tool-less call.
+func toolLimitHint(n int) string {
+	return fmt.Sprintf("[agnx-lite] The %d tool rounds this turn allows are used up and no tool can be called any more. "+
+		"Answer the user now with what you have found so far, and say what is left undone.", n)
+}
+
 // streamWorker runs one model call. It owns nothing: it reads its
 // request, posts deltas and posts the result back to the loop.
 type streamWorker struct {
@@ -148,7 +182,10 @@ type streamWorker struct {
 	agent     *LoadedAgent
 	req       *Request
 	withTools bool
-	timeout   time.Duration
+	// final: the agent has tools but this last call offers none; text
+	// calls the model writes anyway are cut from its answer.
+	final   bool
+	timeout time.Duration
 }
 
 func (w *streamWorker) run(ctx context.Context) {
@@ -177,21 +214,21 @@ func (w *streamWorker) run(ctx context.Context) {
 			err = fmt.Errorf("the model did not finish within %d seconds: raise spec.session.llm_timeout_seconds or use a smaller model",
 				int(w.timeout/time.Second))
 		}
-	case w.withTools && len(resp.Message.ToolCalls) == 0:
+	case (w.withTools || w.final) && len(resp.Message.ToolCalls) == 0:
 		calls, rest := textcall.Extract(resp.Message.Content, w.agent.hasTool)
 		if len(calls) == 0 {
 			filter.Flush()
 			break
 		}
 		filter.Discard()
-		resp.Message.Content = rest
+		resp.Message.Content = rest // a final call's are dropped by streamDone
 		for _, c := range calls {
 			resp.Message.ToolCalls = append(resp.Message.ToolCalls, ToolCall{Name: c.Name, Arguments: c.Arguments})
 		}
 	default:
 		filter.Flush()
 	}
-	_ = w.l.post(context.Background(), &streamDone{sid: w.sid, turn: w.turn, resp: resp, err: err})
+	_ = w.l.post(context.Background(), &streamDone{sid: w.sid, turn: w.turn, resp: resp, err: err, withTools: w.withTools})
 }
 
 type deltaReq struct {
@@ -208,10 +245,11 @@ func (r *deltaReq) handle(l *Loop) {
 }
 
 type streamDone struct {
-	sid  string
-	turn uint64
-	resp *Response
-	err  error
+	sid       string
+	turn      uint64
+	resp      *Response
+	err       error
+	withTools bool // the request offered tools
 }
 
 func (r *streamDone) handle(l *Loop) {
@@ -236,6 +274,9 @@ func (r *streamDone) handle(l *Loop) {
 		return
 	}
 	msg := r.resp.Message
+	if !r.withTools {
+		msg.ToolCalls = nil // calls of tools it was not offered are not run
+	}
 	calls := msg.ToolCalls
 	for i := range calls {
 		if calls[i].ID == "" {
@@ -244,7 +285,10 @@ func (r *streamDone) handle(l *Loop) {
 	}
 	l.record(s, Event{Type: EvAssistant, Agent: s.st.Agent, Content: msg.Content, ToolCalls: calls, Usage: r.resp.Usage})
 	t.usage = t.usage.Add(r.resp.Usage)
-	if len(calls) == 0 || t.round > maxIterations(t.agent) {
+	if len(calls) == 0 {
+		if t.final {
+			l.record(s, Event{Type: EvError, Code: CodeToolLimit, Content: toolLimitNotice(maxIterations(t.agent))})
+		}
 		l.endTurn(s, TurnCompleted)
 		return
 	}

@@ -31,6 +31,9 @@ type state struct {
 	// TurnActive is true from the user message that starts a turn to its
 	// turn_end.
 	TurnActive bool
+	// Rounds counts the model answers of the active turn, so that
+	// max_tool_iterations holds across a restart that resumes the turn.
+	Rounds int
 	// OpenCalls are tool calls asked for and not yet answered.
 	OpenCalls []ToolCall
 	// Approvals are the open calls waiting for a user's decision.
@@ -83,6 +86,9 @@ func (s *state) apply(e *Event, budget int) {
 	case EvAssistant:
 		s.push(Message{Role: RoleAssistant, Content: e.Content, ToolCalls: e.ToolCalls})
 		s.OpenCalls = e.ToolCalls
+		if s.TurnActive {
+			s.Rounds++
+		}
 		s.Usage = s.Usage.Add(e.Usage)
 	case EvToolResult:
 		s.answer(e.CallID, e.ToolName, e.Content)
@@ -106,6 +112,7 @@ func (s *state) apply(e *Event, budget int) {
 			s.answer(c.ID, c.Name, interruptedResult)
 		}
 		s.TurnActive = false
+		s.Rounds = 0
 		s.Turns++
 		s.trim(budget)
 		if len(s.Pending) > 0 {

@@ -25,8 +25,11 @@ type turnPrinter struct {
 	// turn's failure once.
 	keepErrors bool
 	// ask, when set, is told of each approval the turn waits for; it must
-	// not block.
+	// not wait for the user.
 	ask func(runtime.Event)
+	// noPrompt leaves out the "answer o, a or d" prompt: ask answers
+	// without asking.
+	noPrompt bool
 	// label, when set, starts each answer with "label> " (attach, where
 	// several voices share the screen).
 	label    string
@@ -99,8 +102,11 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 		fmt.Fprintf(p.errw, "%s\n", p.dim("  ↳ "+status+": "+oneLine(e.Content)))
 	case runtime.EvApprovalRequired:
 		p.endLine()
-		fmt.Fprintf(p.errw, "%s\n", p.yellow("approval needed: "+e.ToolName+" "+oneLine(e.Content)+
-			" — answer o (allow once), a (always, this session) or d (deny)"))
+		prompt := " — answer o (allow once), a (always, this session) or d (deny)"
+		if p.noPrompt {
+			prompt = ""
+		}
+		fmt.Fprintf(p.errw, "%s\n", p.yellow("approval needed: "+e.ToolName+" "+oneLine(e.Content)+prompt))
 		if p.ask != nil {
 			p.ask(*e)
 		}
@@ -108,6 +114,10 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 		fmt.Fprintf(p.errw, "%s\n", p.dim("  ↳ "+strings.ReplaceAll(e.Decision, "_", " ")+" ("+e.Reason+")"))
 	case runtime.EvError:
 		p.endLine()
+		if e.Code == runtime.CodeToolLimit { // a notice: the turn went on
+			fmt.Fprintf(p.errw, "%s\n", p.yellow("note: "+e.Content))
+			break
+		}
 		last.err = e.Content
 		if !p.keepErrors {
 			fmt.Fprintf(p.errw, "%s\n", p.red("error: "+e.Content))

@@ -33,7 +33,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"init":    {"init [DIR]", "write agnx.yaml and the default agent into the data dir", runInit},
 		"chat":    {"chat [-a AGENT] [--session ID | -C] [-s URL]", "talk to an agent (streaming REPL)", runChat},
-		"run":     {"run [-a AGENT] [-s URL] -m MESSAGE", "send one message, print the answer", runRun},
+		"run":     {"run [-a AGENT] [-s URL] [--approve] -m MESSAGE", "send one message, print the answer", runRun},
 		"serve":   {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one", runServe},
 		"attach":  {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
 		"session": {"session list | show ID | delete ID | export ID", "inspect and manage sessions", runSession},

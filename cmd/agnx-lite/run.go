@@ -18,6 +18,7 @@ func runRun(g *globals, args []string) error {
 	msg := fs.StringP("message", "m", "", `the message; "-" reads it from standard input`)
 	sessionID := fs.String("session", "", "continue this session instead of starting a new one")
 	server := fs.StringP("server", "s", "", "talk to the daemon at this URL (default: the running one, if any)")
+	approve := fs.Bool("approve", false, "allow, for this run only, the tool calls the agent's policy asks about (without it, run asks on a terminal and denies them otherwise)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -51,12 +52,15 @@ func runRun(g *globals, args []string) error {
 	done := make(chan struct{})
 	defer close(done)
 	errw := func(s string) { fmt.Fprintln(g.stderr, s) }
-	if !fromStdin && g.stdinIsTerminal() {
+	switch {
+	case *approve:
+		p.ask, p.noPrompt = autoAnswer(b, s.ID, runtime.AllowOnce, "", errw), true
+	case !fromStdin && g.stdinIsTerminal():
 		p.ask = approver(b, s.ID, readLines(g.stdin), done, errw)
-	} else {
-		p.ask = func(e runtime.Event) {
-			errw("(answer it with: agnx-lite attach " + s.ID + ", or it is denied when runtime.approval_timeout_seconds pass)")
-		}
+	default:
+		// Nobody can answer: waiting would only hold the turn until the
+		// approval timeout.
+		p.ask, p.noPrompt = autoAnswer(b, s.ID, runtime.DenyCall, deniedNotice, errw), true
 	}
 	out, err := b.turn(context.Background(), s.ID, *msg, p, interrupt)
 	if err != nil {
@@ -72,4 +76,23 @@ func runRun(g *globals, args []string) error {
 		return errors.New(out.err)
 	}
 	return fmt.Errorf("the turn %s", out.reason)
+}
+
+// deniedNotice is what run says when it denies a call because nobody can
+// be asked.
+const deniedNotice = "denied: run cannot ask for approval without a terminal on standard input; " +
+	"to allow such calls run it with --approve (this run only) or allow them in the agent's policy.yaml"
+
+// autoAnswer answers each approval of a turn with decision at once, after
+// printing note when it is set. Both backends take the same path: the
+// answer goes through the backend's approve, as a user's would.
+func autoAnswer(b backend, sid, decision, note string, errw func(string)) func(runtime.Event) {
+	return func(e runtime.Event) {
+		if note != "" {
+			errw(note)
+		}
+		if err := b.approve(context.Background(), sid, e.CallID, decision); err != nil {
+			errw("error: " + err.Error())
+		}
+	}
 }

@@ -142,7 +142,11 @@ func showSession(g *globals, src *sessionSource, id string) error {
 		case runtime.EvToolResult:
 			fmt.Fprintf(g.stdout, "  ↳ %s\n", oneLine(e.Content))
 		case runtime.EvError:
-			fmt.Fprintf(g.stdout, "  error: %s\n", e.Content)
+			label := "error"
+			if e.Code == runtime.CodeToolLimit {
+				label = "note"
+			}
+			fmt.Fprintf(g.stdout, "  %s: %s\n", label, e.Content)
 		case runtime.EvTurnEnd:
 			if e.Reason != runtime.TurnCompleted {
 				fmt.Fprintf(g.stdout, "  (turn %s)\n", e.Reason)
