@@ -20,4 +20,6 @@ func TestStartTelegram_Disabled(t *testing.T) {
 	assert.Nil(t, tg)
 	assert.True(t, tg.LastPoll().IsZero(), "nil-safe")
 	tg.Stop()
+	var none *TelegramGateway
+	assert.True(t, none.LastPoll().IsZero(), "nil-safe")
 }

@@ -31,7 +31,7 @@ func TestOutbox_PendingReplyDeliveredAfterRestart(t *testing.T) {
 	require.NoError(t, err)
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel()
-	r.gw.Stop(stopped) // the gateway goes away mid-turn
+	require.Error(t, r.gw.Stop(stopped), "the gateway goes away mid-turn and says a reply is left")
 	close(release)
 	for e := range sub.C() {
 		if e.Type == runtime.EvTurnEnd {
@@ -43,8 +43,8 @@ func TestOutbox_PendingReplyDeliveredAfterRestart(t *testing.T) {
 
 	gw, err := lite.NewTelegram(r.app, telegram.Options{PollTimeout: time.Second, Sleep: r.sleep})
 	require.NoError(t, err)
-	gw.Start(context.Background())
-	t.Cleanup(func() { gw.Stop(context.Background()) })
+	require.NoError(t, gw.Start(context.Background()))
+	t.Cleanup(func() { assert.NoError(t, gw.Stop(context.Background())) })
 	r.waitText(owner, "echo: while you were away")
 	r.say("next")
 	r.waitText(owner, "echo: next")
