@@ -61,7 +61,7 @@ func (w *watcher) flushPreview(ctx context.Context) {
 		return
 	}
 	w.rec.Preview = m.MessageID
-	w.save() // so an answer finished after a restart lands in it
+	w.dirty = true // the next mark or the watcher's end writes it
 }
 
 // newRound forgets the streamed text: a model call ended.

@@ -20,7 +20,11 @@ type watcher struct {
 	sid  string
 	chat int64
 	rec  outRecord
-	pos  uint64 // the last durable seq handled
+	// dirty: rec moved on since it was last written. Only the mark before
+	// a send must be durable at once; the rest rides on the next mark, or
+	// is written when the watcher ends.
+	dirty bool
+	pos   uint64 // the last durable seq handled
 	// until is when to ask the outbox again whether to end: the session's
 	// last seq when it last looked, or never (a turn runs: its turn_end
 	// asks).
@@ -39,6 +43,7 @@ type watcher struct {
 // run follows the session until the outbox lets the watcher end, the
 // session is gone, or ctx ends.
 func (w *watcher) run(ctx context.Context) {
+	defer w.leave()
 	sub, err := w.follow(ctx)
 	close(w.ready)
 	if err != nil {
@@ -110,8 +115,11 @@ func (w *watcher) poke() {
 }
 
 // ended asks the outbox whether the watcher may end, having handled
-// everything up to pos; if not, it notes when to ask again.
+// everything up to pos; if not, it notes when to ask again. The record is
+// written first: once the outbox lets it end, another watcher may start
+// for the session, and only that one may write it then.
 func (w *watcher) ended() bool {
+	w.flush()
 	var end bool
 	var info runtime.SessionInfo
 	if !w.o.do(func() { end, info = w.o.mayEnd(w, w.pos) }) || end {
@@ -140,7 +148,7 @@ func (w *watcher) onEvent(ctx context.Context, e runtime.Event) bool {
 	if e.Seq == w.rec.Delivering {
 		// It may have reached the chat before a crash: never twice.
 		w.rec.Delivered, w.rec.Delivering, w.rec.Preview = e.Seq, 0, 0
-		w.save()
+		w.dirty = true
 		return end
 	}
 	switch e.Type {
@@ -177,6 +185,18 @@ func (w *watcher) onEvent(ctx context.Context, e runtime.Event) bool {
 	return end
 }
 
+// leave writes the record and takes the watcher out of the outbox's map
+// (when the outbox has not already): a message sent after that starts
+// another watcher.
+func (w *watcher) leave() {
+	w.flush()
+	w.o.do(func() {
+		if w.o.watchers[w.sid] == w {
+			delete(w.o.watchers, w.sid)
+		}
+	})
+}
+
 // errFound stops a log read that found what it looked for.
 var errFound = errors.New("found")
 
@@ -194,15 +214,18 @@ func (w *watcher) answered(ctx context.Context, e runtime.Event) bool {
 }
 
 // deliver sends one durable event through the outbox record: marked
-// delivering before the send, delivered after. A send that surely did not
-// happen because the gateway is stopping is unmarked, so the next start
-// sends it.
+// delivering, durably, before the send (the one write a reply costs; it
+// carries the previous delivery and the preview too), delivered after, in
+// memory: a mark found at a restart is never sent again, so it says
+// "delivered" as well. A send that surely did not happen because the
+// gateway is stopping is unmarked, durably, so the next start sends it.
 func (w *watcher) deliver(ctx context.Context, seq uint64, send func() error) {
 	if ctx.Err() != nil {
 		return // stopping: the next start delivers it
 	}
 	w.rec.Delivering = seq
 	if !w.save() {
+		w.rec.Delivering = 0
 		return // not marked: better not sent now than maybe twice later
 	}
 	err := send()
@@ -211,16 +234,28 @@ func (w *watcher) deliver(ctx context.Context, seq uint64, send func() error) {
 	}
 	if err != nil && ctx.Err() != nil && notSent(err) {
 		w.rec.Delivering = 0
-	} else {
-		w.rec.Delivered, w.rec.Delivering, w.rec.Preview = seq, 0, 0
+		w.save()
+		return
 	}
-	w.save()
+	w.rec.Delivered, w.rec.Delivering, w.rec.Preview = seq, 0, 0
+	w.dirty = true
 }
 
+// save writes the record in the loop's next group commit.
 func (w *watcher) save() bool {
 	if err := w.o.putRecord(w.sid, w.rec); err != nil {
 		w.bot.log.Error("telegram: cannot write the outbox", "session", w.sid, "err", err)
 		return false
 	}
+	w.dirty = false
 	return true
+}
+
+// flush writes the record if it moved on: once, when the watcher ends
+// (its turn is over, or the gateway stops), so the next watcher starts
+// after what was delivered and a preview survives a stop.
+func (w *watcher) flush() {
+	if w.dirty {
+		w.save()
+	}
 }

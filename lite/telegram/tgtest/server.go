@@ -82,6 +82,7 @@ type Server struct {
 	holds    []*hold
 	files    map[string]file
 	answered map[string]string // callback query id → text
+	slow     time.Duration     // how late every call but getUpdates is answered
 }
 
 type queued struct {
@@ -149,6 +150,15 @@ func (s *Server) Hold(when func(Call) bool) <-chan Call {
 	defer s.mu.Unlock()
 	s.holds = append(s.holds, h)
 	return h.got
+}
+
+// Slow answers every call but getUpdates d late, as a Telegram far away or
+// overloaded does (0: at once). The call is recorded, and its message
+// shown, only once it is answered.
+func (s *Server) Slow(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.slow = d
 }
 
 // AddFile makes a file downloadable: getFile(fileID) answers path, and
@@ -225,6 +235,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, Fault{Code: 400, Description: "Bad Request: invalid JSON"})
 		return
 	}
+	if !s.delay(r, c.Method) {
+		return
+	}
 	f, h := s.record(c)
 	if h != nil || f.Hang {
 		select {
@@ -244,6 +257,25 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.dispatch(w, r, c)
+}
+
+// delay waits as Slow says; false means the client gave up meanwhile.
+func (s *Server) delay(r *http.Request, method string) bool {
+	s.mu.Lock()
+	d := s.slow
+	s.mu.Unlock()
+	if d <= 0 || method == "getUpdates" {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.closing:
+	}
+	return false
 }
 
 // record keeps the call and picks its fault or hold.
