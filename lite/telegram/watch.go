@@ -53,12 +53,26 @@ func (w *watcher) run(ctx context.Context) {
 		return
 	}
 	defer sub.Close()
-	typing := time.NewTicker(w.o.o.TypingInterval)
-	defer typing.Stop()
-	defer w.stopEdit()
 	if w.pos >= w.until && w.ended() {
 		return
 	}
+	w.serve(ctx, sub)
+}
+
+// feed is what a watcher reads: a *runtime.Subscription.
+type feed interface {
+	C() <-chan runtime.Event
+	Err() error
+	Deleted() bool
+}
+
+// serve handles the session's events, the typing and preview timers, and
+// the outbox's pokes until the outbox lets the watcher end, the feed
+// closes, or ctx ends.
+func (w *watcher) serve(ctx context.Context, sub feed) {
+	typing := time.NewTicker(w.o.o.TypingInterval)
+	defer typing.Stop()
+	defer w.stopEdit()
 	for {
 		select {
 		case <-ctx.Done():

@@ -111,19 +111,52 @@ func New(t testing.TB) *Server {
 // NewServer starts a fake without a test (for child processes); the caller
 // must Close it.
 func NewServer() *Server {
-	s := &Server{changed: make(chan struct{}), closing: make(chan struct{}), nextUpd: 100, nextMsg: 1,
-		chats: map[int64][]*Message{}, byID: map[int64]*Message{}, faults: map[string][]Fault{}, files: map[string]file{},
-		answered: map[string]string{}}
+	s := newServer()
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// NewInProcess returns a fake that listens nowhere: Transport answers
+// its requests in the calling goroutine, so it works inside a
+// testing/synctest bubble, where network I/O would stop the fake clock.
+// Its URL is empty (any base URL reaches it); the caller must Close it.
+func NewInProcess() *Server {
+	return newServer()
+}
+
+func newServer() *Server {
+	return &Server{changed: make(chan struct{}), closing: make(chan struct{}), nextUpd: 100, nextMsg: 1,
+		chats: map[int64][]*Message{}, byID: map[int64]*Message{}, faults: map[string][]Fault{}, files: map[string]file{},
+		answered: map[string]string{}}
+}
+
+// Transport answers Bot API requests by calling the fake directly, for an
+// http.Client of the gateway under test. A dropped connection (Fault.Drop)
+// is an empty answer.
+func (s *Server) Transport() http.RoundTripper { return inProcess{s} }
+
+type inProcess struct{ s *Server }
+
+func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		defer req.Body.Close()
+	}
+	rec := httptest.NewRecorder()
+	t.s.serve(rec, req)
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	return rec.Result(), nil
 }
 
 // Close ends held and hanging requests, then stops the server.
 func (s *Server) Close() {
 	s.once.Do(func() {
 		close(s.closing)
-		s.Server.CloseClientConnections()
-		s.Server.Close()
+		if s.Server != nil {
+			s.Server.CloseClientConnections()
+			s.Server.Close()
+		}
 	})
 }
 
