@@ -13,7 +13,9 @@ import (
 // log after the last delivered seq, then live): it shows "typing…",
 // streams the answer into one message, delivers answers, approval
 // requests and errors, and ends once it has delivered everything and no
-// turn runs. All its fields are its goroutine's own.
+// turn runs. Its fields are its goroutine's own, but for holds (the
+// outbox goroutine's), sid and chat (set before it starts, then only
+// read) and the channels.
 type watcher struct {
 	o    *outbox
 	bot  *bot
@@ -79,6 +81,9 @@ func (w *watcher) serve(ctx context.Context, sub feed) {
 			return
 		case e, ok := <-sub.C():
 			if !ok {
+				if sub.Deleted() {
+					w.dirty = false // no record for a session that is gone
+				}
 				if err := sub.Err(); err != nil && !sub.Deleted() {
 					w.bot.log.Error("telegram: stopped following a session; its replies are delivered at the next message or start", "session", w.sid, "err", err)
 				}
@@ -116,7 +121,9 @@ func (w *watcher) follow(ctx context.Context) (*runtime.Subscription, error) {
 	if !ok {
 		rec = outRecord{Chat: w.chat, Delivered: info.LastSeq}
 	}
-	w.rec, w.chat, w.pos, w.until = rec, rec.Chat, rec.Delivered, info.LastSeq
+	// w.chat stays as the outbox gave it (the record's, or the message's:
+	// a session has one chat); the outbox goroutine reads it.
+	w.rec, w.pos, w.until = rec, rec.Delivered, info.LastSeq
 	return w.o.o.Loop.Follow(ctx, w.sid, rec.Delivered)
 }
 
