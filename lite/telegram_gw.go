@@ -3,23 +3,79 @@ package lite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 )
 
-// telegramStopTimeout is how long stopping the gateway waits for replies
+// telegramStopTimeout is how long StartedTelegram.Stop waits for replies
 // being streamed to finish; the rest is delivered at the next start.
 const telegramStopTimeout = 10 * time.Second
 
-// TelegramGateway is the running Telegram gateway; nil when it is
-// disabled (its methods are nil-safe).
-type TelegramGateway struct{ gw *telegram.Gateway }
+// TelegramGateway is the built-in Telegram gateway as Serve runs it: a
+// Gateway, plus the time of its last successful poll for doctor and
+// /metrics.
+type TelegramGateway struct {
+	gw    *telegram.Gateway
+	chats *Chats
+}
 
-// LastPoll is when Telegram last answered a poll (zero: never), for
-// doctor and /metrics.
+var _ Gateway = (*TelegramGateway)(nil)
+
+// NewTelegram builds the Telegram gateway from the config
+// (gateways.telegram) and the app, on top of o (which may carry test
+// seams: timeouts, a sleep function, a client). It does not look at
+// gateways.telegram.enabled: Serve builds it only when that is set.
+func NewTelegram(app *App, o telegram.Options) (*TelegramGateway, error) {
+	tc := app.Config.Gateways.Telegram
+	o.Token, o.BaseURL, o.Allowlist = tc.BotToken.Value(), tc.APIBaseURL, tc.Allowlist
+	o.Loop = app.Loop
+	o.Chats = tgChats{app.Chats()}
+	o.Agents = tgAgents{app}
+	if o.Logger == nil {
+		o.Logger = app.log
+	}
+	gw, err := telegram.New(o)
+	if err != nil {
+		return nil, err
+	}
+	return &TelegramGateway{gw: gw, chats: app.Chats()}, nil
+}
+
+// Name is "telegram".
+func (t *TelegramGateway) Name() string { return telegram.GatewayName }
+
+// Start starts polling in the background and returns at once: the bot
+// connects, and reconnects, on its own. Replies owed from before (a turn
+// that finished or resumed while the gateway was down) are delivered.
+func (t *TelegramGateway) Start(ctx context.Context) error { return t.gw.Start(ctx) }
+
+// Stop stops polling at once and waits, until ctx ends, for the replies
+// being delivered; the rest is delivered at the next start.
+func (t *TelegramGateway) Stop(ctx context.Context) error { return t.gw.Stop(ctx) }
+
+// Deliver sends m to a Telegram chat that has a session from this gateway,
+// formatted and split as the agents' replies are; any other chat is
+// ErrNotServed.
+func (t *TelegramGateway) Deliver(ctx context.Context, m Outbound) error {
+	chat, err := strconv.ParseInt(m.ChatID, 10, 64)
+	if err != nil {
+		return fmt.Errorf("telegram chat %q: %w", m.ChatID, ErrNotServed)
+	}
+	if _, _, err := t.chats.Current(telegram.GatewayName, m.ChatID); errors.Is(err, ErrNoChat) {
+		return fmt.Errorf("telegram chat %s: %w", m.ChatID, ErrNotServed)
+	} else if err != nil {
+		return err
+	}
+	return t.gw.Deliver(ctx, chat, m.Text)
+}
+
+// LastPoll is when Telegram last answered a poll (zero: never, or no
+// gateway), for doctor and /metrics.
 func (t *TelegramGateway) LastPoll() time.Time {
 	if t == nil {
 		return time.Time{}
@@ -27,22 +83,43 @@ func (t *TelegramGateway) LastPoll() time.Time {
 	return t.gw.LastPoll()
 }
 
+// StartedTelegram is a Telegram gateway StartTelegram started; nil when
+// it is disabled (its methods are nil-safe).
+//
+// Deprecated: Serve is to run NewTelegram's gateway in its gateway list
+// (Start, Stop with a deadline); this goes once it does.
+type StartedTelegram struct {
+	gw  *TelegramGateway
+	log *slog.Logger
+}
+
+// LastPoll is the gateway's last successful poll (zero when disabled).
+func (s *StartedTelegram) LastPoll() time.Time {
+	if s == nil {
+		return time.Time{}
+	}
+	return s.gw.LastPoll()
+}
+
 // Stop stops polling and waits (up to 10 s) for replies being streamed.
-func (t *TelegramGateway) Stop() {
-	if t == nil {
+func (s *StartedTelegram) Stop() {
+	if s == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), telegramStopTimeout)
 	defer cancel()
-	t.gw.Stop(ctx)
+	if err := s.gw.Stop(ctx); err != nil {
+		s.log.Warn("the telegram gateway did not stop cleanly", "err", err)
+	}
 }
 
 // StartTelegram starts the built-in Telegram gateway when
 // gateways.telegram.enabled is set, and returns nil otherwise. It does not
 // wait for Telegram: the bot connects, and reconnects, in the background.
-// Only Stop ends it (ctx's cancellation does not), so that a shutdown can
-// stop polling first and let replies being streamed finish.
-func StartTelegram(ctx context.Context, app *App, log *slog.Logger) (*TelegramGateway, error) {
+// Only Stop ends it (ctx's cancellation does not).
+//
+// Deprecated: use NewTelegram and run it in Serve's gateway list.
+func StartTelegram(ctx context.Context, app *App, log *slog.Logger) (*StartedTelegram, error) {
 	if !app.Config.Gateways.Telegram.Enabled {
 		return nil, nil
 	}
@@ -50,22 +127,13 @@ func StartTelegram(ctx context.Context, app *App, log *slog.Logger) (*TelegramGa
 	if err != nil {
 		return nil, err
 	}
-	gw.Start(context.WithoutCancel(ctx))
-	return &TelegramGateway{gw: gw}, nil
-}
-
-// NewTelegram builds the gateway from the config and the app, on top of
-// o (which may carry test seams: timeouts, a sleep function, a client).
-func NewTelegram(app *App, o telegram.Options) (*telegram.Gateway, error) {
-	tc := app.Config.Gateways.Telegram
-	o.Token, o.BaseURL, o.Allowlist = tc.BotToken.Value(), tc.APIBaseURL, tc.Allowlist
-	o.Loop, o.Store = app.Loop, app.Store
-	o.Chats = tgChats{app.Chats()}
-	o.Agents = tgAgents{app}
-	if o.Logger == nil {
-		o.Logger = app.log
+	if err := gw.Start(ctx); err != nil {
+		return nil, err
 	}
-	return telegram.New(o)
+	if log == nil {
+		log = app.log
+	}
+	return &StartedTelegram{gw: gw, log: log}, nil
 }
 
 // tgChats adapts Chats to the gateway, translating lite's errors into the

@@ -20,7 +20,7 @@ const maxKeys = 256
 
 type approvalRef struct{ sid, callID string }
 
-// approvalKeys maps short keys to long call ids; guarded by Gateway.mu.
+// approvalKeys maps short keys to long call ids; the outbox goroutine's.
 type approvalKeys struct {
 	next  uint64
 	m     map[uint64]approvalRef
@@ -52,12 +52,14 @@ var decisions = []decisionDef{
 }
 
 // askApproval sends the approval request with its three buttons.
-func (g *Gateway) askApproval(ctx context.Context, chat int64, sid string, e runtime.Event) error {
+func (w *watcher) askApproval(ctx context.Context, e runtime.Event) error {
 	prefix, id := "ap:", e.CallID
 	if len("ap:o:"+id) > maxCallbackData {
-		g.mu.Lock()
-		prefix, id = "ak:", g.keys.add(approvalRef{sid: sid, callID: e.CallID})
-		g.mu.Unlock()
+		key, ok := w.o.key(approvalRef{sid: w.sid, callID: e.CallID})
+		if !ok {
+			return errors.New("telegram: the gateway is stopping")
+		}
+		prefix, id = "ak:", key
 	}
 	row := make([]InlineButton, 0, len(decisions))
 	for _, d := range decisions {
@@ -73,19 +75,19 @@ func (g *Gateway) askApproval(ctx context.Context, chat int64, sid string, e run
 		text += ":\n<pre>" + EscapeHTML(subject) + "</pre>"
 		plain += ":\n" + subject
 	}
-	_, err := g.post(ctx, Text{ChatID: chat, Text: text, ParseMode: "HTML", Keyboard: &InlineKeyboard{Rows: [][]InlineButton{row}}}, plain)
+	_, err := w.bot.post(ctx, Text{ChatID: w.chat, Text: text, ParseMode: "HTML", Keyboard: &InlineKeyboard{Rows: [][]InlineButton{row}}}, plain)
 	return err
 }
 
 // onCallback answers a button press: the decision goes to the loop, the
 // press is acknowledged, and the request's message shows the outcome
 // instead of its buttons.
-func (g *Gateway) onCallback(ctx context.Context, q *CallbackQuery) {
+func (g *poller) onCallback(ctx context.Context, q *CallbackQuery) {
 	ack := func(text string) {
-		cctx, cancel := g.callCtx(ctx)
+		cctx, cancel := g.bot.callCtx(ctx)
 		defer cancel()
-		if err := g.api.AnswerCallbackQuery(cctx, q.ID, text); err != nil {
-			g.log.Warn("telegram: cannot answer a button press", "err", err)
+		if err := g.bot.api.AnswerCallbackQuery(cctx, q.ID, text); err != nil {
+			g.bot.log.Warn("telegram: cannot answer a button press", "err", err)
 		}
 	}
 	if !g.allowed(q.From.ID) {
@@ -108,15 +110,15 @@ func (g *Gateway) onCallback(ctx context.Context, q *CallbackQuery) {
 	case errors.Is(err, runtime.ErrNoApproval) || errors.Is(err, runtime.ErrSessionNotFound):
 		outcome = "No longer pending"
 	case err != nil:
-		g.log.Error("telegram: cannot record an approval", "err", err)
+		g.bot.log.Error("telegram: cannot record an approval", "err", err)
 		ack("Sorry, that did not work: " + err.Error())
 		return
 	}
 	ack(outcome)
 	m := q.Message
 	text := EscapeHTML(m.Text) + "\n\n<b>" + outcome + "</b>"
-	if err := g.edit(ctx, Text{ChatID: m.Chat.ID, MessageID: m.MessageID, Text: text, ParseMode: "HTML"}, m.Text+"\n\n"+outcome); err != nil {
-		g.log.Warn("telegram: cannot update an approval request", "err", err)
+	if err := g.bot.edit(ctx, Text{ChatID: m.Chat.ID, MessageID: m.MessageID, Text: text, ParseMode: "HTML"}, m.Text+"\n\n"+outcome); err != nil {
+		g.bot.log.Warn("telegram: cannot update an approval request", "err", err)
 	}
 }
 
@@ -139,27 +141,16 @@ func parseCallbackData(data string) (kind string, d decisionDef, id string, ok b
 // parseCallback reads a button press: the decision, and the sessions the
 // call may belong to (the chat's current one, then any other this gateway
 // follows in that chat).
-func (g *Gateway) parseCallback(q *CallbackQuery) (decisionDef, []approvalRef, bool) {
+func (g *poller) parseCallback(q *CallbackQuery) (decisionDef, []approvalRef, bool) {
 	kind, d, id, ok := parseCallbackData(q.Data)
 	if !ok || q.Message == nil {
 		return d, nil, false
 	}
-	chat := q.Message.Chat.ID
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	if kind == "ak" {
 		n, _ := strconv.ParseUint(id, 10, 64)
-		r, found := g.keys.m[n]
+		r, found := g.out.lookup(n)
 		return d, []approvalRef{r}, found
 	}
-	var refs []approvalRef
-	if sid, _, err := g.o.Chats.Current(GatewayName, strconv.FormatInt(chat, 10)); err == nil {
-		refs = append(refs, approvalRef{sid: sid, callID: id})
-	}
-	for sid, w := range g.watchers {
-		if w.chat == chat {
-			refs = append(refs, approvalRef{sid: sid, callID: id})
-		}
-	}
+	refs := g.out.refs(q.Message.Chat.ID, id)
 	return d, refs, len(refs) > 0
 }

@@ -13,7 +13,7 @@ import (
 // command splits "/name@bot arg" into name and arg. A command addressed to
 // another bot is not a command for this one; one of this gateway's own
 // names is (unknown ones go to the agent as text).
-func (g *Gateway) command(text string) (cmd, arg string, ok bool) {
+func (g *poller) command(text string) (cmd, arg string, ok bool) {
 	if !strings.HasPrefix(text, "/") {
 		return "", "", false
 	}
@@ -29,36 +29,45 @@ func (g *Gateway) command(text string) (cmd, arg string, ok bool) {
 	return "", "", false
 }
 
-// runCommand answers a command. Commands change the chat's state in their
-// own transactions; the offset moves after them.
-func (g *Gateway) runCommand(poll, all context.Context, u Update, m *Message, in agents.Inbound, cmd, arg string) (bool, error) {
+// runCommand answers a command on the poll goroutine. Commands change the
+// chat's state in their own transactions; the offset moves after them. An
+// error means the command must be fetched again.
+func (g *poller) runCommand(poll context.Context, m *Message, in agents.Inbound, cmd, arg string) error {
 	chat := m.Chat.ID
-	var reply string
-	var err error
-	switch cmd {
-	case "start", "help":
-		reply, err = g.cmdStart(poll, m, in)
-	case "new", "reset":
-		reply, err = g.cmdNew(poll, in)
-	case "agent":
-		reply, err = g.cmdAgent(poll, in, arg)
-	case "status":
-		reply, err = g.cmdStatus(poll, in)
-	case "cancel":
-		reply, err = g.cmdCancel(poll, in)
-	}
+	reply, err := g.cmds.run(poll, m, in, cmd, arg)
 	var ae *agents.AccessError
 	switch {
 	case errors.As(err, &ae):
 		reply = "Sorry, I cannot do that here: " + ae.Why + "."
 	case err != nil && retryable(err):
-		return false, err
+		return err
 	case err != nil:
-		g.log.Error("telegram: command failed", "command", cmd, "chat_id", chat, "err", err)
+		g.bot.log.Error("telegram: command failed", "command", cmd, "chat_id", chat, "err", err)
 		reply = "Sorry, /" + cmd + " failed: " + err.Error() + "."
 	}
-	g.say(poll, chat, reply)
-	return false, nil
+	g.bot.say(poll, chat, reply)
+	return nil
+}
+
+// commands carries out the bot's commands: they read and change the chat's
+// session through Chats, Agents and the Loop, and keep no state.
+type commands struct{ o *Options }
+
+// run carries out cmd and returns what to answer.
+func (g commands) run(ctx context.Context, m *Message, in agents.Inbound, cmd, arg string) (string, error) {
+	switch cmd {
+	case "start", "help":
+		return g.cmdStart(ctx, m, in)
+	case "new", "reset":
+		return g.cmdNew(ctx, in)
+	case "agent":
+		return g.cmdAgent(ctx, in, arg)
+	case "status":
+		return g.cmdStatus(ctx, in)
+	case "cancel":
+		return g.cmdCancel(ctx, in)
+	}
+	return "", fmt.Errorf("/%s is not a command of this bot", cmd)
 }
 
 const usage = "Send me a message and I answer; photos and documents are saved for me to read.\n\n" +
@@ -67,7 +76,7 @@ const usage = "Send me a message and I answer; photos and documents are saved fo
 	"/status — this conversation's agent, model and size\n" +
 	"/cancel — stop the answer in progress"
 
-func (g *Gateway) cmdStart(ctx context.Context, m *Message, in agents.Inbound) (string, error) {
+func (g commands) cmdStart(ctx context.Context, m *Message, in agents.Inbound) (string, error) {
 	_, agent, err := g.o.Chats.Session(ctx, in)
 	if err != nil {
 		return "", err
@@ -75,7 +84,7 @@ func (g *Gateway) cmdStart(ctx context.Context, m *Message, in agents.Inbound) (
 	return fmt.Sprintf("Hi %s! You are talking to the agent %s.\n\n%s", m.From.FirstName, agent, usage), nil
 }
 
-func (g *Gateway) cmdNew(ctx context.Context, in agents.Inbound) (string, error) {
+func (g commands) cmdNew(ctx context.Context, in agents.Inbound) (string, error) {
 	_, agent, err := g.o.Chats.Current(GatewayName, in.ChatID)
 	if errors.Is(err, ErrNoChat) {
 		_, agent, err = g.o.Chats.Session(ctx, in)
@@ -95,7 +104,7 @@ func (g *Gateway) cmdNew(ctx context.Context, in agents.Inbound) (string, error)
 	return "A fresh conversation with " + agent + " has started; the old one is kept.", nil
 }
 
-func (g *Gateway) cmdAgent(ctx context.Context, in agents.Inbound, name string) (string, error) {
+func (g commands) cmdAgent(ctx context.Context, in agents.Inbound, name string) (string, error) {
 	if name == "" {
 		_, agent, err := g.o.Chats.Session(ctx, in)
 		if err != nil {
@@ -118,7 +127,7 @@ func (g *Gateway) cmdAgent(ctx context.Context, in agents.Inbound, name string) 
 	return "You are now talking to " + name + ", in a fresh conversation.", nil
 }
 
-func (g *Gateway) cmdStatus(ctx context.Context, in agents.Inbound) (string, error) {
+func (g commands) cmdStatus(ctx context.Context, in agents.Inbound) (string, error) {
 	sid, agent, err := g.o.Chats.Current(GatewayName, in.ChatID)
 	if errors.Is(err, ErrNoChat) {
 		return "No conversation yet: send a message to start one.", nil
@@ -139,7 +148,7 @@ func (g *Gateway) cmdStatus(ctx context.Context, in agents.Inbound) (string, err
 		sid, agent, model, info.Status, info.Turns, u.Total(), u.PromptTokens, u.CompletionTokens), nil
 }
 
-func (g *Gateway) cmdCancel(ctx context.Context, in agents.Inbound) (string, error) {
+func (g commands) cmdCancel(ctx context.Context, in agents.Inbound) (string, error) {
 	sid, _, err := g.o.Chats.Current(GatewayName, in.ChatID)
 	if errors.Is(err, ErrNoChat) {
 		return "Nothing is running.", nil

@@ -44,18 +44,22 @@ func TestCrashChild(t *testing.T) {
 		os.Exit(3)
 	}
 	// A long edit interval: only the final answer carries the full text.
-	gw, err := lite.NewTelegram(app, telegram.Options{PollTimeout: time.Second, EditInterval: time.Hour})
+	o := telegram.Options{PollTimeout: time.Second, EditInterval: time.Hour}
+	if os.Getenv(childModeEnv) == "stop-before-commit" {
+		o.BeforeSend = func(id int64) {
+			fmt.Printf("received %d\n", id)
+			select {} // the parent kills us here
+		}
+	}
+	gw, err := lite.NewTelegram(app, o)
 	if err != nil {
 		fmt.Println("gateway-error", err)
 		os.Exit(3)
 	}
-	if os.Getenv(childModeEnv) == "stop-before-commit" {
-		telegram.SetBeforeSend(gw, func(id int64) {
-			fmt.Printf("received %d\n", id)
-			select {} // the parent kills us here
-		})
+	if err := gw.Start(context.Background()); err != nil {
+		fmt.Println("gateway-error", err)
+		os.Exit(3)
 	}
-	gw.Start(context.Background())
 	fmt.Println("started")
 	select {}
 }

@@ -24,7 +24,7 @@ func seeds(f *testing.F, glob string) {
 // gateway derives from an update never panics.
 func FuzzUpdate(f *testing.F) {
 	seeds(f, "update*.json")
-	g := &Gateway{me: User{ID: 999, Username: "agnx_test_bot"}}
+	g := &poller{me: User{ID: 999, Username: "agnx_test_bot"}}
 	f.Fuzz(func(t *testing.T, data string) {
 		ups, err := ParseUpdates([]byte(data))
 		if err != nil {

@@ -6,12 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
-	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // GatewayName names this gateway in routes, sessions and access lists
@@ -20,7 +18,9 @@ const GatewayName = "telegram"
 
 // Chats is the chat → session map (lite.Chats). Session returns an
 // *agents.AccessError when the agent's access refuses the message; Current
-// returns ErrNoChat for a chat without a session.
+// returns ErrNoChat for a chat without a session. KV and PutKV hold the
+// gateway's own state (the offset, the outbox); PutKV joins the loop's
+// group commit.
 type Chats interface {
 	Session(ctx context.Context, in agents.Inbound) (sid, agent string, err error)
 	NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error)
@@ -56,11 +56,12 @@ type Options struct {
 	// Empty: nobody may; the bot tells each sender their id and how to
 	// add it.
 	Allowlist []int64
-	Loop      *runtime.Loop
-	Store     *storage.Store
-	Chats     Chats
-	Agents    Agents
-	Logger    *slog.Logger
+	// Loop is the runtime: messages go in through it, sessions and their
+	// events are read and followed through it.
+	Loop   *runtime.Loop
+	Chats  Chats
+	Agents Agents
+	Logger *slog.Logger
 	// HTTPClient makes the Bot API calls; nil: a plain client (each call
 	// has its own deadline).
 	HTTPClient *http.Client
@@ -82,6 +83,9 @@ type Options struct {
 	// Sleep waits for backoffs and retry_after; tests replace it. It
 	// returns ctx.Err() when ctx ends first.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// BeforeSend, a test seam, runs after an update is received and
+	// before its message is committed (the crash tests stop there).
+	BeforeSend func(updateID int64)
 }
 
 func (o *Options) defaults() {
@@ -118,35 +122,22 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Gateway is a running Telegram bot. One goroutine polls and handles
-// updates in order; each session with a running turn has one more, which
-// streams the reply and delivers it. Idle chats cost no goroutine.
+// Gateway is a Telegram bot, made of three parts: the poller (one
+// goroutine: it fetches updates and handles them in order, commands
+// included), the outbox (one goroutine owning the watchers: one per
+// session that has a reply to deliver or a turn running, so idle chats
+// cost nothing) and the bot (the Bot API calls all of them make).
 type Gateway struct {
-	o   Options
-	api *Client
-	log *slog.Logger
+	o    Options
+	bot  *bot
+	poll *poller
+	out  *outbox
 
-	lastPoll atomic.Int64 // unix nanoseconds of the last answered poll
-
-	// Owned by the poll goroutine.
-	me     User
-	offset int64
-
-	mu       sync.Mutex
-	watchers map[string]*watcher // by session id
-	refused  map[int64]time.Time // last refusal per user
-	keys     approvalKeys
-
-	stopPoll context.CancelFunc
-	stopAll  context.CancelFunc
-	pollDone chan struct{}
-	wg       sync.WaitGroup // watchers
-	logMu    sync.Mutex
-	lastLog  map[string]time.Time
-
-	// beforeSend, set by tests, runs after an update is received and
-	// before its message is committed (crash tests stop there).
-	beforeSend func(updateID int64)
+	mu      sync.Mutex // guards the life cycle below
+	started bool
+	running bool
+	cancel  context.CancelFunc // stops the poller
+	done    chan struct{}      // closed when the poller has returned
 }
 
 // New checks the options and returns a gateway; Start runs it.
@@ -154,81 +145,77 @@ func New(o Options) (*Gateway, error) {
 	if o.Token == "" {
 		return nil, errors.New("telegram: the bot token is empty (set gateways.telegram.bot_token, e.g. ${TELEGRAM_BOT_TOKEN})")
 	}
-	if o.Loop == nil || o.Store == nil || o.Chats == nil || o.Agents == nil {
-		return nil, errors.New("telegram: Loop, Store, Chats and Agents are required")
+	if o.Loop == nil || o.Chats == nil || o.Agents == nil {
+		return nil, errors.New("telegram: Loop, Chats and Agents are required")
 	}
 	o.defaults()
-	return &Gateway{o: o, api: NewClient(o.BaseURL, o.Token, o.HTTPClient), log: o.Logger.With("gateway", GatewayName),
-		watchers: map[string]*watcher{}, refused: map[int64]time.Time{}, lastLog: map[string]time.Time{}}, nil
+	b := newBot(&o)
+	out := newOutbox(&o, b)
+	return &Gateway{o: o, bot: b, out: out, poll: newPoller(&o, b, out)}, nil
 }
 
-// Start begins polling in the background; the bot keeps trying while the
-// network or Telegram is away. Stop ends it.
-func (g *Gateway) Start(ctx context.Context) {
-	all, stopAll := context.WithCancel(ctx)
-	poll, stopPoll := context.WithCancel(all)
-	g.stopAll, g.stopPoll = stopAll, stopPoll
-	g.pollDone = make(chan struct{})
+// Start begins polling in the background and returns; the bot keeps
+// trying while the network or Telegram is away. ctx bounds nothing after
+// Start returns: only Stop ends the gateway. A gateway starts once.
+func (g *Gateway) Start(ctx context.Context) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.started {
+		return errors.New("telegram: the gateway was started already; make a new one to start again")
+	}
+	g.started, g.running = true, true
+	base := context.WithoutCancel(ctx)
+	g.out.start(base)
+	poll, cancel := context.WithCancel(base)
+	g.cancel, g.done = cancel, make(chan struct{})
 	go func() {
-		defer close(g.pollDone)
-		g.run(poll, all)
+		defer close(g.done)
+		g.poll.run(poll)
 	}()
+	return nil
 }
 
-// Stop stops polling at once, lets replies that are being streamed finish
-// until ctx ends (a turn still running then is delivered from the outbox
-// at the next start), and returns when every goroutine is gone. A nil
-// gateway (Telegram disabled) stops at once.
-func (g *Gateway) Stop(ctx context.Context) {
-	if g == nil || g.stopAll == nil {
-		return
+// Stop stops polling at once, lets the replies being delivered finish
+// until ctx ends (what is left then is delivered from the outbox at the
+// next start, and Stop says so), and returns when every goroutine of the
+// gateway is gone. Stopping a gateway that is not running does nothing.
+func (g *Gateway) Stop(ctx context.Context) error {
+	g.mu.Lock()
+	running := g.running
+	g.running = false
+	g.mu.Unlock()
+	if !running {
+		return nil
 	}
-	g.stopPoll()
-	<-g.pollDone
-	done := make(chan struct{})
-	go func() { g.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-	g.stopAll()
-	<-done
+	g.cancel()
+	<-g.done
+	return g.out.stop(ctx)
 }
 
 // LastPoll is when getUpdates last answered (zero before the first time):
-// for doctor and /metrics. A nil gateway returns zero.
-func (g *Gateway) LastPoll() time.Time {
-	if g == nil {
-		return time.Time{}
-	}
-	if n := g.lastPoll.Load(); n != 0 {
-		return time.Unix(0, n)
-	}
-	return time.Time{}
-}
+// for doctor and /metrics.
+func (g *Gateway) LastPoll() time.Time { return g.poll.lastPollTime() }
 
-// call gives a Bot API call its deadline.
-func (g *Gateway) callCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, g.o.CallTimeout)
-}
-
-// logLimited logs at most once a minute per key: errors that repeat in a
-// loop (the network is down) must not flood the journal.
-func (g *Gateway) logLimited(key string, level slog.Level, msg string, args ...any) {
-	g.logMu.Lock()
-	now := time.Now()
-	if now.Sub(g.lastLog[key]) < time.Minute {
-		g.logMu.Unlock()
-		return
+// Deliver sends text to chat as the agent's replies are sent: formatted
+// (Markdown as Telegram HTML, plain text if Telegram refuses it) and split
+// at 4,096 characters. It returns once Telegram has every part. It is for
+// messages nobody asked for in that turn; the caller checks that the chat
+// is one the gateway serves.
+func (g *Gateway) Deliver(ctx context.Context, chat int64, text string) error {
+	g.mu.Lock()
+	running := g.running
+	g.mu.Unlock()
+	if !running {
+		return errors.New("telegram: the gateway is not running; start it first")
 	}
-	if len(g.lastLog) >= maxRefused {
-		for k, t := range g.lastLog {
-			if now.Sub(t) >= time.Minute {
-				delete(g.lastLog, k)
-			}
+	parts := Split(text, MaxMessage)
+	if len(parts) == 0 {
+		return errors.New("telegram: the message is empty; give it some text")
+	}
+	for _, p := range parts {
+		if _, err := g.bot.post(ctx, Text{ChatID: chat, Text: HTML(p), ParseMode: "HTML"}, p); err != nil {
+			return err
 		}
 	}
-	g.lastLog[key] = now
-	g.logMu.Unlock()
-	g.log.Log(context.Background(), level, msg, args...)
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite"
@@ -32,7 +33,7 @@ type rig struct {
 	llm *llmtest.Server
 	cfg *lite.Config
 	app *lite.App
-	gw  *telegram.Gateway
+	gw  *lite.TelegramGateway
 	log *syncBuffer
 
 	mu     sync.Mutex
@@ -63,11 +64,11 @@ func newRig(t *testing.T, h llmtest.Handler, opts ...rigOpt) *rig {
 	require.NoError(t, err)
 	r.gw, err = lite.NewTelegram(r.app, o)
 	require.NoError(t, err)
-	r.gw.Start(context.Background())
+	require.NoError(t, r.gw.Start(context.Background()))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		r.gw.Stop(ctx)
+		assert.NoError(t, r.gw.Stop(ctx), "every reply was delivered before the stop")
 		require.NoError(t, r.app.Close())
 	})
 	return r
@@ -146,7 +147,7 @@ func (r *rig) waitIdle(chat string) {
 		if err != nil {
 			return false
 		}
-		info, err := runtime.ReadSession(r.app.Store, sid)
+		info, err := r.app.Loop.Session(context.Background(), sid)
 		return err == nil && info.Status == "idle"
 	})
 }
@@ -158,7 +159,7 @@ func (r *rig) userMessages(chat string) []string {
 		return nil
 	}
 	var out []string
-	require.NoError(r.t, runtime.ReadEvents(r.app.Store, sid, 0, func(e runtime.Event) error {
+	require.NoError(r.t, r.app.Loop.Events(context.Background(), sid, 0, func(e runtime.Event) error {
 		if e.Type == runtime.EvUserMessage {
 			out = append(out, e.Content)
 		}

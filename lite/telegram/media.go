@@ -21,7 +21,7 @@ const downloadTimeout = 5 * time.Minute
 // content is what the agent is told of a message: its text, or for a
 // photo or document where it was saved (and the caption). ok false means
 // the chat was already answered and nothing goes to the agent.
-func (g *Gateway) content(ctx context.Context, m *Message, agent string) (string, bool) {
+func (g *poller) content(ctx context.Context, m *Message, agent string) (string, bool) {
 	var saved, what string
 	var err error
 	switch {
@@ -37,16 +37,16 @@ func (g *Gateway) content(ctx context.Context, m *Message, agent string) (string
 	case m.Text != "":
 		return m.Text, true
 	default:
-		g.say(ctx, m.Chat.ID, "I can read text, photos and documents; this kind of message is not supported yet.")
+		g.bot.say(ctx, m.Chat.ID, "I can read text, photos and documents; this kind of message is not supported yet.")
 		return "", false
 	}
 	if err != nil {
-		g.log.Warn("telegram: cannot save a file", "chat_id", m.Chat.ID, "agent", agent, "err", err)
+		g.bot.log.Warn("telegram: cannot save a file", "chat_id", m.Chat.ID, "agent", agent, "err", err)
 		why := "it could not be downloaded; please send it again"
 		if errors.Is(err, ErrTooLarge) {
 			why = fmt.Sprintf("it is larger than %d MB", g.o.MaxFileBytes>>20)
 		}
-		g.say(ctx, m.Chat.ID, "Sorry, I could not take that file: "+why+".")
+		g.bot.say(ctx, m.Chat.ID, "Sorry, I could not take that file: "+why+".")
 		return "", false
 	}
 	text := fmt.Sprintf("[the user sent %s, saved as %s]", what, saved)
@@ -57,7 +57,7 @@ func (g *Gateway) content(ctx context.Context, m *Message, agent string) (string
 }
 
 // savePhoto saves the largest size within the cap.
-func (g *Gateway) savePhoto(ctx context.Context, m *Message, agent string) (string, error) {
+func (g *poller) savePhoto(ctx context.Context, m *Message, agent string) (string, error) {
 	best := -1
 	for i, p := range m.Photo {
 		if p.FileSize <= g.o.MaxFileBytes && (best < 0 || p.Width*p.Height >= m.Photo[best].Width*m.Photo[best].Height) {
@@ -76,7 +76,7 @@ func (g *Gateway) savePhoto(ctx context.Context, m *Message, agent string) (stri
 	})
 }
 
-func (g *Gateway) saveDocument(ctx context.Context, m *Message, agent string) (string, error) {
+func (g *poller) saveDocument(ctx context.Context, m *Message, agent string) (string, error) {
 	d := m.Document
 	if d.FileSize > g.o.MaxFileBytes {
 		return "", ErrTooLarge
@@ -95,14 +95,14 @@ func (g *Gateway) saveDocument(ctx context.Context, m *Message, agent string) (s
 // writes a temporary file and renames it, so a crash leaves no half file
 // under the final name; the same message saves to the same name, so a
 // message fetched again after a crash overwrites its own file.
-func (g *Gateway) save(ctx context.Context, fileID, agent string, named func(tgPath string) string) (string, error) {
+func (g *poller) save(ctx context.Context, fileID, agent string, named func(tgPath string) string) (string, error) {
 	a, err := g.o.Agents.Agent(agent)
 	if err != nil {
 		return "", err
 	}
 	cctx, cancel := context.WithTimeout(ctx, downloadTimeout)
 	defer cancel()
-	f, err := g.api.GetFile(cctx, fileID)
+	f, err := g.bot.api.GetFile(cctx, fileID)
 	if err != nil {
 		return "", err
 	}
@@ -119,7 +119,7 @@ func (g *Gateway) save(ctx context.Context, fileID, agent string, named func(tgP
 		return "", err
 	}
 	defer os.Remove(tmp.Name())
-	_, err = g.api.Download(cctx, f.FilePath, tmp, g.o.MaxFileBytes)
+	_, err = g.bot.api.Download(cctx, f.FilePath, tmp, g.o.MaxFileBytes)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

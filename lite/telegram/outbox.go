@@ -2,117 +2,229 @@ package telegram
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// outRecord is a session's outbox position, kept in kv under outKey.
-// Delivered is the last seq handled; Delivering, when set, is a seq whose
-// send began and may have reached the chat (it is never sent again);
-// Preview is the message a reply is being streamed into.
-type outRecord struct {
-	Chat       int64  `json:"chat"`
-	Delivered  uint64 `json:"delivered"`
-	Delivering uint64 `json:"delivering,omitempty"`
-	Preview    int64  `json:"preview,omitempty"`
+// outbox delivers what the agents say to their chats. One goroutine owns
+// it: the watchers (one per session with a reply owed or a turn running,
+// none for an idle chat) and the approval keys. Others ask it through do;
+// each watcher owns its session's outbox record and makes its own Bot API
+// calls, so a slow chat delays no other.
+type outbox struct {
+	o   *Options
+	bot *bot
+
+	reqs     chan func()   // run on the outbox goroutine
+	exited   chan *watcher // a watcher's goroutine is returning
+	stopping chan struct{} // closed by stop: end once no watcher is left
+	done     chan struct{} // closed when the goroutine has returned
+	cancel   context.CancelFunc
+
+	// The outbox goroutine's own.
+	ctx      context.Context     // the watchers'
+	watchers map[string]*watcher // by session id
+	live     int                 // watcher goroutines not yet returned
+	closing  bool
+	keys     approvalKeys
+	wg       sync.WaitGroup
 }
 
-func outKey(sid string) string { return "telegram/out/" + sid }
-
-// record reads a session's outbox record. A session without one (its
-// first message from Telegram is on its way) starts at its current end:
-// what was said before is not this chat's to receive.
-func (g *Gateway) record(sid string, chat int64) (outRecord, error) {
-	data, err := g.o.Chats.KV(outKey(sid))
-	if err != nil {
-		return outRecord{}, err
-	}
-	var r outRecord
-	if data != nil && json.Unmarshal(data, &r) == nil && r.Chat != 0 {
-		return r, nil
-	}
-	info, err := runtime.ReadSession(g.o.Store, sid)
-	if err != nil {
-		return outRecord{}, err
-	}
-	r = outRecord{Chat: chat, Delivered: info.LastSeq}
-	return r, g.putRecord(sid, r)
+func newOutbox(o *Options, b *bot) *outbox {
+	return &outbox{o: o, bot: b, reqs: make(chan func()), exited: make(chan *watcher),
+		stopping: make(chan struct{}), done: make(chan struct{}), watchers: map[string]*watcher{}}
 }
 
-func (g *Gateway) putRecord(sid string, r outRecord) error {
-	data, _ := json.Marshal(r)
-	if err := g.o.Chats.PutKV(outKey(sid), data); err != nil {
-		return fmt.Errorf("telegram outbox of session %s: %w", sid, err)
+// start runs the outbox goroutine: it starts a watcher for every session
+// that still owes its chat something (replies finished while the gateway
+// was down, turns resumed after a restart), then serves.
+func (o *outbox) start(ctx context.Context) {
+	o.ctx, o.cancel = context.WithCancel(ctx)
+	go o.run()
+}
+
+func (o *outbox) run() {
+	defer close(o.done)
+	defer o.wg.Wait()
+	o.recover()
+	stopping := o.stopping
+	for !o.closing || o.live > 0 {
+		select {
+		case f := <-o.reqs:
+			f()
+		case w := <-o.exited:
+			o.live--
+			if o.watchers[w.sid] == w {
+				delete(o.watchers, w.sid)
+			}
+		case <-stopping:
+			stopping, o.closing = nil, true
+		}
 	}
-	return nil
+}
+
+// stop lets the watchers deliver what their turns say until ctx ends,
+// then stops the rest (their replies are delivered at the next start),
+// and returns once every watcher has returned.
+func (o *outbox) stop(ctx context.Context) error {
+	close(o.stopping)
+	select {
+	case <-o.done:
+		o.cancel()
+		return nil
+	case <-ctx.Done():
+	}
+	o.cancel()
+	<-o.done
+	return errors.New("telegram: replies were still being delivered when the gateway stopped; they are delivered at the next start")
+}
+
+// do runs f on the outbox goroutine and waits for it; false means the
+// outbox has stopped.
+func (o *outbox) do(f func()) bool {
+	ran := make(chan struct{})
+	select {
+	case o.reqs <- func() { f(); close(ran) }:
+		<-ran
+		return true
+	case <-o.done:
+		return false
+	}
+}
+
+// hold has a watcher follow sid before a message from chat is sent to it,
+// so the turn's first tokens stream too, and keeps it until release: the
+// message is not committed yet, so the session may look idle. The record
+// is written first (see open).
+func (o *outbox) hold(ctx context.Context, sid string, chat int64) (*watcher, error) {
+	if err := o.open(ctx, sid, chat); err != nil {
+		return nil, err
+	}
+	var w *watcher
+	o.do(func() {
+		if w = o.startWatcher(sid, chat); w != nil {
+			w.holds++
+		}
+	})
+	if w == nil {
+		return nil, nil // stopping
+	}
+	select {
+	case <-w.ready:
+		return w, nil
+	case <-ctx.Done():
+		o.release(w, sid, chat, false)
+		return nil, ctx.Err()
+	}
+}
+
+// release ends a hold once the message was sent (or not): the watcher may
+// end again. One that ended meanwhile (its session could not be followed)
+// is replaced when the message went in.
+func (o *outbox) release(w *watcher, sid string, chat int64, sent bool) {
+	o.do(func() {
+		if w != nil && o.watchers[sid] == w {
+			w.holds--
+			w.poke()
+			return
+		}
+		if sent {
+			o.startWatcher(sid, chat)
+		}
+	})
+}
+
+// startWatcher returns sid's watcher, starting one unless one runs; nil
+// when the outbox is stopping. On the outbox goroutine.
+func (o *outbox) startWatcher(sid string, chat int64) *watcher {
+	if o.closing {
+		return nil
+	}
+	if w := o.watchers[sid]; w != nil {
+		return w
+	}
+	w := &watcher{o: o, bot: o.bot, sid: sid, chat: chat, ready: make(chan struct{}), poked: make(chan struct{}, 1)}
+	o.watchers[sid] = w
+	o.live++
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		w.run(o.ctx)
+		o.exited <- w // the outbox goroutine runs until it has them all
+	}()
+	return w
+}
+
+// mayEnd is asked by a watcher that has delivered everything up to pos:
+// it ends unless a message is being sent to its session (hold), or the
+// session has a turn running or events after pos. On the outbox
+// goroutine, so a message sent before this check keeps the watcher, and
+// one sent after it finds no watcher and starts one (from the outbox
+// record: nothing is missed).
+func (o *outbox) mayEnd(w *watcher, pos uint64) (bool, runtime.SessionInfo) {
+	info, err := o.o.Loop.Session(o.ctx, w.sid)
+	if w.holds > 0 || (err == nil && (info.Status == "running" || info.LastSeq > pos)) {
+		return false, info
+	}
+	if o.watchers[w.sid] == w {
+		delete(o.watchers, w.sid)
+	}
+	return true, info
+}
+
+// refs lists the sessions a button press in chat may answer: the chat's
+// current one, then any other this gateway follows in that chat.
+func (o *outbox) refs(chat int64, callID string) []approvalRef {
+	var refs []approvalRef
+	if sid, _, err := o.o.Chats.Current(GatewayName, fmt.Sprint(chat)); err == nil {
+		refs = append(refs, approvalRef{sid: sid, callID: callID})
+	}
+	o.do(func() {
+		for sid, w := range o.watchers {
+			if w.chat == chat && (len(refs) == 0 || refs[0].sid != sid) {
+				refs = append(refs, approvalRef{sid: sid, callID: callID})
+			}
+		}
+	})
+	return refs
+}
+
+// key returns a short key for a call id too long for a button.
+func (o *outbox) key(ref approvalRef) (k string, ok bool) {
+	ok = o.do(func() { k = o.keys.add(ref) })
+	return k, ok
+}
+
+// lookup returns the call a short key stands for.
+func (o *outbox) lookup(k uint64) (ref approvalRef, found bool) {
+	o.do(func() { ref, found = o.keys.m[k] })
+	return ref, found
 }
 
 // recover starts a watcher for each Telegram session with something to
-// deliver or a turn running (resumed after a restart); each delivers what
-// the outbox still owes, follows its turn if one runs, then ends.
-func (g *Gateway) recover(ctx context.Context) {
-	list, err := runtime.ListSessions(g.o.Store)
+// deliver or a turn running; each delivers what the outbox still owes,
+// follows its turn if one runs, then ends. On the outbox goroutine.
+func (o *outbox) recover() {
+	list, err := o.o.Loop.Sessions(o.ctx)
 	if err != nil {
-		g.log.Error("telegram: cannot list sessions to deliver pending replies", "err", err)
+		o.bot.log.Error("telegram: cannot list sessions to deliver pending replies", "err", err)
 		return
 	}
 	for _, s := range list {
 		if s.Gateway != GatewayName || s.Status == "ended" {
 			continue
 		}
-		data, err := g.o.Chats.KV(outKey(s.ID))
-		if err != nil || data == nil {
-			continue // never written to from Telegram
-		}
-		var r outRecord
-		if json.Unmarshal(data, &r) != nil || r.Chat == 0 || (r.Delivered >= s.LastSeq && s.Status != "running") {
+		r, ok, err := o.readRecord(s.ID)
+		if err != nil {
+			o.bot.log.Error("telegram: cannot read the outbox", "session", s.ID, "err", err)
 			continue
 		}
-		if err := g.watch(ctx, s.ID, r.Chat); err != nil {
-			g.log.Error("telegram: cannot deliver pending replies", "session", s.ID, "err", err)
+		if !ok || (r.Delivered >= s.LastSeq && s.Status != "running") {
+			continue // never written to from Telegram, or nothing owed
 		}
+		o.startWatcher(s.ID, r.Chat)
 	}
-}
-
-// watchAndSend commits a user message, making sure a watcher follows the
-// session from before the message on. Under g.mu, so a watcher deciding
-// to end (its turn over, no other queued) cannot miss this message.
-func (g *Gateway) watchAndSend(poll, all context.Context, chat int64, sid string, in runtime.Input) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.watchers[sid] == nil {
-		if err := g.startWatcher(all, sid, chat); err != nil {
-			return err
-		}
-	}
-	_, err := g.o.Loop.Send(poll, sid, in)
-	return err
-}
-
-// watch starts a watcher for sid unless one runs.
-func (g *Gateway) watch(ctx context.Context, sid string, chat int64) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.watchers[sid] != nil {
-		return nil
-	}
-	return g.startWatcher(ctx, sid, chat)
-}
-
-// startWatcher subscribes to sid and starts its watcher. g.mu is held.
-func (g *Gateway) startWatcher(ctx context.Context, sid string, chat int64) error {
-	rec, err := g.record(sid, chat)
-	if err != nil {
-		return err
-	}
-	w := &watcher{g: g, sid: sid, chat: rec.Chat, rec: rec, pos: rec.Delivered}
-	if err := w.subscribe(ctx); err != nil {
-		return err
-	}
-	g.watchers[sid] = w
-	g.wg.Add(1)
-	go w.run(ctx)
-	return nil
 }

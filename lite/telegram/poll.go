@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -21,30 +22,56 @@ const (
 	backoffMax = time.Minute
 )
 
-// run is the poll goroutine: it recovers the outbox, then polls until
-// poll ends. Watchers it starts live under all.
-func (g *Gateway) run(poll, all context.Context) {
+// poller is the gateway's poll goroutine: it fetches updates and handles
+// them one at a time, in order (commands included), handing each message's
+// session to the outbox. Its fields are its goroutine's own, but for
+// lastPoll.
+type poller struct {
+	o    *Options
+	bot  *bot
+	out  *outbox
+	cmds commands
+
+	lastPoll atomic.Int64 // unix nanoseconds of the last answered poll
+
+	me      User
+	offset  int64
+	refused map[int64]time.Time // last refusal per user
+}
+
+func newPoller(o *Options, b *bot, out *outbox) *poller {
+	return &poller{o: o, bot: b, out: out, cmds: commands{o: o}, refused: map[int64]time.Time{}}
+}
+
+func (g *poller) lastPollTime() time.Time {
+	if n := g.lastPoll.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
+
+// run polls until ctx ends, backing off after failures.
+func (g *poller) run(ctx context.Context) {
 	g.offset = g.readOffset()
-	g.recover(all)
 	fails := 0
-	for poll.Err() == nil {
-		err := g.pollOnce(poll, all)
+	for ctx.Err() == nil {
+		err := g.pollOnce(ctx)
 		if err == nil {
 			fails = 0
 			continue
 		}
-		if poll.Err() != nil {
+		if ctx.Err() != nil {
 			return
 		}
 		fails++
-		_ = g.o.Sleep(poll, g.failed(err, fails))
+		_ = g.o.Sleep(ctx, g.failed(err, fails))
 	}
 }
 
-func (g *Gateway) readOffset() int64 {
+func (g *poller) readOffset() int64 {
 	data, err := g.o.Chats.KV(offsetKey)
 	if err != nil {
-		g.log.Error("cannot read the update offset; starting from Telegram's", "err", err)
+		g.bot.log.Error("cannot read the update offset; starting from Telegram's", "err", err)
 		return 0
 	}
 	n, _ := strconv.ParseInt(string(data), 10, 64)
@@ -52,21 +79,21 @@ func (g *Gateway) readOffset() int64 {
 }
 
 // pollOnce fetches one batch of updates and handles them in order.
-func (g *Gateway) pollOnce(poll, all context.Context) error {
+func (g *poller) pollOnce(poll context.Context) error {
 	if g.me.ID == 0 {
-		ctx, cancel := g.callCtx(poll)
-		me, err := g.api.GetMe(ctx)
+		ctx, cancel := g.bot.callCtx(poll)
+		me, err := g.bot.api.GetMe(ctx)
 		cancel()
 		if err != nil {
 			return err
 		}
 		g.me = me
-		g.log.Info("telegram bot connected", "bot", "@"+me.Username, "bot_id", me.ID)
+		g.bot.log.Info("telegram bot connected", "bot", "@"+me.Username, "bot_id", me.ID)
 	}
 	// The watchdog: a poll that outlives the server's timeout by the grace
 	// period hangs (a dead connection nobody reset) and is abandoned.
 	ctx, cancel := context.WithTimeout(poll, g.o.PollTimeout+g.o.PollGrace)
-	ups, err := g.api.GetUpdates(ctx, g.offset, g.o.PollTimeout)
+	ups, err := g.bot.api.GetUpdates(ctx, g.offset, g.o.PollTimeout)
 	hung := ctx.Err() == context.DeadlineExceeded && poll.Err() == nil
 	cancel()
 	if hung {
@@ -80,7 +107,7 @@ func (g *Gateway) pollOnce(poll, all context.Context) error {
 		if u.UpdateID < g.offset {
 			continue // confirmed already
 		}
-		if err := g.handle(poll, all, u); err != nil {
+		if err := g.handle(poll, u); err != nil {
 			return err // not handled: fetched again after the backoff
 		}
 	}
@@ -91,24 +118,24 @@ var errPollHung = errors.New("telegram: getUpdates did not answer in time")
 
 // failed logs a poll failure (each kind at most once a minute) and
 // returns how long to wait before the next poll.
-func (g *Gateway) failed(err error, fails int) time.Duration {
+func (g *poller) failed(err error, fails int) time.Duration {
 	var ae *APIError
 	switch {
 	case errors.Is(err, errPollHung):
-		g.logLimited("hung", slog.LevelWarn, "telegram poll hung past its deadline; restarting it", "deadline", g.o.PollTimeout+g.o.PollGrace)
+		g.bot.logLimited("hung", slog.LevelWarn, "telegram poll hung past its deadline; restarting it", "deadline", g.o.PollTimeout+g.o.PollGrace)
 		return backoffMin
 	case errors.As(err, &ae) && ae.Code == 429:
-		g.logLimited("429", slog.LevelWarn, "telegram asks to slow down", "retry_after", ae.RetryAfter)
+		g.bot.logLimited("429", slog.LevelWarn, "telegram asks to slow down", "retry_after", ae.RetryAfter)
 		return max(ae.RetryAfter, backoffMin)
 	case errors.As(err, &ae) && ae.Code == 409:
-		g.logLimited("409", slog.LevelError, "another program is polling this bot with the same token (409 Conflict): "+
+		g.bot.logLimited("409", slog.LevelError, "another program is polling this bot with the same token (409 Conflict): "+
 			"stop the other instance or remove its webhook; retrying", "err", err)
 	case errors.As(err, &ae) && (ae.Code == 401 || ae.Code == 404):
-		g.logLimited("401", slog.LevelError, "Telegram refuses the bot token: check gateways.telegram.bot_token (from @BotFather); retrying", "err", err)
+		g.bot.logLimited("401", slog.LevelError, "Telegram refuses the bot token: check gateways.telegram.bot_token (from @BotFather); retrying", "err", err)
 	case errors.Is(err, runtime.ErrBusy):
-		g.logLimited("busy", slog.LevelWarn, "the runtime sheds load (memory); messages wait in Telegram", "err", err)
+		g.bot.logLimited("busy", slog.LevelWarn, "the runtime sheds load (memory); messages wait in Telegram", "err", err)
 	default:
-		g.logLimited("net", slog.LevelWarn, "cannot reach Telegram; retrying with backoff", "err", err)
+		g.bot.logLimited("net", slog.LevelWarn, "cannot reach Telegram; retrying with backoff", "err", err)
 	}
 	return jitter(fails)
 }
@@ -124,7 +151,7 @@ func jitter(fails int) time.Duration {
 }
 
 // commitOffset moves the offset past an update that produced no message.
-func (g *Gateway) commitOffset(next int64) error {
+func (g *poller) commitOffset(next int64) error {
 	if next <= g.offset {
 		return nil
 	}

@@ -32,7 +32,7 @@ func (w *watcher) schedulePreview(ctx context.Context) {
 	if w.edit != nil {
 		return
 	}
-	if wait := w.g.o.EditInterval - time.Since(w.lastEdit); wait > 0 {
+	if wait := w.o.o.EditInterval - time.Since(w.lastEdit); wait > 0 {
 		w.edit = time.NewTimer(wait)
 		return
 	}
@@ -49,19 +49,19 @@ func (w *watcher) flushPreview(ctx context.Context) {
 	first := parts[0]
 	w.lastEdit = time.Now()
 	if w.rec.Preview != 0 {
-		if err := w.g.edit(ctx, Text{ChatID: w.chat, MessageID: w.rec.Preview, Text: HTML(first), ParseMode: "HTML"}, first); err != nil {
-			w.g.logLimited("preview", slog.LevelDebug, "telegram: cannot update the streamed reply", "chat_id", w.chat, "err", err)
+		if err := w.bot.edit(ctx, Text{ChatID: w.chat, MessageID: w.rec.Preview, Text: HTML(first), ParseMode: "HTML"}, first); err != nil {
+			w.bot.logLimited("preview", slog.LevelDebug, "telegram: cannot update the streamed reply", "chat_id", w.chat, "err", err)
 		}
 		return
 	}
-	m, err := w.g.post(ctx, Text{ChatID: w.chat, Text: HTML(first), ParseMode: "HTML"}, first)
+	m, err := w.bot.post(ctx, Text{ChatID: w.chat, Text: HTML(first), ParseMode: "HTML"}, first)
 	if err != nil {
 		w.noPrev = true // the answer goes in a message of its own
-		w.g.logLimited("preview", slog.LevelDebug, "telegram: cannot start the streamed reply", "chat_id", w.chat, "err", err)
+		w.bot.logLimited("preview", slog.LevelDebug, "telegram: cannot start the streamed reply", "chat_id", w.chat, "err", err)
 		return
 	}
 	w.rec.Preview = m.MessageID
-	w.save() // so an answer finished after a restart lands in it
+	w.dirty = true // the next mark or the watcher's end writes it
 }
 
 // newRound forgets the streamed text: a model call ended.
@@ -80,7 +80,7 @@ func (w *watcher) answer(ctx context.Context, e runtime.Event) {
 	w.deliver(ctx, e.Seq, func() error {
 		for i, p := range parts {
 			if i == 0 && w.rec.Preview != 0 {
-				err := w.g.edit(ctx, Text{ChatID: w.chat, MessageID: w.rec.Preview, Text: HTML(p), ParseMode: "HTML"}, p)
+				err := w.bot.edit(ctx, Text{ChatID: w.chat, MessageID: w.rec.Preview, Text: HTML(p), ParseMode: "HTML"}, p)
 				if err == nil {
 					continue
 				}
@@ -89,7 +89,7 @@ func (w *watcher) answer(ctx context.Context, e runtime.Event) {
 				}
 				// The preview is gone (deleted by the user): send anew.
 			}
-			if _, err := w.g.post(ctx, Text{ChatID: w.chat, Text: HTML(p), ParseMode: "HTML"}, p); err != nil {
+			if _, err := w.bot.post(ctx, Text{ChatID: w.chat, Text: HTML(p), ParseMode: "HTML"}, p); err != nil {
 				if i > 0 {
 					return &partialError{err}
 				}

@@ -18,12 +18,12 @@ import (
 // handle handles one update. An error means it was not handled and must be
 // fetched again (the runtime is busy or closing, the store failed); every
 // other outcome moves the offset past it.
-func (g *Gateway) handle(poll, all context.Context, u Update) error {
+func (g *poller) handle(poll context.Context, u Update) error {
 	var err error
 	sent := false
 	switch {
 	case u.Message != nil:
-		sent, err = g.onMessage(poll, all, u, u.Message)
+		sent, err = g.onMessage(poll, u, u.Message)
 	case u.CallbackQuery != nil:
 		g.onCallback(poll, u.CallbackQuery)
 	}
@@ -44,7 +44,7 @@ func retryable(err error) bool {
 
 // onMessage admits a message and hands it to the chat's session. sent
 // reports that a user_message (carrying the offset) was committed.
-func (g *Gateway) onMessage(poll, all context.Context, u Update, m *Message) (sent bool, err error) {
+func (g *poller) onMessage(poll context.Context, u Update, m *Message) (sent bool, err error) {
 	if m.From == nil || m.From.IsBot {
 		return false, nil
 	}
@@ -59,10 +59,10 @@ func (g *Gateway) onMessage(poll, all context.Context, u Update, m *Message) (se
 	}
 	if isCmd {
 		in.Mentioned = true // a command is addressed to the bot
-		return g.runCommand(poll, all, u, m, in, cmd, arg)
+		return false, g.runCommand(poll, m, in, cmd, arg)
 	}
 	if m.Voice != nil || m.Audio != nil || m.VideoNote != nil {
-		g.say(poll, m.Chat.ID, "Voice messages are not supported yet: please type your message.")
+		g.bot.say(poll, m.Chat.ID, "Voice messages are not supported yet: please type your message.")
 		return false, nil
 	}
 	sid, agent, err := g.session(poll, m, in)
@@ -73,11 +73,11 @@ func (g *Gateway) onMessage(poll, all context.Context, u Update, m *Message) (se
 	if !ok {
 		return false, nil
 	}
-	return g.sendUser(poll, all, u, m, sid, content)
+	return g.sendUser(poll, u, m, sid, content)
 }
 
 // inbound describes a message for routing and access.
-func (g *Gateway) inbound(m *Message) agents.Inbound {
+func (g *poller) inbound(m *Message) agents.Inbound {
 	in := agents.Inbound{Gateway: GatewayName, ChatType: m.Chat.Type, ChatID: strconv.FormatInt(m.Chat.ID, 10)}
 	if m.From != nil {
 		in.SenderID = strconv.FormatInt(m.From.ID, 10)
@@ -88,7 +88,7 @@ func (g *Gateway) inbound(m *Message) agents.Inbound {
 
 // mentioned reports whether a message mentions the bot (@username, or a
 // text mention of its id) or replies to one of its messages.
-func (g *Gateway) mentioned(m *Message) bool {
+func (g *poller) mentioned(m *Message) bool {
 	if m.ReplyTo != nil && m.ReplyTo.From != nil && g.me.ID != 0 && m.ReplyTo.From.ID == g.me.ID {
 		return true
 	}
@@ -112,20 +112,20 @@ func (g *Gateway) mentioned(m *Message) bool {
 	return false
 }
 
-func (g *Gateway) allowed(user int64) bool { return slices.Contains(g.o.Allowlist, user) }
+func (g *poller) allowed(user int64) bool { return slices.Contains(g.o.Allowlist, user) }
 
 // refuse answers a stranger once per RefuseEvery, and nothing else.
-func (g *Gateway) refuse(ctx context.Context, m *Message) {
+func (g *poller) refuse(ctx context.Context, m *Message) {
 	id := m.From.ID
 	if len(g.o.Allowlist) == 0 {
-		g.logLimited("noallow"+strconv.FormatInt(id, 10), slog.LevelWarn, "telegram: no allowlist is configured, so the bot answers nobody; "+
+		g.bot.logLimited("noallow"+strconv.FormatInt(id, 10), slog.LevelWarn, "telegram: no allowlist is configured, so the bot answers nobody; "+
 			"to let this user in, add to agnx.yaml: gateways.telegram.allowlist: ["+strconv.FormatInt(id, 10)+"]",
 			"user_id", id, "username", m.From.Username)
 		g.refuseOnce(ctx, m.Chat.ID, id, fmt.Sprintf("This bot does not answer anyone yet. Your Telegram user id is %d. "+
 			"To talk to it, its owner adds that id to agnx.yaml (gateways.telegram.allowlist: [%d]) and restarts agnx-lite.", id, id))
 		return
 	}
-	g.log.Info("telegram: refused a user who is not on the allowlist", "user_id", id, "username", m.From.Username, "chat_id", m.Chat.ID)
+	g.bot.log.Info("telegram: refused a user who is not on the allowlist", "user_id", id, "username", m.From.Username, "chat_id", m.Chat.ID)
 	g.refuseOnce(ctx, m.Chat.ID, id, "Sorry, this is a private bot: it only talks to the people its owner allowed.")
 }
 
@@ -133,11 +133,9 @@ func (g *Gateway) refuse(ctx context.Context, m *Message) {
 const maxRefused = 1024
 
 // refuseOnce says text unless user was told something within RefuseEvery.
-func (g *Gateway) refuseOnce(ctx context.Context, chat, user int64, text string) {
+func (g *poller) refuseOnce(ctx context.Context, chat, user int64, text string) {
 	now := time.Now()
-	g.mu.Lock()
 	if last, ok := g.refused[user]; ok && now.Sub(last) < g.o.RefuseEvery {
-		g.mu.Unlock()
 		return
 	}
 	if len(g.refused) >= maxRefused {
@@ -148,50 +146,60 @@ func (g *Gateway) refuseOnce(ctx context.Context, chat, user int64, text string)
 		}
 	}
 	g.refused[user] = now
-	g.mu.Unlock()
-	g.say(ctx, chat, text)
+	g.bot.say(ctx, chat, text)
 }
 
 // session finds the chat's session; refusals and errors are answered in
 // the chat (sid "" then) and only retryable errors returned.
-func (g *Gateway) session(ctx context.Context, m *Message, in agents.Inbound) (sid, agent string, err error) {
+func (g *poller) session(ctx context.Context, m *Message, in agents.Inbound) (sid, agent string, err error) {
 	sid, agent, err = g.o.Chats.Session(ctx, in)
 	var ae *agents.AccessError
 	switch {
 	case err == nil:
 		return sid, agent, nil
 	case errors.As(err, &ae):
-		g.log.Info("telegram: the agent's access refused a message", "user_id", m.From.ID, "chat_id", m.Chat.ID, "why", ae.Why)
+		g.bot.log.Info("telegram: the agent's access refused a message", "user_id", m.From.ID, "chat_id", m.Chat.ID, "why", ae.Why)
 		g.refuseOnce(ctx, m.Chat.ID, m.From.ID, "Sorry, I cannot take this message here: "+ae.Why+".")
 		return "", "", nil
 	case retryable(err):
 		return "", "", err
 	}
-	g.log.Error("telegram: no session for a chat", "chat_id", m.Chat.ID, "err", err)
-	g.say(ctx, m.Chat.ID, "Sorry, I cannot answer right now: "+err.Error()+".")
+	g.bot.log.Error("telegram: no session for a chat", "chat_id", m.Chat.ID, "err", err)
+	g.bot.say(ctx, m.Chat.ID, "Sorry, I cannot answer right now: "+err.Error()+".")
 	return "", "", nil
 }
 
-// sendUser commits the message with the update's offset, watching the
-// session first so no event of the turn is missed.
-func (g *Gateway) sendUser(poll, all context.Context, u Update, m *Message, sid, content string) (bool, error) {
+// sendUser commits the message with the update's offset, with the
+// session's watcher held from before it (so the turn's replies are owed
+// to this chat and its first tokens stream) to after it.
+func (g *poller) sendUser(poll context.Context, u Update, m *Message, sid, content string) (bool, error) {
 	name := strings.TrimSpace(m.From.FirstName + " " + m.From.LastName)
 	in := runtime.Input{Content: content, SenderID: strconv.FormatInt(m.From.ID, 10), SenderName: name, Cursor: cursor(u)}
-	if g.beforeSend != nil {
-		g.beforeSend(u.UpdateID)
+	w, err := g.out.hold(poll, sid, m.Chat.ID)
+	if err != nil {
+		if retryable(err) {
+			return false, err
+		}
+		g.bot.log.Error("telegram: cannot write the outbox", "chat_id", m.Chat.ID, "session", sid, "err", err)
+		g.bot.say(poll, m.Chat.ID, "Sorry, I could not store your message ("+err.Error()+"): please send it again.")
+		return false, nil
 	}
-	err := g.watchAndSend(poll, all, m.Chat.ID, sid, in)
+	if g.o.BeforeSend != nil {
+		g.o.BeforeSend(u.UpdateID)
+	}
+	_, err = g.o.Loop.Send(poll, sid, in)
+	g.out.release(w, sid, m.Chat.ID, err == nil)
 	switch {
 	case err == nil:
 		return true, nil
 	case retryable(err):
 		return false, err
 	}
-	g.log.Error("telegram: cannot store a message", "chat_id", m.Chat.ID, "session", sid, "err", err)
+	g.bot.log.Error("telegram: cannot store a message", "chat_id", m.Chat.ID, "session", sid, "err", err)
 	if errors.Is(err, runtime.ErrSessionEnded) {
-		g.say(poll, m.Chat.ID, "This conversation has ended: send /new to start another.")
+		g.bot.say(poll, m.Chat.ID, "This conversation has ended: send /new to start another.")
 		return false, nil
 	}
-	g.say(poll, m.Chat.ID, "Sorry, I could not store your message ("+err.Error()+"): please send it again.")
+	g.bot.say(poll, m.Chat.ID, "Sorry, I could not store your message ("+err.Error()+"): please send it again.")
 	return false, nil
 }

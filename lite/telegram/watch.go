@@ -9,18 +9,31 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// watcher follows one session while it has a turn running: it shows
-// "typing…", streams the answer into one message, delivers answers,
-// approval requests and errors through the outbox, and ends once no turn
-// runs. All its fields are its goroutine's own.
+// watcher follows one session from its outbox record on (Loop.Follow: the
+// log after the last delivered seq, then live): it shows "typing…",
+// streams the answer into one message, delivers answers, approval
+// requests and errors, and ends once it has delivered everything and no
+// turn runs. Its fields are its goroutine's own, but for holds (the
+// outbox goroutine's), sid and chat (set before it starts, then only
+// read) and the channels.
 type watcher struct {
-	g    *Gateway
+	o    *outbox
+	bot  *bot
 	sid  string
 	chat int64
-	sub  *runtime.Subscription
-	upTo uint64 // the log's end when subscribed: catch up to here
 	rec  outRecord
-	pos  uint64 // last durable seq handled
+	// dirty: rec moved on since it was last written. Only the mark before
+	// a send must be durable at once; the rest rides on the next mark, or
+	// is written when the watcher ends.
+	dirty bool
+	pos   uint64 // the last durable seq handled
+	// until is when to ask the outbox again whether to end: the session's
+	// last seq when it last looked, or never (a turn runs: its turn_end
+	// asks).
+	until uint64
+	ready chan struct{} // closed once it follows the session (or failed to)
+	poked chan struct{} // ask again whether to end: a hold was released
+	holds int           // messages being sent to the session; the outbox goroutine's
 
 	text     strings.Builder // this round's streamed text
 	lastEdit time.Time
@@ -29,51 +42,63 @@ type watcher struct {
 	asks     int         // approvals waiting
 }
 
-// subscribe follows the session's live events; what was committed before
-// (up to upTo) is read from the log by catchUp.
-func (w *watcher) subscribe(ctx context.Context) error {
-	sub, err := w.g.o.Loop.Subscribe(ctx, w.sid)
-	if err != nil {
-		return err
-	}
-	info, err := runtime.ReadSession(w.g.o.Store, w.sid)
-	if err != nil {
-		sub.Close()
-		return err
-	}
-	w.sub, w.upTo = sub, info.LastSeq
-	return nil
-}
-
+// run follows the session until the outbox lets the watcher end, the
+// session is gone, or ctx ends.
 func (w *watcher) run(ctx context.Context) {
-	defer w.g.wg.Done()
-	defer func() { w.sub.Close() }()
-	typing := time.NewTicker(w.g.o.TypingInterval)
-	defer typing.Stop()
-	defer w.stopEdit()
-	w.catchUp(ctx)
-	if w.finished() {
+	defer w.leave()
+	sub, err := w.follow(ctx)
+	close(w.ready)
+	if err != nil {
+		if ctx.Err() == nil && !errors.Is(err, runtime.ErrSessionNotFound) {
+			w.bot.log.Error("telegram: cannot follow a session to deliver its replies", "session", w.sid, "err", err)
+		}
 		return
 	}
+	defer sub.Close()
+	if w.pos >= w.until && w.ended() {
+		return
+	}
+	w.serve(ctx, sub)
+}
+
+// feed is what a watcher reads: a *runtime.Subscription.
+type feed interface {
+	C() <-chan runtime.Event
+	Err() error
+	Deleted() bool
+}
+
+// serve handles the session's events, the typing and preview timers, and
+// the outbox's pokes until the outbox lets the watcher end, the feed
+// closes, or ctx ends.
+func (w *watcher) serve(ctx context.Context, sub feed) {
+	typing := time.NewTicker(w.o.o.TypingInterval)
+	defer typing.Stop()
+	defer w.stopEdit()
 	for {
 		select {
 		case <-ctx.Done():
-			w.g.forget(w)
 			return
-		case e, ok := <-w.sub.C():
+		case e, ok := <-sub.C():
 			if !ok {
-				if !w.resubscribe(ctx) {
-					w.g.forget(w)
-					return
+				if sub.Deleted() {
+					w.dirty = false // no record for a session that is gone
 				}
-				continue
+				if err := sub.Err(); err != nil && !sub.Deleted() {
+					w.bot.log.Error("telegram: stopped following a session; its replies are delivered at the next message or start", "session", w.sid, "err", err)
+				}
+				return
 			}
-			if w.onEvent(ctx, e) && w.finished() {
+			if w.onEvent(ctx, e) && w.ended() {
+				return
+			}
+		case <-w.poked:
+			if w.pos >= w.until && w.ended() {
 				return
 			}
 		case <-typing.C:
 			if w.asks == 0 {
-				w.g.typing(ctx, w.chat)
+				w.bot.typing(ctx, w.chat)
 			}
 		case <-w.editC():
 			w.edit = nil
@@ -82,165 +107,179 @@ func (w *watcher) run(ctx context.Context) {
 	}
 }
 
-// resubscribe follows the session again after the subscription was
-// dropped for lagging, reading what it missed from the log.
-func (w *watcher) resubscribe(ctx context.Context) bool {
-	if ctx.Err() != nil {
-		return false
+// follow reads the outbox record and follows the session after its last
+// delivered seq.
+func (w *watcher) follow(ctx context.Context) (*runtime.Subscription, error) {
+	rec, ok, err := w.o.readRecord(w.sid)
+	if err != nil {
+		return nil, err
 	}
-	if err := w.subscribe(ctx); err != nil {
-		w.g.log.Error("telegram: cannot follow a session", "session", w.sid, "err", err)
-		return false
+	info, err := w.o.o.Loop.Session(ctx, w.sid)
+	if err != nil {
+		return nil, err
 	}
-	w.catchUp(ctx)
-	return true
+	if !ok {
+		rec = outRecord{Chat: w.chat, Delivered: info.LastSeq}
+	}
+	// w.chat stays as the outbox gave it (the record's, or the message's:
+	// a session has one chat); the outbox goroutine reads it.
+	w.rec, w.pos, w.until = rec, rec.Delivered, info.LastSeq
+	return w.o.o.Loop.Follow(ctx, w.sid, rec.Delivered)
 }
 
-// finished ends the watcher when no turn runs and every committed event
-// was handled (a quick turn may be over before the watcher looks; its
-// events are still on their way in the subscription). It holds g.mu,
-// which watchAndSend holds across its Send: a message committed before
-// the check keeps the watcher, one after it finds no watcher and starts
-// one.
-func (w *watcher) finished() bool {
-	w.g.mu.Lock()
-	defer w.g.mu.Unlock()
-	info, err := runtime.ReadSession(w.g.o.Store, w.sid)
-	if err == nil && (info.Status == "running" || info.LastSeq > w.pos) {
-		return false
-	}
-	delete(w.g.watchers, w.sid)
-	return true
-}
-
-func (g *Gateway) forget(w *watcher) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.watchers[w.sid] == w {
-		delete(g.watchers, w.sid)
+// poke makes the watcher ask again whether to end; it never blocks.
+func (w *watcher) poke() {
+	select {
+	case w.poked <- struct{}{}:
+	default:
 	}
 }
 
-// catchUp delivers what the log holds between the outbox position and the
-// subscription's start. An approval already decided is not asked again.
-func (w *watcher) catchUp(ctx context.Context) {
-	if w.pos >= w.upTo {
-		return
+// ended asks the outbox whether the watcher may end, having handled
+// everything up to pos; if not, it notes when to ask again. The record is
+// written first: once the outbox lets it end, another watcher may start
+// for the session, and only that one may write it then.
+func (w *watcher) ended() bool {
+	w.flush()
+	var end bool
+	var info runtime.SessionInfo
+	if !w.o.do(func() { end, info = w.o.mayEnd(w, w.pos) }) || end {
+		return true
 	}
-	var evs []runtime.Event
-	stop := errors.New("stop")
-	err := runtime.ReadEvents(w.g.o.Store, w.sid, w.pos, func(e runtime.Event) error {
-		if e.Seq > w.upTo {
-			return stop
-		}
-		evs = append(evs, e)
-		return nil
-	})
-	if err != nil && !errors.Is(err, stop) {
-		w.g.log.Error("telegram: cannot read a session's log", "session", w.sid, "err", err)
-		return
+	w.until = info.LastSeq
+	if info.Status == "running" {
+		w.until = ^uint64(0)
 	}
-	decided := map[string]bool{}
-	for _, e := range evs {
-		if e.Type == runtime.EvApprovalDecision {
-			decided[e.CallID] = true
-		}
-	}
-	for _, e := range evs {
-		if e.Type == runtime.EvApprovalRequired && decided[e.CallID] {
-			continue
-		}
-		w.onEvent(ctx, e)
-	}
+	return false
 }
 
-// onEvent handles one event; it reports a turn's end.
+// onEvent handles one event; it reports when to ask whether to end: a
+// turn's end, or the session's last seq seen when the outbox last looked.
 func (w *watcher) onEvent(ctx context.Context, e runtime.Event) bool {
 	if e.Type == runtime.EvToken {
 		w.text.WriteString(e.Content)
 		w.schedulePreview(ctx)
 		return false
 	}
-	if e.Seq != 0 && e.Seq <= w.pos {
-		return false // delivered before, or read from the log already
+	if e.Seq == 0 || e.Seq <= w.pos {
+		return false // a live-only notice, or handled already
 	}
-	if e.Seq != 0 {
-		w.pos = e.Seq
-	}
-	if e.Seq != 0 && e.Seq == w.rec.Delivering {
+	w.pos = e.Seq
+	end := e.Type == runtime.EvTurnEnd || w.pos >= w.until
+	if e.Seq == w.rec.Delivering {
 		// It may have reached the chat before a crash: never twice.
 		w.rec.Delivered, w.rec.Delivering, w.rec.Preview = e.Seq, 0, 0
-		w.save()
-		return e.Type == runtime.EvTurnEnd
+		w.dirty = true
+		return end
 	}
 	switch e.Type {
 	case runtime.EvUserMessage:
-		w.g.typing(ctx, w.chat)
+		w.bot.typing(ctx, w.chat)
 	case runtime.EvAssistant:
 		if strings.TrimSpace(e.Content) != "" {
 			w.answer(ctx, e)
 		}
 		w.newRound()
 	case runtime.EvApprovalRequired:
+		if w.answered(ctx, e) {
+			break // decided, or its turn over, before it was asked
+		}
 		w.asks++
-		w.deliver(ctx, e.Seq, func() error { return w.g.askApproval(ctx, w.chat, w.sid, e) })
+		w.deliver(ctx, e.Seq, func() error { return w.askApproval(ctx, e) })
 	case runtime.EvApprovalDecision:
 		w.asks = max(w.asks-1, 0)
 	case runtime.EvError:
 		w.deliver(ctx, e.Seq, func() error {
-			_, err := w.g.post(ctx, Text{ChatID: w.chat, Text: "⚠️ " + e.Content}, "")
+			_, err := w.bot.post(ctx, Text{ChatID: w.chat, Text: "⚠️ " + e.Content}, "")
 			return err
 		})
 	case runtime.EvTurnEnd:
 		w.asks = 0
 		if e.Reason == runtime.TurnInterrupted {
 			w.deliver(ctx, e.Seq, func() error {
-				_, err := w.g.post(ctx, Text{ChatID: w.chat, Text: "⚠️ agnx-lite stopped before the answer was finished: please send your message again."}, "")
+				_, err := w.bot.post(ctx, Text{ChatID: w.chat, Text: "⚠️ agnx-lite stopped before the answer was finished: please send your message again."}, "")
 				return err
 			})
 		}
 		w.newRound()
-		return true
 	default:
 		// A chat gets answers, errors and approvals, not the steps
 		// (tokens were handled above).
 	}
-	return false
+	return end
 }
 
-// deliver sends one durable event through the outbox: marked delivering
-// before the send, delivered after. Seq 0 (a live-only notice) is just
-// sent. A send that surely did not happen because the gateway is stopping
-// is unmarked, so the next start sends it.
+// leave writes the record and takes the watcher out of the outbox's map
+// (when the outbox has not already): a message sent after that starts
+// another watcher.
+func (w *watcher) leave() {
+	w.flush()
+	w.o.do(func() {
+		if w.o.watchers[w.sid] == w {
+			delete(w.o.watchers, w.sid)
+		}
+	})
+}
+
+// errFound stops a log read that found what it looked for.
+var errFound = errors.New("found")
+
+// answered reports whether the log already holds, after an approval
+// request, its decision or its turn's end: the request was replayed
+// (the gateway was down, or slow) and asking now would be asking too late.
+func (w *watcher) answered(ctx context.Context, e runtime.Event) bool {
+	err := w.o.o.Loop.Events(ctx, w.sid, e.Seq, func(x runtime.Event) error {
+		if (x.Type == runtime.EvApprovalDecision && x.CallID == e.CallID) || x.Type == runtime.EvTurnEnd {
+			return errFound
+		}
+		return nil
+	})
+	return errors.Is(err, errFound)
+}
+
+// deliver sends one durable event through the outbox record: marked
+// delivering, durably, before the send (the one write a reply costs; it
+// carries the previous delivery and the preview too), delivered after, in
+// memory: a mark found at a restart is never sent again, so it says
+// "delivered" as well. A send that surely did not happen because the
+// gateway is stopping is unmarked, durably, so the next start sends it.
 func (w *watcher) deliver(ctx context.Context, seq uint64, send func() error) {
 	if ctx.Err() != nil {
 		return // stopping: the next start delivers it
 	}
-	if seq != 0 {
-		w.rec.Delivering = seq
-		if !w.save() {
-			return // not marked: better not sent now than maybe twice later
-		}
+	w.rec.Delivering = seq
+	if !w.save() {
+		w.rec.Delivering = 0
+		return // not marked: better not sent now than maybe twice later
 	}
 	err := send()
 	if err != nil {
-		w.g.log.Warn("telegram: cannot deliver a reply", "session", w.sid, "chat_id", w.chat, "seq", seq, "err", err)
-	}
-	if seq == 0 {
-		return
+		w.bot.log.Warn("telegram: cannot deliver a reply", "session", w.sid, "chat_id", w.chat, "seq", seq, "err", err)
 	}
 	if err != nil && ctx.Err() != nil && notSent(err) {
 		w.rec.Delivering = 0
-	} else {
-		w.rec.Delivered, w.rec.Delivering, w.rec.Preview = seq, 0, 0
+		w.save()
+		return
 	}
-	w.save()
+	w.rec.Delivered, w.rec.Delivering, w.rec.Preview = seq, 0, 0
+	w.dirty = true
 }
 
+// save writes the record in the loop's next group commit.
 func (w *watcher) save() bool {
-	if err := w.g.putRecord(w.sid, w.rec); err != nil {
-		w.g.log.Error("telegram: cannot write the outbox", "session", w.sid, "err", err)
+	if err := w.o.putRecord(w.sid, w.rec); err != nil {
+		w.bot.log.Error("telegram: cannot write the outbox", "session", w.sid, "err", err)
 		return false
 	}
+	w.dirty = false
 	return true
+}
+
+// flush writes the record if it moved on: once, when the watcher ends
+// (its turn is over, or the gateway stops), so the next watcher starts
+// after what was delivered and a preview survives a stop.
+func (w *watcher) flush() {
+	if w.dirty {
+		w.save()
+	}
 }

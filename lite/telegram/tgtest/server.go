@@ -82,6 +82,7 @@ type Server struct {
 	holds    []*hold
 	files    map[string]file
 	answered map[string]string // callback query id → text
+	slow     time.Duration     // how late every call but getUpdates is answered
 }
 
 type queued struct {
@@ -110,19 +111,52 @@ func New(t testing.TB) *Server {
 // NewServer starts a fake without a test (for child processes); the caller
 // must Close it.
 func NewServer() *Server {
-	s := &Server{changed: make(chan struct{}), closing: make(chan struct{}), nextUpd: 100, nextMsg: 1,
-		chats: map[int64][]*Message{}, byID: map[int64]*Message{}, faults: map[string][]Fault{}, files: map[string]file{},
-		answered: map[string]string{}}
+	s := newServer()
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// NewInProcess returns a fake that listens nowhere: Transport answers
+// its requests in the calling goroutine, so it works inside a
+// testing/synctest bubble, where network I/O would stop the fake clock.
+// Its URL is empty (any base URL reaches it); the caller must Close it.
+func NewInProcess() *Server {
+	return newServer()
+}
+
+func newServer() *Server {
+	return &Server{changed: make(chan struct{}), closing: make(chan struct{}), nextUpd: 100, nextMsg: 1,
+		chats: map[int64][]*Message{}, byID: map[int64]*Message{}, faults: map[string][]Fault{}, files: map[string]file{},
+		answered: map[string]string{}}
+}
+
+// Transport answers Bot API requests by calling the fake directly, for an
+// http.Client of the gateway under test. A dropped connection (Fault.Drop)
+// is an empty answer.
+func (s *Server) Transport() http.RoundTripper { return inProcess{s} }
+
+type inProcess struct{ s *Server }
+
+func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		defer req.Body.Close()
+	}
+	rec := httptest.NewRecorder()
+	t.s.serve(rec, req)
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	return rec.Result(), nil
 }
 
 // Close ends held and hanging requests, then stops the server.
 func (s *Server) Close() {
 	s.once.Do(func() {
 		close(s.closing)
-		s.Server.CloseClientConnections()
-		s.Server.Close()
+		if s.Server != nil {
+			s.Server.CloseClientConnections()
+			s.Server.Close()
+		}
 	})
 }
 
@@ -149,6 +183,15 @@ func (s *Server) Hold(when func(Call) bool) <-chan Call {
 	defer s.mu.Unlock()
 	s.holds = append(s.holds, h)
 	return h.got
+}
+
+// Slow answers every call but getUpdates d late, as a Telegram far away or
+// overloaded does (0: at once). The call is recorded, and its message
+// shown, only once it is answered.
+func (s *Server) Slow(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.slow = d
 }
 
 // AddFile makes a file downloadable: getFile(fileID) answers path, and
@@ -225,6 +268,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, Fault{Code: 400, Description: "Bad Request: invalid JSON"})
 		return
 	}
+	if !s.delay(r, c.Method) {
+		return
+	}
 	f, h := s.record(c)
 	if h != nil || f.Hang {
 		select {
@@ -244,6 +290,25 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.dispatch(w, r, c)
+}
+
+// delay waits as Slow says; false means the client gave up meanwhile.
+func (s *Server) delay(r *http.Request, method string) bool {
+	s.mu.Lock()
+	d := s.slow
+	s.mu.Unlock()
+	if d <= 0 || method == "getUpdates" {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.closing:
+	}
+	return false
 }
 
 // record keeps the call and picks its fault or hold.
