@@ -347,3 +347,48 @@ func TestLoop_ShutdownWhileAnAgentBuilds(t *testing.T) {
 		assert.Equal(t, 0, pins)
 	})
 }
+
+// Loading a session never waits for its agent: a session rebuilt from the
+// store while its agent builds is subscribed to at once, and the turn it
+// then starts shares the build its history budget asked for.
+func TestLoop_LoadingASessionDoesNotWaitForItsAgent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGatedLoader(map[string]*runtime.LoadedAgent{"slow": instantAgent("slow", "pause")})
+		l, st, stop := bubbleLoop(t, runtime.Options{Agents: g})
+		ctx := context.Background()
+		info, err := l.CreateSession(ctx, runtime.NewSession{Agent: "slow"})
+		require.NoError(t, err)
+		require.NoError(t, stop())
+
+		g.evict("slow") // a restart: nothing is built
+		release := g.hold()
+		l = runtime.New(runtime.Options{Store: st, Agents: g})
+		runCtx, cancel := context.WithCancel(ctx)
+		exited := make(chan error, 1)
+		go func() { exited <- l.Run(runCtx) }()
+		defer func() {
+			cancel()
+			assert.NoError(t, <-exited)
+		}()
+
+		sub, err := l.Subscribe(ctx, info.ID) // loads the session
+		require.NoError(t, err)
+		defer sub.Close()
+		synctest.Wait()
+		builds, _ := g.count("slow")
+		require.Equal(t, 2, builds, "the budget's build runs")
+		_, err = l.Send(ctx, info.ID, runtime.Input{Content: "hi"})
+		require.NoError(t, err)
+		require.NoError(t, l.Ping(ctx))
+		synctest.Wait()
+		release()
+		for e := range sub.C() {
+			if e.Type == runtime.EvTurnEnd {
+				assert.Equal(t, runtime.TurnCompleted, e.Reason)
+				break
+			}
+		}
+		builds, _ = g.count("slow")
+		assert.Equal(t, 2, builds, "the turn shared it")
+	})
+}
