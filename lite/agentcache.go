@@ -18,8 +18,9 @@ import (
 // agentCache builds agents on first use and keeps at most max of them
 // (least recently used goes first, never one with a turn running); a
 // changed file reloads the agent on its next use, and an invalid edit keeps
-// the last good version running. It implements runtime.AgentLoader and
-// runtime.AgentPinner.
+// the last good version running. It implements runtime.AgentCache and
+// runtime.AgentPinner. Builds run without its mutex, one at a time per
+// agent.
 type agentCache struct {
 	cfg *Config
 	log *slog.Logger
@@ -39,6 +40,18 @@ type agentCache struct {
 	// retired are the tools of versions replaced by a reload while a turn
 	// still ran on them; they are closed when the agent's last turn ends.
 	retired map[string][]runtime.Tool
+	// building are the builds under way, by agent: a second caller waits
+	// for the first's result instead of building again.
+	building map[string]*agentBuild
+	closed   bool // by close: nothing more is built
+}
+
+// agentBuild is one build under way; agent and err are set before done
+// closes.
+type agentBuild struct {
+	done  chan struct{}
+	agent *runtime.LoadedAgent
+	err   error
 }
 
 type cachedAgent struct {
@@ -49,7 +62,7 @@ type cachedAgent struct {
 }
 
 var (
-	_ runtime.AgentLoader = (*agentCache)(nil)
+	_ runtime.AgentCache  = (*agentCache)(nil)
 	_ runtime.AgentPinner = (*agentCache)(nil)
 )
 
@@ -76,47 +89,142 @@ func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
 	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, env: cfg.Sandbox.Env, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
 		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
-		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool)}
+		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool),
+		building: make(map[string]*agentBuild)}
+}
+
+// CachedAgent returns the agent when it is built and its files did not
+// change since; it never builds (runtime.AgentCache). The loop calls it on
+// its own goroutine.
+func (c *agentCache) CachedAgent(name string) (*runtime.LoadedAgent, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ca := c.loaded[name]
+	if ca == nil || c.building[name] != nil {
+		return nil, false
+	}
+	now := time.Now()
+	if _, ok := c.fresh(name, ca, now); !ok {
+		return nil, false
+	}
+	ca.used = now
+	return ca.agent, true
 }
 
 // LoadAgent returns the agent, building it if it is not loaded or its files
-// changed.
+// changed. Concurrent calls for one agent share one build, and no lock is
+// held while it runs: other agents are looked up, pinned and built
+// meanwhile.
 func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
+	la, err := c.load(name, false)
+	if la != nil {
+		return la, nil // an invalid edit keeps the last good version
+	}
+	return nil, err
+}
+
+// reload rebuilds a loaded agent now; on error the last good version stays.
+func (c *agentCache) reload(name string) error {
+	_, err := c.load(name, true)
+	return err
+}
+
+// load returns the agent, building it when it is missing, its files
+// changed, or force is set. A rebuild that fails returns the last good
+// version with the build's error.
+func (c *agentCache) load(name string, force bool) (*runtime.LoadedAgent, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	for {
+		if c.closed {
+			c.mu.Unlock()
+			return nil, runtime.ErrClosed
+		}
+		b := c.building[name]
+		if b == nil {
+			break
+		}
+		c.mu.Unlock()
+		<-b.done
+		if !force {
+			return b.agent, b.err
+		}
+		c.mu.Lock() // that build may predate the edit a reload is for
+	}
 	now := time.Now()
 	ca := c.loaded[name]
+	var mod time.Time
 	if ca != nil {
 		ca.used = now
-	}
-	if ca != nil && now.Sub(ca.checked) < c.recheck {
-		return ca.agent, nil
-	}
-	dir := filepath.Join(c.cfg.AgentsDir, name)
-	if ca != nil {
-		ca.checked = now
-		mod := newestMod(append(ca.agent.Spec.Files, c.policyFiles(dir)...))
-		if !mod.After(ca.agent.Spec.ModTime) || mod.Equal(ca.badMod) {
+		var ok bool
+		if mod, ok = c.fresh(name, ca, now); ok && !force {
+			c.mu.Unlock()
 			return ca.agent, nil
 		}
-		la, err := c.build(name, dir)
-		if err != nil {
-			c.log.Error("agent edit is invalid; keeping the last good version", "agent", name, "err", err)
-			ca.badMod = mod
-			return ca.agent, nil
-		}
-		c.log.Info("agent reloaded", "agent", name)
-		c.retire(name, ca.agent.Tools)
-		ca.agent = la
-		return la, nil
 	}
-	la, err := c.build(name, dir)
-	if err != nil {
+	b := &agentBuild{done: make(chan struct{})}
+	c.building[name] = b
+	c.mu.Unlock()
+
+	la, err := c.build(name, filepath.Join(c.cfg.AgentsDir, name))
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.building, name)
+	b.agent, b.err = c.install(name, la, err, mod, force)
+	close(b.done)
+	return b.agent, b.err
+}
+
+// install puts a finished build in the cache, with c.mu held. A failed
+// rebuild keeps the last good version: a reload reports the error, a
+// change found on use is logged and not tried again until the files
+// change again.
+func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mod time.Time, force bool) (*runtime.LoadedAgent, error) {
+	now := time.Now()
+	if c.closed {
+		if err == nil {
+			closeTools(la.Tools)
+		}
+		return nil, runtime.ErrClosed
+	}
+	ca := c.loaded[name] // evicted while it built: nil
+	switch {
+	case err != nil && ca == nil:
 		return nil, err
+	case err != nil && force:
+		return ca.agent, err
+	case err != nil:
+		c.log.Error("agent edit is invalid; keeping the last good version", "agent", name, "err", err)
+		ca.badMod, ca.checked = mod, now
+		return ca.agent, nil
+	case ca != nil:
+		if !force {
+			c.log.Info("agent reloaded", "agent", name)
+		}
+		c.retire(name, ca.agent.Tools)
+		ca.agent, ca.checked, ca.used, ca.badMod = la, now, now, time.Time{}
+		return la, nil
 	}
 	c.loaded[name] = &cachedAgent{agent: la, checked: now, used: now}
 	c.evictOver(name)
 	return la, nil
+}
+
+// fresh reports whether a loaded agent can be used as it is: its files
+// were compared with the disk less than recheck ago, or they did not
+// change since it was built (or changed into an edit that already failed
+// to build). Otherwise it returns the newest modification time, for the
+// rebuild.
+func (c *agentCache) fresh(name string, ca *cachedAgent, now time.Time) (time.Time, bool) {
+	if now.Sub(ca.checked) < c.recheck {
+		return time.Time{}, true
+	}
+	mod := newestMod(append(ca.agent.Spec.Files, c.policyFiles(filepath.Join(c.cfg.AgentsDir, name))...))
+	if !mod.After(ca.agent.Spec.ModTime) || mod.Equal(ca.badMod) {
+		ca.checked = now
+		return mod, true
+	}
+	return mod, false
 }
 
 func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
@@ -185,24 +293,20 @@ func (c *agentCache) loadedNames() []string {
 	return names
 }
 
-// reload rebuilds a loaded agent now; on error the last good version stays.
-func (c *agentCache) reload(name string) error {
-	la, err := c.build(name, filepath.Join(c.cfg.AgentsDir, name))
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old := c.loaded[name]; old != nil {
-		c.retire(name, old.agent.Tools)
-	}
-	now := time.Now()
-	c.loaded[name] = &cachedAgent{agent: la, checked: now, used: now}
-	return nil
-}
-
-// close releases every loaded agent's tools and the WASM engine.
+// close releases every loaded agent's tools and the WASM engine, once the
+// builds under way have finished (a build cannot be interrupted); what
+// they built is released too, and no build starts after.
 func (c *agentCache) close() {
+	c.mu.Lock()
+	c.closed = true
+	var builds []*agentBuild
+	for _, b := range c.building {
+		builds = append(builds, b)
+	}
+	c.mu.Unlock()
+	for _, b := range builds {
+		<-b.done
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, ca := range c.loaded {

@@ -7,9 +7,9 @@
 // One goroutine, Loop.Run, owns every resident session. Everything that
 // changes a session arrives as a request in one bounded inbox: a user
 // message, a model's answer, a tool's result, a cancel. Slow work (a model
-// call, a tool call) runs in a worker goroutine that gets an immutable
-// request, owns nothing, and posts its result back. No mutex guards session
-// state.
+// call, a tool call, building an agent) runs in a worker goroutine that
+// gets an immutable request, owns nothing, and posts its result back;
+// the loop itself only looks agents up. No mutex guards session state.
 //
 // # Durability
 //

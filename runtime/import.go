@@ -57,9 +57,14 @@ type importReq struct {
 // record: record stamps the current time, publishes to subscribers and
 // queues turns, none of which an imported history should do.
 func (r *importReq) handle(l *Loop) {
+	l.withAgent(r.events[0].Agent, func(a *LoadedAgent, _ error) { r.store(l, historyBudget(a)) })
+}
+
+// store folds and stores the session once its agent's history budget is
+// known (the default when the agent is not here).
+func (r *importReq) store(l *Loop, budget int) {
 	id := newID()
 	st := &state{ID: id}
-	budget := l.budgetFor(r.events[0].Agent)
 	data := make([][]byte, 0, len(r.events)+1)
 	add := func(e Event) {
 		e.Seq = st.LastSeq + 1

@@ -27,15 +27,31 @@ type LoadedAgent struct {
 	Policy *agents.Policy
 }
 
-// AgentLoader gives the loop the agents it runs. LoadAgent is called from
-// the loop goroutine and must be quick once an agent is cached.
+// AgentLoader gives the loop the agents it runs. LoadAgent builds an
+// agent when it is not built yet or its files changed, which may take
+// seconds (WASM tools compile): the loop calls it only from its build
+// workers, never on its own goroutine, so it must be safe for concurrent
+// use.
 type AgentLoader interface {
 	LoadAgent(name string) (*LoadedAgent, error)
 }
 
+// AgentCache is an AgentLoader that can tell at once whether an agent is
+// built. The loop looks agents up with CachedAgent on its own goroutine
+// and hands only a miss to a build worker; an AgentLoader without it goes
+// through a worker at every use.
+type AgentCache interface {
+	AgentLoader
+	// CachedAgent returns the agent when it is built and its files did not
+	// change since; it never builds and must return quickly.
+	CachedAgent(name string) (*LoadedAgent, bool)
+}
+
 // AgentPinner is an AgentLoader told which agents have a turn running, so
 // that it never evicts them from under a turn. Pin and Unpin are called
-// from the loop goroutine, paired.
+// from the loop goroutine, paired. A turn pins its agent before looking it
+// up or having it built, so the version it gets stays usable (its tools
+// open) until the turn ends, whatever is built or evicted meanwhile.
 type AgentPinner interface {
 	Pin(name string)
 	Unpin(name string)
@@ -50,6 +66,9 @@ type Options struct {
 	MaxTurns int
 	// MaxTools is how many tool calls run at once. Default 4.
 	MaxTools int
+	// MaxBuilds is how many agents are built at once, by workers off the
+	// loop goroutine; more wait their turn. Default 2.
+	MaxBuilds int
 	// InboxSize bounds the loop's inbox. Default 1024.
 	InboxSize int
 	// CheckpointEvery is how many events a session gets between
@@ -110,6 +129,7 @@ type Loop struct {
 	tools       toolPool
 	turnSeq     uint64
 	parser      fastjson.Parser
+	builds      agentBuilds
 
 	// The batch being built for the next group commit.
 	ops     []func(*storage.Tx) error
@@ -168,6 +188,9 @@ func New(opts Options) *Loop {
 	if opts.MaxTools <= 0 {
 		opts.MaxTools = 4
 	}
+	if opts.MaxBuilds <= 0 {
+		opts.MaxBuilds = 2
+	}
 	if opts.InboxSize <= 0 {
 		opts.InboxSize = 1024
 	}
@@ -201,6 +224,7 @@ func New(opts Options) *Loop {
 		sessions: make(map[string]*session),
 		dirty:    make(map[*session]struct{}),
 		tools:    toolPool{max: opts.MaxTools},
+		builds:   agentBuilds{waiting: make(map[string][]func(*LoadedAgent, error))},
 
 		failedTurns: make(map[string]error),
 	}
@@ -372,12 +396,3 @@ func newID() string {
 }
 
 func (l *Loop) now() time.Time { return l.opts.Now() }
-
-// budgetFor is the history budget of an agent, or the default when the
-// agent cannot be loaded (it may have been removed).
-func (l *Loop) budgetFor(agent string) int {
-	if a, err := l.opts.Agents.LoadAgent(agent); err == nil && a.Spec.Session.Context.MaxHistoryTokens > 0 {
-		return a.Spec.Session.Context.MaxHistoryTokens
-	}
-	return agents.DefaultMaxHistoryTokens
-}

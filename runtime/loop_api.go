@@ -46,13 +46,17 @@ type createReq struct {
 }
 
 func (r *createReq) handle(l *Loop) {
-	ag, err := l.opts.Agents.LoadAgent(r.ns.Agent)
+	l.withAgent(r.ns.Agent, func(ag *LoadedAgent, err error) { r.create(l, ag, err) })
+}
+
+// create starts the session once its agent is built.
+func (r *createReq) create(l *Loop, ag *LoadedAgent, err error) {
 	if err != nil {
 		r.reply <- result[SessionInfo]{err: err}
 		return
 	}
 	id := newID()
-	s := &session{st: &state{ID: id}, budget: ag.Spec.Session.Context.MaxHistoryTokens}
+	s := &session{st: &state{ID: id}, budget: historyBudget(ag)}
 	l.sessions[id] = s
 	info := s.st.info()
 	meta := info.appendJSON(nil)

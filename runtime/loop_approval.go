@@ -72,7 +72,7 @@ func (r *approveReq) handle(l *Loop) {
 		r.reply <- result[struct{}]{err: err}
 		return
 	}
-	if _, ok := s.st.approval(r.callID); !ok || s.turn == nil {
+	if _, ok := s.st.approval(r.callID); !ok || s.turn == nil || s.turn.agent == nil { // nil: the turn waits for its agent
 		r.reply <- result[struct{}]{err: ErrNoApproval}
 		return
 	}

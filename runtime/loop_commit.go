@@ -154,14 +154,17 @@ func (l *Loop) load(id string) (*session, error) {
 		if st == nil {
 			st = &state{ID: id}
 		}
-		budget := 0
+		// The budget only trims at a turn_end, and the tail after a
+		// checkpoint seldom holds one: an agent not built yet is not
+		// waited for (never inside a transaction), nothing is trimmed.
+		budget, looked := 0, false
 		return tx.Events(id, cpSeq, func(seq uint64, data []byte) error {
 			e, err := DecodeEvent(&l.parser, data)
 			if err != nil {
 				return fmt.Errorf("session %s event %d: %w", id, seq, err)
 			}
-			if budget == 0 && st.Agent != "" {
-				budget = l.budgetFor(st.Agent)
+			if !looked && st.Agent != "" {
+				budget, looked = l.cachedBudget(st.Agent), true
 			}
 			st.apply(&e, budget)
 			return nil
@@ -177,8 +180,9 @@ func (l *Loop) load(id string) (*session, error) {
 	if st.LastSeq == 0 {
 		return nil, ErrSessionNotFound
 	}
-	s := &session{st: st, budget: l.budgetFor(st.Agent), used: l.now(), pub: st.LastSeq}
+	s := &session{st: st, used: l.now(), pub: st.LastSeq}
 	l.sessions[id] = s
+	l.learnBudget(s)
 	if why, ok := l.failedTurns[id]; ok {
 		delete(l.failedTurns, id)
 		l.loadFailed(s, why)

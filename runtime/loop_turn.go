@@ -23,6 +23,9 @@ type turn struct {
 	// final is set while the last model call runs, the one without tools
 	// after max_tool_iterations rounds.
 	final bool
+	// pinned is the agent's name, pinned for the turn from its start;
+	// agent is nil until the agent is built.
+	pinned string
 	// partial is the answer streamed so far in this round; a cancelled
 	// turn keeps it, since the user saw it.
 	partial strings.Builder
@@ -63,20 +66,34 @@ func (l *Loop) schedule() {
 	}
 }
 
+// startTurn takes a turn slot and starts the turn once its agent is
+// built; until then the turn has no agent and waits (see withAgent).
 func (l *Loop) startTurn(s *session) {
-	ag, err := l.opts.Agents.LoadAgent(s.st.Agent)
+	l.running++
+	l.turnSeq++
+	name := s.st.Agent
+	if p, ok := l.opts.Agents.(AgentPinner); ok {
+		p.Pin(name) // before the look-up: what it finds stays open
+	}
+	ctx, cancel := context.WithCancel(l.runCtx)
+	t := &turn{id: l.turnSeq, ctx: ctx, cancel: cancel, pinned: name, started: l.now()}
+	s.turn = t
+	l.withAgent(name, func(ag *LoadedAgent, err error) { l.runTurn(s, t, ag, err) })
+}
+
+// runTurn goes on with a turn whose agent is built, unless it ended (a
+// cancel, a shutdown, its session dropped) while it was built.
+func (l *Loop) runTurn(s *session, t *turn, ag *LoadedAgent, err error) {
+	if l.sessions[s.st.ID] != s || s.turn != t {
+		return
+	}
 	if err != nil {
 		l.record(s, Event{Type: EvError, Code: "agent_unavailable", Content: err.Error()})
 		l.endTurn(s, TurnFailed)
 		return
 	}
-	l.running++
-	l.turnSeq++
-	if p, ok := l.opts.Agents.(AgentPinner); ok {
-		p.Pin(ag.Spec.Name)
-	}
-	ctx, cancel := context.WithCancel(l.runCtx)
-	s.turn = &turn{id: l.turnSeq, ctx: ctx, cancel: cancel, agent: ag, started: l.now()}
+	t.agent = ag
+	s.budget = historyBudget(ag)
 	if len(s.st.OpenCalls) > 0 {
 		// A resumed turn stopped while tools ran: never run them again.
 		l.resumeCalls(s)
@@ -107,7 +124,7 @@ func (l *Loop) endTurn(s *session, reason string) {
 
 func (l *Loop) unpin(t *turn) {
 	if p, ok := l.opts.Agents.(AgentPinner); ok {
-		p.Unpin(t.agent.Spec.Name)
+		p.Unpin(t.pinned)
 	}
 }
 

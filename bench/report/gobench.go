@@ -48,16 +48,22 @@ func (r results) get(name, unit string) float64 {
 
 // goBenchmarks runs the packages' benchmarks and fills their rows.
 func goBenchmarks(t *table, goBin string, raw io.Writer) {
-	runs := []struct{ pkg, pattern string }{
-		{"./runtime/", "BenchmarkLoop_Turn|BenchmarkRecovery10k"},
-		{"./storage/", "BenchmarkAppend|BenchmarkRecovery10k"},
-		{"./wasmtools/", "BenchmarkRun|BenchmarkCompile"},
-		{"./bwrap/", "BenchmarkRun"},
+	runs := []struct{ pkg, pattern, benchtime string }{
+		{"./runtime/", "BenchmarkLoop_Turn|BenchmarkRecovery10k", ""},
+		{"./storage/", "BenchmarkAppend|BenchmarkRecovery10k", ""},
+		{"./wasmtools/", "BenchmarkRun|BenchmarkCompile", ""},
+		{"./bwrap/", "BenchmarkRun", ""},
+		// Each round cold-compiles a 3.5 MB module: seconds, not a loop.
+		{"./lite/", "BenchmarkColdCompileStall", "3x"},
 	}
 	r := map[string]results{}
 	for _, run := range runs {
 		step("go test -bench " + run.pattern + " " + run.pkg)
-		cmd := exec.Command(goBin, "test", "-run", "^$", "-bench", run.pattern, "-benchmem", run.pkg)
+		args := []string{"test", "-run", "^$", "-bench", run.pattern, "-benchmem"}
+		if run.benchtime != "" {
+			args = append(args, "-benchtime", run.benchtime)
+		}
+		cmd := exec.Command(goBin, append(args, run.pkg)...)
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
 		raw.Write(out)
@@ -67,7 +73,7 @@ func goBenchmarks(t *table, goBin string, raw io.Writer) {
 		}
 		parseBench(out, r[run.pkg])
 	}
-	rt, st, wt, bw := r["./runtime/"], r["./storage/"], r["./wasmtools/"], r["./bwrap/"]
+	rt, st, wt, bw, li := r["./runtime/"], r["./storage/"], r["./wasmtools/"], r["./bwrap/"], r["./lite/"]
 	t.row("runtime overhead per turn, model excluded (BenchmarkLoop_Turn: 3 events, 2 commits): fsync / no fsync / no fsync + Ollama client over loopback",
 		join(dur(rt.get("BenchmarkLoop_Turn/fsync", "ns/op")), dur(rt.get("BenchmarkLoop_Turn/nosync", "ns/op")),
 			dur(rt.get("BenchmarkLoop_Turn/nosync-http", "ns/op")))+
@@ -89,6 +95,10 @@ func goBenchmarks(t *table, goBin string, raw io.Writer) {
 	t.row("compile `calc`: compiler cold / interpreter cold / compiler from the disk cache",
 		join(dur(wt.get("BenchmarkCompile/compiler/cold", "ns/op")), dur(wt.get("BenchmarkCompile/interpreter/cold", "ns/op")),
 			dur(wt.get("BenchmarkCompile/compiler/cached", "ns/op"))), "")
+	cc := func(unit string) string { return dur(li.get("BenchmarkColdCompileStall", unit) * 1e6) }
+	t.row("gap between tokens of a streaming session while another agent cold-compiles `wc` (3.5 MB WASM): max / p99 (build took; with no build: max / p99)",
+		join(cc("max-gap-ms"), cc("p99-gap-ms"))+" ("+cc("build-ms")+"; "+join(cc("ref-max-gap-ms"), cc("ref-p99-gap-ms"))+")",
+		"as with no build: the loop never builds")
 	t.row("one sandboxed `true`: bwrap / trust mode / bare exec",
 		join(dur(bw.get("BenchmarkRun/bwrap", "ns/op")), dur(bw.get("BenchmarkRun/trust", "ns/op")),
 			dur(bw.get("BenchmarkRun/exec", "ns/op"))), "")

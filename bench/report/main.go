@@ -9,7 +9,8 @@
 // What it runs: the real `serve` (cold start to ready, idle RSS, turns
 // through POST /messages) and `run -m` against an in-process instant fake
 // Ollama; bench/memgate -json; the Go benchmarks of runtime, storage,
-// wasmtools and bwrap; the sizes of dist/ (make cross); and the arm64
+// wasmtools and bwrap, and lite's token latency during a cold WASM
+// compile; the sizes of dist/ (make cross); and the arm64
 // build's cold start and turns under qemu-aarch64-static, labelled as
 // emulated: qemu's figures say nothing about a real board's.
 package main

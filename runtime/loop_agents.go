@@ -1,0 +1,122 @@
+package runtime
+
+// Agents for the loop: it only looks them up. Building one (reading its
+// files, compiling its WASM tools: seconds on a small board) happens in a
+// worker off the loop goroutine, so every other session keeps streaming and
+// Ping keeps answering meanwhile. What needs the agent (creating a session,
+// starting a turn, a session's history budget) is parked as a callback and
+// continued on the loop goroutine when the worker posts the result.
+
+import "github.com/agnx-lite/agnx-lite/agents"
+
+// agentBuilds are the agents being built, with what waits for each. One
+// build runs per agent however many wait for it; at most MaxBuilds run at
+// once, the others queue.
+type agentBuilds struct {
+	waiting map[string][]func(*LoadedAgent, error) // by agent; a key is a build queued or running
+	queue   []string                               // agents waiting for a build slot, in order
+	running int
+}
+
+// historyBudget is the agent's max_history_tokens, or the default.
+func historyBudget(a *LoadedAgent) int {
+	if a != nil && a.Spec.Session.Context.MaxHistoryTokens > 0 {
+		return a.Spec.Session.Context.MaxHistoryTokens
+	}
+	return agents.DefaultMaxHistoryTokens
+}
+
+// cachedAgent returns the agent when the loader has it built; it never
+// builds.
+func (l *Loop) cachedAgent(name string) (*LoadedAgent, bool) {
+	if c, ok := l.opts.Agents.(AgentCache); ok {
+		return c.CachedAgent(name)
+	}
+	return nil, false
+}
+
+// cachedBudget is the history budget of an agent the loader has built,
+// or 0 (trim nothing) when it has not.
+func (l *Loop) cachedBudget(name string) int {
+	if a, ok := l.cachedAgent(name); ok {
+		return historyBudget(a)
+	}
+	return 0
+}
+
+// withAgent calls fn on the loop goroutine with the agent, or with the
+// error that says why it cannot be built: at once when the loader has it
+// built, otherwise once a worker has built it. fn must check that what it
+// continues still stands: other requests run while the agent builds.
+func (l *Loop) withAgent(name string, fn func(*LoadedAgent, error)) {
+	if a, ok := l.cachedAgent(name); ok {
+		fn(a, nil)
+		return
+	}
+	b := &l.builds
+	if w, ok := b.waiting[name]; ok {
+		b.waiting[name] = append(w, fn) // its build is queued or running: share it
+		return
+	}
+	b.waiting[name] = []func(*LoadedAgent, error){fn}
+	b.queue = append(b.queue, name)
+	l.startBuilds()
+}
+
+// startBuilds starts queued builds while the limit allows.
+func (l *Loop) startBuilds() {
+	b := &l.builds
+	for b.running < l.opts.MaxBuilds && len(b.queue) > 0 {
+		name := b.queue[0]
+		b.queue[0] = ""
+		b.queue = b.queue[1:]
+		b.running++
+		l.wg.Add(1)
+		go l.buildAgent(name)
+	}
+}
+
+// buildAgent is a build worker: it builds one agent and posts the result
+// back. A build cannot be interrupted, so a shutdown waits for it (Run
+// returns once every worker has); its result is then dropped, and the
+// loader keeps what it built.
+func (l *Loop) buildAgent(name string) {
+	defer l.wg.Done()
+	a, err := l.opts.Agents.LoadAgent(name)
+	if a == nil && err == nil {
+		err = ErrAgentNotFound
+	}
+	select {
+	case l.inbox <- &agentBuilt{name: name, agent: a, err: err}:
+	case <-l.done:
+	}
+}
+
+// agentBuilt is a build worker's result.
+type agentBuilt struct {
+	name  string
+	agent *LoadedAgent
+	err   error
+}
+
+func (r *agentBuilt) handle(l *Loop) {
+	b := &l.builds
+	b.running--
+	waiting := b.waiting[r.name]
+	delete(b.waiting, r.name)
+	for _, fn := range waiting {
+		fn(r.agent, r.err)
+	}
+	l.startBuilds()
+}
+
+// learnBudget sets the history budget of a loaded session: at once when
+// its agent is built, else when a worker has built it (a turn_end recorded
+// before then trims nothing; a turn that starts sets it too).
+func (l *Loop) learnBudget(s *session) {
+	l.withAgent(s.st.Agent, func(a *LoadedAgent, err error) {
+		if s.budget == 0 {
+			s.budget = historyBudget(a) // the default when the agent cannot be loaded
+		}
+	})
+}
