@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -94,17 +96,20 @@ type Status struct {
 
 // Gateway supervises one plugin and bridges its chats to the runtime.
 type Gateway struct {
-	o      Options
-	t      Timing
-	log    *slog.Logger
-	b      *bridge
-	cancel context.CancelFunc
-	done   chan struct{}
+	o         Options
+	t         Timing
+	log       *slog.Logger
+	b         *bridge
+	started   atomic.Bool
+	hurryOnce sync.Once
+	grace     atomic.Int64  // Stop's grace between shutdown, SIGTERM and SIGKILL
+	hurry     chan struct{} // closed when Stop's ctx ends: SIGKILL at once
+	cancel    context.CancelFunc
+	done      chan struct{}
 }
 
-// Start starts the plugin under ctx and returns at once; the process is
-// started, restarted and stopped by the Gateway's own goroutine.
-func Start(ctx context.Context, o Options) (*Gateway, error) {
+// New checks the options and returns the Gateway, not started.
+func New(o Options) (*Gateway, error) {
 	switch {
 	case o.Name == "" || o.Command == "":
 		return nil, errors.New("a gateway plugin needs a name and a command")
@@ -124,18 +129,59 @@ func Start(ctx context.Context, o Options) (*Gateway, error) {
 	if o.Observe == nil {
 		o.Observe = func(Status) {}
 	}
-	g := &Gateway{o: o, t: o.Timing.withDefaults(), log: o.Logger, done: make(chan struct{})}
+	g := &Gateway{o: o, t: o.Timing.withDefaults(), log: o.Logger, hurry: make(chan struct{}), done: make(chan struct{})}
 	g.b = newBridge(o, g.t)
-	ctx, g.cancel = context.WithCancel(ctx)
-	go g.run(ctx)
+	g.grace.Store(int64(g.t.StopGrace))
 	return g, nil
 }
 
-// Stop stops the plugin (shutdown, then SIGTERM, then SIGKILL) and
-// returns when every goroutine of the Gateway has ended.
-func (g *Gateway) Stop() {
+// Start is New, then Gateway.Start.
+func Start(ctx context.Context, o Options) (*Gateway, error) {
+	g, err := New(o)
+	if err != nil {
+		return nil, err
+	}
+	return g, g.Start(ctx)
+}
+
+// Name is the gateway's name in routes and sessions.
+func (g *Gateway) Name() string { return g.o.Name }
+
+// Start starts the plugin and returns at once; the process is started,
+// restarted and stopped by the Gateway's own goroutine, which runs until
+// Stop (ctx's cancellation does not end it).
+func (g *Gateway) Start(ctx context.Context) error {
+	if !g.started.CompareAndSwap(false, true) {
+		return fmt.Errorf("the plugin gateway %s is already started", g.o.Name)
+	}
+	ctx, g.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	go g.run(ctx)
+	return nil
+}
+
+// Stop stops the plugin and returns when every goroutine of the Gateway
+// has ended. The plugin gets shutdown, then SIGTERM, then SIGKILL, each
+// after the grace (Timing.StopGrace, or less so that both fit before
+// ctx's deadline), and its acknowledgements of replies are still
+// recorded meanwhile; when ctx ends first it is killed at once, and
+// Stop returns ctx's error. Replies it did not acknowledge are sent
+// again at the next start.
+func (g *Gateway) Stop(ctx context.Context) error {
+	if !g.started.Load() {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		g.grace.Store(int64(max(0, min(g.t.StopGrace, time.Until(dl)/3))))
+	}
 	g.cancel()
+	select {
+	case <-g.done:
+		return nil
+	case <-ctx.Done():
+	}
+	g.hurryOnce.Do(func() { close(g.hurry) })
 	<-g.done
+	return ctx.Err()
 }
 
 // Done is closed when the Gateway has stopped: after Stop, or when the
@@ -152,7 +198,9 @@ type outcome struct {
 
 func (g *Gateway) run(ctx context.Context) {
 	defer close(g.done)
+	defer g.b.abandon(errStopped)
 	defer g.b.closeWatches()
+	g.b.recover(ctx)
 	bo := backoff{base: g.t.BackoffBase, max: g.t.BackoffMax}
 	for n := 1; ; n++ {
 		started := time.Now()
@@ -199,6 +247,8 @@ func (g *Gateway) sleep(ctx context.Context, d time.Duration) bool {
 			return true
 		case w := <-g.b.events:
 			g.b.onWatch(ctx, w)
+		case m := <-g.b.outbound:
+			g.b.onOutbound(m)
 		}
 	}
 }

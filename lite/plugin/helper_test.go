@@ -40,11 +40,17 @@ func runHelper(kind string) int {
 	case "nopong":
 		ready("v1alpha1")
 		time.Sleep(time.Hour) // reads nothing, answers nothing (select{} is a deadlock without cgo)
-	case "deaf": // typing: two commands per message, enough to fill the queue
-		ready("v1alpha1", "typing")
-		big := strings.Repeat("z", 100<<10)
-		for i := range 40 {
-			emit(text(fmt.Sprintf("deaf-%d", i), big))
+	case "deaf":
+		// Each media message is answered at once, without a turn, with a
+		// sentence that replies to its 16 KiB message id: a few fill the
+		// pipe (at most 1 MiB), the next 64 the queue, the rest are
+		// dropped, however fast or slow the daemon is.
+		ready("v1alpha1", "reply")
+		for i := range 200 {
+			m := text("deaf", "")
+			m["message_id"] = fmt.Sprintf("%d-%s", i, strings.Repeat("z", 16<<10))
+			m["content"] = map[string]any{"type": "media", "media_type": "image"}
+			emit(m)
 		}
 		time.Sleep(time.Hour) // never reads its stdin
 	case "v2":

@@ -117,7 +117,7 @@ func (e *env) start(t *testing.T, kind, restart string, timing plugin.Timing, ex
 	}
 	g, err := plugin.Start(context.Background(), o)
 	require.NoError(t, err)
-	t.Cleanup(g.Stop)
+	t.Cleanup(func() { _ = g.Stop(context.Background()) })
 	return g
 }
 

@@ -59,7 +59,7 @@ func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
 	for events != nil || exited != nil {
 		select {
 		case <-ctx.Done():
-			p.terminate(g.t.StopGrace)
+			g.shutdown(context.WithoutCancel(ctx), p, events)
 			p.close()
 			return outcome{err: ctx.Err()}
 		case <-exited:
@@ -84,6 +84,8 @@ func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
 			g.kill(p, &out, errNoPong, "plugin gateway did not answer a ping; killing it", g.t.PongTimeout)
 		case w := <-g.b.events:
 			g.b.onWatch(ctx, w)
+		case m := <-g.b.outbound:
+			g.b.onOutbound(m)
 		case <-typing.C:
 			g.b.typing()
 		}
@@ -108,15 +110,15 @@ func (g *Gateway) kill(p *proc, out *outcome, why error, msg string, timeout tim
 func (g *Gateway) handle(ctx context.Context, p *proc, ev Event, h *health, out *outcome) {
 	switch e := ev.(type) {
 	case Ready:
-		g.onReady(p, e, h, out)
+		g.onReady(ctx, p, e, h, out)
 	case MessageReceived:
 		g.b.onMessage(ctx, e)
 	case CallbackQuery:
 		g.b.onCallback(ctx, e)
 	case CommandOK:
-		g.b.done(e.RequestID, nil)
+		g.b.done(ctx, e.RequestID, nil)
 	case CommandError:
-		g.b.done(e.RequestID, &e)
+		g.b.done(ctx, e.RequestID, &e)
 	case Pong:
 		h.waiting = false
 		h.pong.Stop()
@@ -133,7 +135,7 @@ func (g *Gateway) handle(ctx context.Context, p *proc, ev Event, h *health, out 
 	}
 }
 
-func (g *Gateway) onReady(p *proc, r Ready, h *health, out *outcome) {
+func (g *Gateway) onReady(ctx context.Context, p *proc, r Ready, h *health, out *outcome) {
 	if err := CheckVersion(r.Version); err != nil {
 		g.log.Error(err.Error()+"; stopping it", "plugin", g.o.Name, "command", g.o.Command)
 		out.permanent, out.err = true, err
@@ -145,7 +147,57 @@ func (g *Gateway) onReady(p *proc, r Ready, h *health, out *outcome) {
 		h.ping = time.NewTicker(g.t.PingInterval)
 	}
 	out.ready = true
-	g.b.caps = capsOf(r.Capabilities)
 	g.log.Info("plugin gateway ready", "plugin", g.o.Name, "gateway", r.Gateway, "version", r.Version, "capabilities", r.Capabilities)
 	g.o.Observe(Status{State: StateReady, PID: p.pid()})
+	g.b.onReady(ctx, r.Capabilities)
+}
+
+// shutdown stops the plugin at Stop: the watchers stop (what the chats
+// are owed stays in the log), the plugin gets shutdown, then SIGTERM,
+// then SIGKILL, each after the grace, or SIGKILL at once when Stop's
+// deadline passes. Meanwhile its acknowledgements are still recorded, so
+// a reply it had is not sent again at the next start; other events are
+// ignored. It returns once the process has exited and its last lines
+// are read.
+func (g *Gateway) shutdown(ctx context.Context, p *proc, events <-chan Event) {
+	g.b.stopping = true
+	g.b.pause()
+	p.send(Shutdown{})
+	grace := time.Duration(g.grace.Load())
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	signals := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
+	exited, hurry := p.exited, g.hurry
+	var linger <-chan time.Time
+	for events != nil || exited != nil {
+		select {
+		case <-exited:
+			exited, linger = nil, time.After(time.Second)
+		case <-linger:
+			events = nil
+		case <-hurry:
+			hurry = nil
+			if exited != nil {
+				p.signal(syscall.SIGKILL)
+			}
+		case <-t.C:
+			if len(signals) > 0 && exited != nil {
+				g.log.Warn("plugin did not exit in time; signalling it", "plugin", g.o.Name, "signal", signals[0].String())
+				p.signal(signals[0])
+				signals = signals[1:]
+				t.Reset(grace)
+			}
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			switch e := ev.(type) {
+			case CommandOK:
+				g.b.done(ctx, e.RequestID, nil)
+			case CommandError:
+				g.b.done(ctx, e.RequestID, &e)
+			}
+		}
+	}
 }
