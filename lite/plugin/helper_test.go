@@ -82,6 +82,13 @@ func runHelper(kind string) int {
 		ready("v1alpha1")
 		emit(text("c1", "use list_dir {}"))
 		return serveHelper(true)
+	case "once": // says $AGNX_HELPER_SAY in its first run only (it leaves $AGNX_HELPER_MARK)
+		ready("v1alpha1")
+		if f, err := os.OpenFile(os.Getenv("AGNX_HELPER_MARK"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
+			emit(text("c1", os.Getenv("AGNX_HELPER_SAY")))
+		}
+		return serveHelper(true)
 	}
 	ready("v1alpha1") // "polite", "chat"
 	if msg := os.Getenv("AGNX_HELPER_SAY"); msg != "" {
