@@ -195,8 +195,7 @@ func (b *bridge) deliver(ctx context.Context, sid string, in agents.Inbound, msg
 		return err
 	}
 	input.Cursor = cursor
-	sent, err := b.rt.Send(ctx, sid, input)
-	if err != nil {
+	if _, err := b.rt.Send(ctx, sid, input); err != nil {
 		return err
 	}
 	if cursor != nil {
@@ -205,8 +204,7 @@ func (b *bridge) deliver(ctx context.Context, sid string, in agents.Inbound, msg
 			b.follow(ctx, o)
 		}
 	}
-	o.rec.ChatType = in.ChatType
-	o.lastSent, o.replyTo = max(o.lastSent, sent.Seq), msgID
+	o.rec.ChatType, o.replyTo = in.ChatType, msgID
 	return nil
 }
 

@@ -38,14 +38,13 @@ func (r record) encode() []byte {
 // outbox is what the Gateway's goroutine knows of one followed session.
 // Idle sessions have none: no memory and no goroutine.
 type outbox struct {
-	sid      string
-	rec      record
-	replyTo  string // the chat's last message, for reply_to (not durable)
-	lastSent uint64 // its seq: a turn_end before it is not the last
-	w        *watch // the session's watcher; nil while the plugin is down
-	sending  string // the request id of the message awaiting its ack
-	seq      uint64 // the seq that message delivers
-	turnEnd  bool   // it is a turn's answer
+	sid     string
+	rec     record
+	replyTo string // the chat's last message, for reply_to (not durable)
+	w       *watch // the session's watcher; nil while the plugin is down
+	sending string // the request id of the message awaiting its ack
+	seq     uint64 // the seq that message delivers
+	turnEnd bool   // it is a turn's answer
 }
 
 // recover finds the sessions whose chats were followed when the daemon
@@ -113,7 +112,7 @@ func (b *bridge) acked(ctx context.Context, o *outbox, seq uint64, turnEnd bool)
 	o.rec.Delivered = max(o.rec.Delivered, seq)
 	if turnEnd {
 		o.rec.From = max(o.rec.From, seq)
-		if o.lastSent <= seq && !b.running(ctx, o.sid) {
+		if b.idleAfter(ctx, o.sid, seq) {
 			o.rec.Open = false
 			b.put(ctx, o)
 			b.unfollow(o)
@@ -150,4 +149,18 @@ func (b *bridge) gone(ctx context.Context, o *outbox, e watchEvent) {
 	default:
 		b.log.Log(ctx, slog.LevelDebug, "plugin gateway stopped following a session: the runtime stopped", "plugin", b.name, "session", o.sid)
 	}
+}
+
+// idleAfter reports whether the session's turn_end at seq is its last
+// event and no turn runs or waits: the chat stops following it. A
+// message the chat sends later opens the outbox again; one sent from
+// elsewhere (HTTP, the CLI) while the chat does not follow is not the
+// chat's to hear.
+func (b *bridge) idleAfter(ctx context.Context, sid string, seq uint64) bool {
+	info, err := b.rt.Session(ctx, sid)
+	if err != nil {
+		b.log.Log(ctx, slog.LevelDebug, "plugin gateway cannot read a session", "session", sid, "err", err)
+		return false
+	}
+	return info.Status != "running" && info.LastSeq <= seq
 }

@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"sync"
 
@@ -234,14 +233,4 @@ func (b *bridge) onWatch(ctx context.Context, e watchEvent) {
 		}
 		b.sendReply(o, e, e.text, o.replyTo, nil)
 	}
-}
-
-// running reports whether the session has a turn running or queued.
-func (b *bridge) running(ctx context.Context, sid string) bool {
-	info, err := b.rt.Session(ctx, sid)
-	if err != nil {
-		b.log.Log(ctx, slog.LevelDebug, "plugin gateway cannot read a session", "session", sid, "err", err)
-		return false
-	}
-	return info.Status == "running"
 }
