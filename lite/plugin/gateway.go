@@ -51,6 +51,7 @@ type Timing struct {
 	StableAfter    time.Duration // 60 s: a run this long resets the backoff
 	TypingInterval time.Duration // 4 s: send_typing while a turn runs
 	CallTimeout    time.Duration // 30 s: one call into the runtime
+	AckTimeout     time.Duration // 30 s: from a reply to its command_ok
 }
 
 func (t Timing) withDefaults() Timing {
@@ -69,6 +70,7 @@ func (t Timing) withDefaults() Timing {
 	def(&t.StableAfter, 60*time.Second)
 	def(&t.TypingInterval, 4*time.Second)
 	def(&t.CallTimeout, 30*time.Second)
+	def(&t.AckTimeout, 30*time.Second)
 	return t
 }
 

@@ -82,6 +82,27 @@ func runHelper(kind string) int {
 		ready("v1alpha1")
 		emit(text("c1", "use list_dir {}"))
 		return serveHelper(true)
+	case "noack": // says one, then two after the first answer; acknowledges nothing
+		ready("v1alpha1")
+		emit(text("c1", "one"))
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(nil, 4<<20)
+		got := 0
+		for sc.Scan() {
+			var c struct {
+				Type, Content string
+			}
+			if json.Unmarshal(sc.Bytes(), &c) != nil || c.Type != "send_message" {
+				continue
+			}
+			appendLine(os.Getenv("AGNX_HELPER_OUT"), c.Content)
+			if got++; got == 1 {
+				emit(text("c1", "two"))
+			} else {
+				return 0
+			}
+		}
+		return 0
 	case "once": // says $AGNX_HELPER_SAY in its first run only (it leaves $AGNX_HELPER_MARK)
 		ready("v1alpha1")
 		if f, err := os.OpenFile(os.Getenv("AGNX_HELPER_MARK"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {

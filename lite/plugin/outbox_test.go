@@ -139,3 +139,16 @@ func TestGateway_ReplyOwedAcrossDaemonRestart(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), `"open"`, "the session is idle: the chat no longer follows it")
 }
+
+// A plugin that never acknowledges its replies still gets each of them
+// once: a reply unacknowledged after AckTimeout counts as delivered, and
+// the chat's next reply follows.
+func TestGateway_UnacknowledgedReplyCountsAfterTimeout(t *testing.T) {
+	e := newEnv(t)
+	out := filepath.Join(t.TempDir(), "out")
+	timing := fast
+	timing.AckTimeout = 100 * time.Millisecond
+	g := e.start(t, "noack", plugin.RestartNever, timing, "AGNX_HELPER_OUT="+out)
+	waitDone(t, g)
+	assert.Equal(t, []string{"echo: one", "echo: two"}, readLines(out))
+}

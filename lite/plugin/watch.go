@@ -2,8 +2,10 @@ package plugin
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -20,9 +22,10 @@ import (
 // ready.
 type watch struct {
 	sid       string
-	from      uint64 // read the log after this seq
-	delivered uint64 // nothing up to this seq is posted again
-	edge      uint64 // the session's last seq when the watcher started
+	from      uint64        // read the log after this seq
+	delivered uint64        // nothing up to this seq is posted again
+	edge      uint64        // the session's last seq when the watcher started
+	ackWait   time.Duration // how long a reply may go unacknowledged
 	cancel    context.CancelFunc
 	next      chan struct{} // the Gateway's goroutine lets the watcher go on
 }
@@ -33,6 +36,7 @@ const (
 	watchApproval watchKind = iota
 	watchTurnEnd
 	watchGone
+	watchAckLate // the plugin did not acknowledge the reply at seq in time
 )
 
 type watchEvent struct {
@@ -62,7 +66,8 @@ func (b *bridge) follow(ctx context.Context, o *outbox) {
 		edge = info.LastSeq
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	w := &watch{sid: o.sid, from: o.rec.From, delivered: o.rec.Delivered, edge: edge, cancel: cancel, next: make(chan struct{}, 1)}
+	w := &watch{sid: o.sid, from: o.rec.From, delivered: o.rec.Delivered, edge: edge, ackWait: b.t.AckTimeout,
+		cancel: cancel, next: make(chan struct{}, 1)}
 	o.w, o.sending = w, ""
 	b.wg.Add(1)
 	go func() {
@@ -190,15 +195,25 @@ func (w *watch) post(ctx context.Context, out chan<- watchEvent, e watchEvent) b
 
 // send posts e and waits until the Gateway's goroutine is done with it
 // (the plugin acknowledged the message, or there was nothing to send).
+// A plugin that does not acknowledge in time is reported once: the
+// Gateway's goroutine then counts the reply as delivered.
 func (w *watch) send(ctx context.Context, out chan<- watchEvent, e watchEvent) bool {
 	if !w.post(ctx, out, e) {
 		return false
 	}
-	select {
-	case <-w.next:
-		return true
-	case <-ctx.Done():
-		return false
+	late := time.NewTimer(w.ackWait)
+	defer late.Stop()
+	for {
+		select {
+		case <-w.next:
+			return true
+		case <-late.C:
+			if !w.post(ctx, out, watchEvent{kind: watchAckLate, seq: e.seq}) {
+				return false
+			}
+		case <-ctx.Done():
+			return false
+		}
 	}
 }
 
@@ -225,6 +240,13 @@ func (b *bridge) onWatch(ctx context.Context, e watchEvent) {
 		b.onApproval(o, e)
 	case watchGone:
 		b.gone(ctx, o, e)
+	case watchAckLate:
+		if o.sending != "" && o.seq == e.seq {
+			b.limit.log(b.log, slog.LevelWarn, "plugin gateway did not acknowledge a reply in time; counting it as delivered",
+				"plugin", b.name, "session", o.sid, "request_id", o.sending, "timeout", b.t.AckTimeout.String())
+			delete(b.outgoing, o.sending)
+			b.acked(ctx, o, o.seq, o.turnEnd)
+		}
 	case watchTurnEnd:
 		b.forget(o.sid)
 		if e.text == "" {
