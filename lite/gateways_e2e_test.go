@@ -134,6 +134,7 @@ func TestGateways_OneSessionThroughHTTPTheCLIAndARestartedPlugin(t *testing.T) {
 
 	dir := t.TempDir()
 	cfg := crashConfig(filepath.Join(dir, "data"))
+	cfg.Runtime.MemoryLimitMB = 0 // no guard: the test binary's resident set (under -race) is no daemon's
 	_, err := Init(cfg)
 	require.NoError(t, err)
 	pdir := filepath.Join(dir, "plugin")

@@ -36,6 +36,7 @@ func TestStartPlugins_Example(t *testing.T) {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(filepath.Join(dir, "data"))
+	cfg.Runtime.MemoryLimitMB = 0 // no guard: the test binary's resident set (under -race) is no daemon's
 	_, err = Init(cfg)
 	require.NoError(t, err)
 	in, answers := filepath.Join(dir, "in.txt"), filepath.Join(dir, "answers.jsonl")
@@ -107,6 +108,7 @@ func TestPluginGateway_Deliver(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	dir := t.TempDir()
 	cfg := crashConfig(filepath.Join(dir, "data"))
+	cfg.Runtime.MemoryLimitMB = 0 // no guard: the test binary's resident set (under -race) is no daemon's
 	_, err := Init(cfg)
 	require.NoError(t, err)
 	pdir := filepath.Join(dir, "plugin")

@@ -126,17 +126,15 @@ func (b *bridge) command(c Command) bool {
 	return false
 }
 
-// say sends text to a chat, tracks the request and returns its id. A
-// message that is dropped is never acknowledged: a reply is sent again
-// once the plugin restarts.
-func (b *bridge) say(chat, replyTo, text string, kb *InlineKeyboard) string {
+// say sends text to a chat, tracks the request and returns its id, and
+// whether it was queued (false: dropped, the plugin does not read).
+func (b *bridge) say(chat, replyTo, text string, kb *InlineKeyboard) (id string, queued bool) {
 	if !b.caps.reply {
 		replyTo = ""
 	}
-	id := b.nextID()
+	id = b.nextID()
 	b.track(id, "send_message", chat)
-	b.command(SendMessage{RequestID: id, ChatID: chat, Content: text, ReplyTo: replyTo, InlineKeyboard: kb})
-	return id
+	return id, b.command(SendMessage{RequestID: id, ChatID: chat, Content: text, ReplyTo: replyTo, InlineKeyboard: kb})
 }
 
 func (b *bridge) nextID() string {

@@ -51,7 +51,8 @@
 // The protocol has no acknowledgement of message_received: a message a
 // plugin wrote just before it crashed may be lost. A reply the plugin
 // does not acknowledge within Timing.AckTimeout counts as delivered (so a
-// plugin that never acknowledges still gets every reply, once). A turn
+// plugin that never acknowledges still gets every reply, once); one the
+// plugin did not even read waits for its restart. A turn
 // started from elsewhere (HTTP, the CLI) while the chat does not follow
 // its session is not pushed to the chat; [Gateway.Send] is the way to
 // reach a chat unasked, and it sends nothing while the plugin is down: it

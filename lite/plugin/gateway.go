@@ -51,7 +51,7 @@ type Timing struct {
 	StableAfter    time.Duration // 60 s: a run this long resets the backoff
 	TypingInterval time.Duration // 4 s: send_typing while a turn runs
 	CallTimeout    time.Duration // 30 s: one call into the runtime
-	AckTimeout     time.Duration // 30 s: from a reply to its command_ok
+	AckTimeout     time.Duration // 60 s: from a reply to its command_ok (longer than a ping and its pong)
 }
 
 func (t Timing) withDefaults() Timing {
@@ -70,7 +70,7 @@ func (t Timing) withDefaults() Timing {
 	def(&t.StableAfter, 60*time.Second)
 	def(&t.TypingInterval, 4*time.Second)
 	def(&t.CallTimeout, 30*time.Second)
-	def(&t.AckTimeout, 30*time.Second)
+	def(&t.AckTimeout, 60*time.Second)
 	return t
 }
 

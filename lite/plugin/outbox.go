@@ -45,6 +45,7 @@ type outbox struct {
 	sending string // the request id of the message awaiting its ack
 	seq     uint64 // the seq that message delivers
 	turnEnd bool   // it is a turn's answer
+	dropped bool   // it was dropped: the plugin does not read
 }
 
 // recover finds the sessions whose chats were followed when the daemon
@@ -100,8 +101,9 @@ func (b *bridge) begin(ctx context.Context, sid, chat, chatType string) (*outbox
 // sendReply sends what a watcher found and remembers it until the
 // plugin acknowledges it.
 func (b *bridge) sendReply(o *outbox, e watchEvent, text, replyTo string, kb *InlineKeyboard) {
-	o.sending, o.seq, o.turnEnd = b.say(o.rec.Chat, replyTo, text, kb), e.seq, e.kind == watchTurnEnd
-	b.outgoing[o.sending] = o
+	id, queued := b.say(o.rec.Chat, replyTo, text, kb)
+	o.sending, o.seq, o.turnEnd, o.dropped = id, e.seq, e.kind == watchTurnEnd, !queued
+	b.outgoing[id] = o
 }
 
 // acked records that the plugin has the message o was sending (or that

@@ -73,6 +73,10 @@ func newEnvWith(t *testing.T, h llmtest.Handler) *env {
 	cfg := lite.DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.AgentsDir = filepath.Join(cfg.DataDir, "agents")
+	// No memory guard: it samples the resident set of the whole test
+	// binary (every test's App, and the race detector's shadow memory),
+	// which is over the 40 MB budget under -race, and would refuse turns.
+	cfg.Runtime.MemoryLimitMB = 0
 	_, err := lite.Init(cfg)
 	require.NoError(t, err)
 	e := &env{cfg: cfg, states: make(chan plugin.Status, 1024)}

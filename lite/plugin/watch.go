@@ -241,7 +241,9 @@ func (b *bridge) onWatch(ctx context.Context, e watchEvent) {
 	case watchGone:
 		b.gone(ctx, o, e)
 	case watchAckLate:
-		if o.sending != "" && o.seq == e.seq {
+		// A reply that was dropped waits for the restart that a plugin
+		// which does not read gets (it misses its pongs).
+		if o.sending != "" && o.seq == e.seq && !o.dropped {
 			b.limit.log(b.log, slog.LevelWarn, "plugin gateway did not acknowledge a reply in time; counting it as delivered",
 				"plugin", b.name, "session", o.sid, "request_id", o.sending, "timeout", b.t.AckTimeout.String())
 			delete(b.outgoing, o.sending)
