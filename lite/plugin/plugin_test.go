@@ -181,7 +181,7 @@ func (e *env) converse(t *testing.T, msg string) {
 	defer cancel()
 	info, err := e.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant", Gateway: "test"})
 	require.NoError(t, err)
-	sub, err := e.app.Loop.Subscribe(ctx, info.ID)
+	sub, err := e.app.Loop.Follow(ctx, info.ID, runtime.Live)
 	require.NoError(t, err)
 	defer sub.Close()
 	_, err = e.app.Loop.Send(ctx, info.ID, runtime.Input{Content: msg})
