@@ -79,15 +79,16 @@ type State string
 
 // The states Observe is told of.
 const (
-	StateStarted State = "started" // a process runs (Run, PID)
-	StateReady   State = "ready"   // it said ready
-	StateExited  State = "exited"  // it ended (Err: why)
-	StateBackoff State = "backoff" // it restarts after Wait
-	StateStopped State = "stopped" // it is not restarted; Done is closed next
-	StateDropped State = "dropped" // a command was dropped: the plugin does not read
+	StateStarted  State = "started"  // a process runs (Run, PID)
+	StateReady    State = "ready"    // it said ready
+	StateExited   State = "exited"   // it ended (Err: why)
+	StateBackoff  State = "backoff"  // it restarts after Wait
+	StateStopping State = "stopping" // Stop began: the chats get what they are owed, then the plugin stops
+	StateStopped  State = "stopped"  // it is not restarted; Done is closed next
+	StateDropped  State = "dropped"  // a command was dropped: the plugin does not read
 )
 
-// Status is one state change of a plugin. Stop itself reports nothing.
+// Status is one state change of a plugin.
 type Status struct {
 	State State
 	Run   int // which start, from 1 (0 for ready and dropped)
@@ -162,18 +163,21 @@ func (g *Gateway) Start(ctx context.Context) error {
 }
 
 // Stop stops the plugin and returns when every goroutine of the Gateway
-// has ended. The plugin gets shutdown, then SIGTERM, then SIGKILL, each
-// after the grace (Timing.StopGrace, or less so that both fit before
-// ctx's deadline), and its acknowledgements of replies are still
-// recorded meanwhile; when ctx ends first it is killed at once, and
-// Stop returns ctx's error. Replies it did not acknowledge are sent
-// again at the next start.
+// has ended. A plugin that is up first gets the replies its chats are
+// owed (until every followed session is delivered and idle, for at most
+// the grace); then it gets shutdown, then SIGTERM, then SIGKILL, each
+// after the grace, and its acknowledgements are still recorded
+// meanwhile. The grace is Timing.StopGrace, or less so that all of it
+// fits before ctx's deadline. When ctx ends first the plugin is killed
+// at once, and Stop returns ctx's error. What is left is delivered at
+// the next start.
 func (g *Gateway) Stop(ctx context.Context) error {
 	if !g.started.Load() {
 		return nil
 	}
 	if dl, ok := ctx.Deadline(); ok {
-		g.grace.Store(int64(max(0, min(g.t.StopGrace, time.Until(dl)/3))))
+		// Flush, shutdown → SIGTERM, SIGTERM → SIGKILL, and room to spare.
+		g.grace.Store(int64(max(0, min(g.t.StopGrace, time.Until(dl)/4))))
 	}
 	g.cancel()
 	select {

@@ -152,3 +152,24 @@ func TestGateway_UnacknowledgedReplyCountsAfterTimeout(t *testing.T) {
 	waitDone(t, g)
 	assert.Equal(t, []string{"echo: one", "echo: two"}, readLines(out))
 }
+
+// Stop first gives the chats what they are owed: a turn that ends after
+// Stop began still reaches the plugin, before its shutdown.
+func TestGateway_StopDeliversWhatIsOwedFirst(t *testing.T) {
+	m := newSlowModel(t, "slow question")
+	e := newEnvWith(t, m.handler())
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	e.onState = func(s plugin.Status) {
+		if s.State == plugin.StateStopping {
+			m.release()
+		}
+	}
+	timing := fast
+	timing.StopGrace = 10 * time.Second
+	g := e.start(t, "once", plugin.RestartOnFailure, timing, "AGNX_HELPER_OUT="+out,
+		"AGNX_HELPER_MARK="+filepath.Join(dir, "mark"), "AGNX_HELPER_SAY=slow question")
+	m.waitAsked(t)
+	require.NoError(t, g.Stop(context.Background()))
+	assert.Equal(t, []string{"echo: slow question", "<shutdown>"}, readLines(out))
+}

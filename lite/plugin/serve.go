@@ -48,20 +48,43 @@ func (h *health) stop() {
 // health, and the session watchers' news. After the exit, what the
 // plugin wrote last is still read, until its stdout closes (or a second
 // passes: a child of the plugin may hold it open).
+//
+// When ctx ends (Stop) the plugin first gets what its chats are owed:
+// the watchers go on until every followed session is delivered and idle,
+// for at most the grace (its messages still reach their sessions, and
+// their replies wait for the next start); then it is stopped.
 func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
 	var out outcome
 	h := newHealth(g.t)
 	defer h.stop()
 	typing := time.NewTicker(g.t.TypingInterval)
 	defer typing.Stop()
+	// Handlers outlive ctx: the acknowledgements while stopping are recorded.
+	stop, live := ctx.Done(), context.WithoutCancel(ctx)
+	var flush <-chan time.Time
+	var hurry <-chan struct{}
 	events, exited := p.events, p.exited
 	var linger <-chan time.Time
 	for events != nil || exited != nil {
-		select {
-		case <-ctx.Done():
-			g.shutdown(context.WithoutCancel(ctx), p, events)
+		if g.b.stopping && (flush == nil || g.b.flushed()) {
+			g.shutdown(live, p, events)
 			p.close()
 			return outcome{err: ctx.Err()}
+		}
+		select {
+		case <-stop:
+			stop, hurry = nil, g.hurry
+			g.b.stopping = true
+			g.o.Observe(Status{State: StateStopping, PID: p.pid()})
+			if !g.b.flushed() {
+				t := time.NewTimer(time.Duration(g.grace.Load()))
+				defer t.Stop()
+				flush = t.C
+			}
+		case <-flush:
+			flush = nil
+		case <-hurry:
+			flush = nil
 		case <-exited:
 			exited, linger = nil, time.After(time.Second)
 		case <-linger:
@@ -71,7 +94,7 @@ func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
 				events = nil
 				continue
 			}
-			g.handle(ctx, p, ev, h, &out)
+			g.handle(live, p, ev, h, &out)
 		case <-h.ready.C:
 			g.kill(p, &out, errNotReady, "plugin gateway did not say ready in time; killing it", g.t.ReadyTimeout)
 		case <-h.pingC():
@@ -83,7 +106,7 @@ func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
 		case <-h.pong.C:
 			g.kill(p, &out, errNoPong, "plugin gateway did not answer a ping; killing it", g.t.PongTimeout)
 		case w := <-g.b.events:
-			g.b.onWatch(ctx, w)
+			g.b.onWatch(live, w)
 		case m := <-g.b.outbound:
 			g.b.onOutbound(m)
 		case <-typing.C:
@@ -152,8 +175,9 @@ func (g *Gateway) onReady(ctx context.Context, p *proc, r Ready, h *health, out 
 	g.b.onReady(ctx, r.Capabilities)
 }
 
-// shutdown stops the plugin at Stop: the watchers stop (what the chats
-// are owed stays in the log), the plugin gets shutdown, then SIGTERM,
+// shutdown stops the plugin at Stop, once flushed: the watchers stop
+// (what the chats are still owed stays in the log), the plugin gets
+// shutdown, then SIGTERM,
 // then SIGKILL, each after the grace, or SIGKILL at once when Stop's
 // deadline passes. Meanwhile its acknowledgements are still recorded, so
 // a reply it had is not sent again at the next start; other events are

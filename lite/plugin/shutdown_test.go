@@ -83,8 +83,8 @@ func TestShutdown_HurriedKillsAtOnce(t *testing.T) {
 	})
 }
 
-// Stop with a deadline shortens the grace so that shutdown, SIGTERM and
-// SIGKILL all fit before it.
+// Stop with a deadline shortens the grace so that the flush, shutdown,
+// SIGTERM and SIGKILL all fit before it.
 func TestStop_GraceFitsTheDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := stoppingGateway(0)
@@ -92,7 +92,7 @@ func TestStop_GraceFitsTheDeadline(t *testing.T) {
 		g.started.Store(true)
 		_, g.cancel = context.WithCancel(context.Background())
 		close(g.done)
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
 		defer cancel()
 		require.NoError(t, g.Stop(ctx))
 		assert.Equal(t, time.Second, time.Duration(g.grace.Load()))

@@ -107,6 +107,17 @@ func (b *bridge) pause() {
 	clear(b.outgoing)
 }
 
+// flushed reports whether no watcher runs: every followed session was
+// delivered and is idle, or waits for the plugin's next start.
+func (b *bridge) flushed() bool {
+	for _, o := range b.open {
+		if o.w != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // closeWatches stops every watcher and waits for them.
 func (b *bridge) closeWatches() {
 	b.pause()
