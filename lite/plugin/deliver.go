@@ -46,8 +46,12 @@ func (g *Gateway) Send(ctx context.Context, chatID, text string) error {
 
 // onOutbound sends Send's message, or says why it cannot.
 func (b *bridge) onOutbound(m outbound) {
-	if b.p == nil || !b.ready || b.stopping {
+	switch {
+	case b.p == nil || !b.ready || b.stopping:
 		m.reply <- fmt.Errorf("the plugin gateway %s is not running (it restarts on its own): the message was not sent; try again later", b.name)
+		return
+	case len(b.waiting) >= maxRequests:
+		m.reply <- fmt.Errorf("the plugin gateway %s has not acknowledged its last %d messages: the message was not sent; try again later", b.name, maxRequests)
 		return
 	}
 	id := b.nextID()
