@@ -2,35 +2,33 @@ package lite
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sort"
-	"sync"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 )
 
-// StartPlugins starts one supervised gateway plugin per
-// gateways.external entry. The plugins run until ctx ends or stop is
-// called; stop returns once every plugin has exited (each gets a
-// shutdown, then SIGTERM and SIGKILL after a grace period). Call it
-// before app.Close: the plugins' sessions live in app's loop.
-func StartPlugins(ctx context.Context, app *App, log *slog.Logger) (stop func(), err error) {
-	return startPlugins(ctx, app, log, plugin.Timing{}, nil)
+// pluginStopTimeout bounds the stop StartPlugins returns: a plugin
+// gets shutdown, SIGTERM and SIGKILL within it.
+const pluginStopTimeout = 15 * time.Second
+
+// PluginGateways returns one Gateway per gateways.external entry, not
+// started; Serve starts and stops them with the others. A plugin's
+// Deliver reaches a chat that has a session through that plugin, and
+// says so in one sentence (nothing is queued) when the plugin is down.
+func PluginGateways(app *App, log *slog.Logger) ([]Gateway, error) {
+	return pluginGateways(app, log, plugin.Timing{}, nil)
 }
 
-func startPlugins(ctx context.Context, app *App, log *slog.Logger, t plugin.Timing, observe func(string, plugin.Status)) (func(), error) {
+func pluginGateways(app *App, log *slog.Logger, t plugin.Timing, observe func(string, plugin.Status)) ([]Gateway, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var gws []*plugin.Gateway
-	stop := func() {
-		var wg sync.WaitGroup
-		for _, g := range gws {
-			wg.Go(g.Stop)
-		}
-		wg.Wait()
-	}
+	var gws []Gateway
 	for _, c := range app.Config.Gateways.External {
 		o := plugin.Options{
 			Name: c.Name, Command: c.Command, Args: c.Args, Env: pluginEnv(c.Env), Restart: c.Restart,
@@ -40,14 +38,64 @@ func startPlugins(ctx context.Context, app *App, log *slog.Logger, t plugin.Timi
 			name := c.Name
 			o.Observe = func(s plugin.Status) { observe(name, s) }
 		}
-		g, err := plugin.Start(ctx, o)
+		g, err := plugin.New(o)
 		if err != nil {
-			stop()
-			return nil, err
+			return nil, fmt.Errorf("gateways.external %s: %w", c.Name, err)
 		}
-		gws = append(gws, g)
+		gws = append(gws, &pluginGateway{g: g, chats: app.Chats()})
 	}
-	return stop, nil
+	return gws, nil
+}
+
+// StartPlugins starts the plugin gateways (PluginGateways). The plugins
+// run until stop is called; stop returns once every plugin has exited
+// (each gets a shutdown, then SIGTERM and SIGKILL, within 15 s). Call it
+// before app.Close: the plugins' sessions live in app's loop.
+func StartPlugins(ctx context.Context, app *App, log *slog.Logger) (stop func(), err error) {
+	return startPlugins(ctx, app, log, plugin.Timing{}, nil)
+}
+
+func startPlugins(ctx context.Context, app *App, log *slog.Logger, t plugin.Timing, observe func(string, plugin.Status)) (func(), error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	gws, err := pluginGateways(app, log, t, observe)
+	if err != nil {
+		return nil, err
+	}
+	started, err := gatewaySet(gws).start(ctx, log)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), pluginStopTimeout)
+		defer cancel()
+		started.stop(ctx, log)
+	}, nil
+}
+
+// pluginGateway is a gateway plugin as a Gateway.
+type pluginGateway struct {
+	g     *plugin.Gateway
+	chats *Chats
+}
+
+var _ Gateway = (*pluginGateway)(nil)
+
+func (p *pluginGateway) Name() string                    { return p.g.Name() }
+func (p *pluginGateway) Start(ctx context.Context) error { return p.g.Start(ctx) }
+func (p *pluginGateway) Stop(ctx context.Context) error  { return p.g.Stop(ctx) }
+
+// Deliver sends m through the plugin's send_message to a chat that has a
+// session through this plugin, and returns once the plugin acknowledged
+// it. A plugin that is down (restarting) gets nothing: the error says so.
+func (p *pluginGateway) Deliver(ctx context.Context, m Outbound) error {
+	if _, _, err := p.chats.Current(p.g.Name(), m.ChatID); errors.Is(err, ErrNoChat) {
+		return ErrNotServed
+	} else if err != nil {
+		return err
+	}
+	return p.g.Send(ctx, m.ChatID, m.Text)
 }
 
 // pluginEnv turns gateways.external[].env into KEY=value pairs, in a

@@ -8,12 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -34,6 +36,7 @@ func TestStartPlugins_Example(t *testing.T) {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(filepath.Join(dir, "data"))
+	cfg.Runtime.MemoryLimitMB = 0 // no guard: the test binary's resident set (under -race) is no daemon's
 	_, err = Init(cfg)
 	require.NoError(t, err)
 	in, answers := filepath.Join(dir, "in.txt"), filepath.Join(dir, "answers.jsonl")
@@ -94,4 +97,67 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Deliver reaches a chat that has a session through the plugin, refuses
+// one that has none (ErrNotServed), and says so when the plugin is down
+// (restarting, then stopped), sending nothing.
+func TestPluginGateway_Deliver(t *testing.T) {
+	skipEmulated(t, "the plugin is the re-executed test binary")
+	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	dir := t.TempDir()
+	cfg := crashConfig(filepath.Join(dir, "data"))
+	cfg.Runtime.MemoryLimitMB = 0 // no guard: the test binary's resident set (under -race) is no daemon's
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	pdir := filepath.Join(dir, "plugin")
+	require.NoError(t, os.Mkdir(pdir, 0o700))
+	cfg.Gateways.External = []ExternalGateway{{Name: "script", Command: os.Args[0], Restart: "on_failure",
+		Env: map[string]Secret{scriptPluginEnv: "1", "AGNX_SCRIPT_DIR": Secret(pdir)}}}
+	app, err := Open(cfg, nil)
+	require.NoError(t, err)
+	defer app.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, _, err = app.Chats().Session(ctx, agents.Inbound{Gateway: "script", ChatType: "private", ChatID: "c1", SenderID: "u1"})
+	require.NoError(t, err)
+
+	states := make(chan plugin.Status, 16)
+	// The restart waits a minute: the plugin stays down while Deliver is tried.
+	gws, err := pluginGateways(app, nil, plugin.Timing{BackoffBase: time.Minute, BackoffMax: time.Minute},
+		func(_ string, s plugin.Status) { states <- s })
+	require.NoError(t, err)
+	require.Len(t, gws, 1)
+	gw := gws[0]
+	assert.Equal(t, "script", gw.Name())
+	require.NoError(t, gw.Start(ctx))
+	stopped := false
+	defer func() {
+		if !stopped {
+			assert.NoError(t, gw.Stop(ctx))
+		}
+	}()
+	next := func(want plugin.State) plugin.Status {
+		t.Helper()
+		for {
+			if s := recv(t, states, string(want)); s.State == want {
+				return s
+			}
+		}
+	}
+	first := next(plugin.StateStarted)
+	next(plugin.StateReady)
+
+	require.NoError(t, gw.Deliver(ctx, Outbound{ChatID: "c1", Text: "a reminder"}))
+	assert.Equal(t, []string{"a reminder"}, readRecords(filepath.Join(pdir, "out")), "acknowledged: the plugin has it")
+	assert.ErrorIs(t, gw.Deliver(ctx, Outbound{ChatID: "c2", Text: "hello?"}), ErrNotServed)
+
+	require.NoError(t, syscall.Kill(first.PID, syscall.SIGKILL))
+	next(plugin.StateBackoff)
+	assert.ErrorContains(t, gw.Deliver(ctx, Outbound{ChatID: "c1", Text: "while restarting"}), "is not running")
+	require.NoError(t, gw.Stop(ctx))
+	stopped = true
+	assert.ErrorContains(t, gw.Deliver(ctx, Outbound{ChatID: "c1", Text: "once stopped"}), "is stopped")
+	assert.Equal(t, []string{"a reminder"}, readRecords(filepath.Join(pdir, "out")), "nothing queued while it was down")
 }

@@ -19,12 +19,16 @@ type Sessions interface {
 	Session(ctx context.Context, in agents.Inbound) (sid string, err error)
 }
 
-// Runtime is what a gateway needs of the runtime loop.
+// Runtime is what a gateway needs of the runtime loop: its messages, its
+// approvals, following sessions, and its outbox positions in kv.
 type Runtime interface {
 	Send(ctx context.Context, sid string, in runtime.Input) (runtime.Sent, error)
-	Subscribe(ctx context.Context, sid string) (*runtime.Subscription, error)
+	Follow(ctx context.Context, sid string, after uint64) (*runtime.Subscription, error)
 	Approve(ctx context.Context, sid, callID, decision string) error
 	Session(ctx context.Context, sid string) (runtime.SessionInfo, error)
+	Sessions(ctx context.Context) ([]runtime.SessionInfo, error)
+	KV(ctx context.Context, key string) ([]byte, error)
+	PutKV(ctx context.Context, key string, val []byte) error
 }
 
 var _ Runtime = (*runtime.Loop)(nil)
@@ -67,8 +71,11 @@ type bridge struct {
 	t        Timing
 	log      *slog.Logger
 	observe  func(Status)
-	limit    *limiter // lines a plugin can make us repeat
-	p        *proc    // the running process; nil between runs
+	outbound chan outbound // Deliver's messages
+	limit    *limiter      // lines a plugin can make us repeat
+	p        *proc         // the running process; nil between runs
+	ready    bool          // p said ready
+	stopping bool          // Stop began: no watcher starts
 	caps     caps
 	watchers
 	ledger
@@ -78,34 +85,56 @@ func newBridge(o Options, t Timing) *bridge {
 	return &bridge{
 		name: o.Name, sessions: o.Sessions, rt: o.Runtime, t: t, log: o.Logger, observe: o.Observe,
 		limit:    newLimiter(10, 10*time.Second),
-		watchers: watchers{m: map[string]*watch{}, events: make(chan watchEvent, 64)},
-		ledger:   ledger{approvals: map[string]approval{}, requests: map[string]request{}, refused: map[string]time.Time{}},
+		watchers: watchers{open: map[string]*outbox{}, outgoing: map[string]*outbox{}, events: make(chan watchEvent, 64)},
+		ledger: ledger{approvals: map[string]approval{}, requests: map[string]request{}, refused: map[string]time.Time{},
+			waiting: map[string]chan<- error{}},
+		outbound: make(chan outbound),
 	}
 }
 
-func (b *bridge) attach(p *proc) { b.p, b.caps = p, caps{} }
-func (b *bridge) detach()        { b.p = nil }
+func (b *bridge) attach(p *proc) { b.p, b.caps, b.ready = p, caps{}, false }
+
+// detach forgets the process that ended: the watchers stop (what the
+// chats are owed waits in the log), and Deliver's callers waiting for an
+// acknowledgement are told it will not come.
+func (b *bridge) detach() {
+	b.p, b.ready = nil, false
+	b.pause()
+	b.abandon(errGone)
+}
+
+// onReady resumes the chats the plugin owes replies to.
+func (b *bridge) onReady(ctx context.Context, list []string) {
+	b.ready, b.caps = true, capsOf(list)
+	if !b.stopping {
+		b.resume(ctx)
+	}
+}
 
 // command queues c for the plugin; when the plugin is down or does not
-// read, c is dropped and logged (rate-limited).
-func (b *bridge) command(c Command) {
+// read, c is dropped and logged (rate-limited), and false is returned.
+func (b *bridge) command(c Command) bool {
 	switch {
 	case b.p == nil:
 		b.limit.log(b.log, slog.LevelWarn, "plugin gateway is not running; command dropped", "plugin", b.name, "command", c.CommandType())
 	case !b.p.send(c):
 		b.limit.log(b.log, slog.LevelWarn, "plugin gateway does not read its stdin; command dropped", "plugin", b.name, "command", c.CommandType())
 		b.observe(Status{State: StateDropped, PID: b.p.pid()})
+	default:
+		return true
 	}
+	return false
 }
 
-// say sends text to a chat and tracks the request.
-func (b *bridge) say(chat, replyTo, text string, kb *InlineKeyboard) {
+// say sends text to a chat, tracks the request and returns its id, and
+// whether it was queued (false: dropped, the plugin does not read).
+func (b *bridge) say(chat, replyTo, text string, kb *InlineKeyboard) (id string, queued bool) {
 	if !b.caps.reply {
 		replyTo = ""
 	}
-	id := b.nextID()
+	id = b.nextID()
 	b.track(id, "send_message", chat)
-	b.command(SendMessage{RequestID: id, ChatID: chat, Content: text, ReplyTo: replyTo, InlineKeyboard: kb})
+	return id, b.command(SendMessage{RequestID: id, ChatID: chat, Content: text, ReplyTo: replyTo, InlineKeyboard: kb})
 }
 
 func (b *bridge) nextID() string {
@@ -154,22 +183,26 @@ func (b *bridge) onMessage(ctx context.Context, m MessageReceived) {
 	}
 }
 
-// deliver sends a user message to the session, watching it first so that
-// no event of the turn is missed.
+// deliver sends a user message to the session; the chat follows the
+// session from before it (a session it did not follow yet has its
+// outbox opened in the message's own transaction), so no reply is
+// missed, whenever the plugin is up.
 func (b *bridge) deliver(ctx context.Context, sid string, in agents.Inbound, msgID string, input runtime.Input) error {
-	w, err := b.watch(ctx, sid, in)
+	o, cursor, err := b.begin(ctx, sid, in.ChatID, in.ChatType)
 	if err != nil {
 		return err
 	}
-	sent, err := b.rt.Send(ctx, sid, input)
-	if err != nil {
-		if !b.running(ctx, sid) {
-			delete(b.m, sid) // no turn_end will come to end the watch
-			w.cancel()
+	input.Cursor = cursor
+	if _, err := b.rt.Send(ctx, sid, input); err != nil {
+		return err
+	}
+	if cursor != nil {
+		b.open[sid] = o
+		if b.ready && !b.stopping {
+			b.follow(ctx, o)
 		}
-		return err
 	}
-	w.lastSent, w.replyTo = max(w.lastSent, sent.Seq), msgID
+	o.rec.ChatType, o.replyTo = in.ChatType, msgID
 	return nil
 }
 
@@ -206,7 +239,9 @@ func (b *bridge) typing() {
 	if !b.caps.typing {
 		return
 	}
-	for _, w := range b.m {
-		b.command(SendTyping{ChatID: w.chat, Duration: 5})
+	for _, o := range b.open {
+		if o.w != nil {
+			b.command(SendTyping{ChatID: o.rec.Chat, Duration: 5})
+		}
 	}
 }

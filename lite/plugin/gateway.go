@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,6 +51,7 @@ type Timing struct {
 	StableAfter    time.Duration // 60 s: a run this long resets the backoff
 	TypingInterval time.Duration // 4 s: send_typing while a turn runs
 	CallTimeout    time.Duration // 30 s: one call into the runtime
+	AckTimeout     time.Duration // 60 s: from a reply to its command_ok (longer than a ping and its pong)
 }
 
 func (t Timing) withDefaults() Timing {
@@ -67,6 +70,7 @@ func (t Timing) withDefaults() Timing {
 	def(&t.StableAfter, 60*time.Second)
 	def(&t.TypingInterval, 4*time.Second)
 	def(&t.CallTimeout, 30*time.Second)
+	def(&t.AckTimeout, 60*time.Second)
 	return t
 }
 
@@ -75,15 +79,16 @@ type State string
 
 // The states Observe is told of.
 const (
-	StateStarted State = "started" // a process runs (Run, PID)
-	StateReady   State = "ready"   // it said ready
-	StateExited  State = "exited"  // it ended (Err: why)
-	StateBackoff State = "backoff" // it restarts after Wait
-	StateStopped State = "stopped" // it is not restarted; Done is closed next
-	StateDropped State = "dropped" // a command was dropped: the plugin does not read
+	StateStarted  State = "started"  // a process runs (Run, PID)
+	StateReady    State = "ready"    // it said ready
+	StateExited   State = "exited"   // it ended (Err: why)
+	StateBackoff  State = "backoff"  // it restarts after Wait
+	StateStopping State = "stopping" // Stop began: the chats get what they are owed, then the plugin stops
+	StateStopped  State = "stopped"  // it is not restarted; Done is closed next
+	StateDropped  State = "dropped"  // a command was dropped: the plugin does not read
 )
 
-// Status is one state change of a plugin. Stop itself reports nothing.
+// Status is one state change of a plugin.
 type Status struct {
 	State State
 	Run   int // which start, from 1 (0 for ready and dropped)
@@ -94,17 +99,20 @@ type Status struct {
 
 // Gateway supervises one plugin and bridges its chats to the runtime.
 type Gateway struct {
-	o      Options
-	t      Timing
-	log    *slog.Logger
-	b      *bridge
-	cancel context.CancelFunc
-	done   chan struct{}
+	o         Options
+	t         Timing
+	log       *slog.Logger
+	b         *bridge
+	started   atomic.Bool
+	hurryOnce sync.Once
+	grace     atomic.Int64  // Stop's grace between shutdown, SIGTERM and SIGKILL
+	hurry     chan struct{} // closed when Stop's ctx ends: SIGKILL at once
+	cancel    context.CancelFunc
+	done      chan struct{}
 }
 
-// Start starts the plugin under ctx and returns at once; the process is
-// started, restarted and stopped by the Gateway's own goroutine.
-func Start(ctx context.Context, o Options) (*Gateway, error) {
+// New checks the options and returns the Gateway, not started.
+func New(o Options) (*Gateway, error) {
 	switch {
 	case o.Name == "" || o.Command == "":
 		return nil, errors.New("a gateway plugin needs a name and a command")
@@ -124,18 +132,62 @@ func Start(ctx context.Context, o Options) (*Gateway, error) {
 	if o.Observe == nil {
 		o.Observe = func(Status) {}
 	}
-	g := &Gateway{o: o, t: o.Timing.withDefaults(), log: o.Logger, done: make(chan struct{})}
+	g := &Gateway{o: o, t: o.Timing.withDefaults(), log: o.Logger, hurry: make(chan struct{}), done: make(chan struct{})}
 	g.b = newBridge(o, g.t)
-	ctx, g.cancel = context.WithCancel(ctx)
-	go g.run(ctx)
+	g.grace.Store(int64(g.t.StopGrace))
 	return g, nil
 }
 
-// Stop stops the plugin (shutdown, then SIGTERM, then SIGKILL) and
-// returns when every goroutine of the Gateway has ended.
-func (g *Gateway) Stop() {
+// Start is New, then Gateway.Start.
+func Start(ctx context.Context, o Options) (*Gateway, error) {
+	g, err := New(o)
+	if err != nil {
+		return nil, err
+	}
+	return g, g.Start(ctx)
+}
+
+// Name is the gateway's name in routes and sessions.
+func (g *Gateway) Name() string { return g.o.Name }
+
+// Start starts the plugin and returns at once; the process is started,
+// restarted and stopped by the Gateway's own goroutine, which runs until
+// Stop (ctx's cancellation does not end it).
+func (g *Gateway) Start(ctx context.Context) error {
+	if !g.started.CompareAndSwap(false, true) {
+		return fmt.Errorf("the plugin gateway %s is already started", g.o.Name)
+	}
+	ctx, g.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	go g.run(ctx)
+	return nil
+}
+
+// Stop stops the plugin and returns when every goroutine of the Gateway
+// has ended. A plugin that is up first gets the replies its chats are
+// owed (until every followed session is delivered and idle, for at most
+// the grace); then it gets shutdown, then SIGTERM, then SIGKILL, each
+// after the grace, and its acknowledgements are still recorded
+// meanwhile. The grace is Timing.StopGrace, or less so that all of it
+// fits before ctx's deadline. When ctx ends first the plugin is killed
+// at once, and Stop returns ctx's error. What is left is delivered at
+// the next start.
+func (g *Gateway) Stop(ctx context.Context) error {
+	if !g.started.Load() {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		// Flush, shutdown → SIGTERM, SIGTERM → SIGKILL, and room to spare.
+		g.grace.Store(int64(max(0, min(g.t.StopGrace, time.Until(dl)/4))))
+	}
 	g.cancel()
+	select {
+	case <-g.done:
+		return nil
+	case <-ctx.Done():
+	}
+	g.hurryOnce.Do(func() { close(g.hurry) })
 	<-g.done
+	return ctx.Err()
 }
 
 // Done is closed when the Gateway has stopped: after Stop, or when the
@@ -152,7 +204,9 @@ type outcome struct {
 
 func (g *Gateway) run(ctx context.Context) {
 	defer close(g.done)
+	defer g.b.abandon(errStopped)
 	defer g.b.closeWatches()
+	g.b.recover(ctx)
 	bo := backoff{base: g.t.BackoffBase, max: g.t.BackoffMax}
 	for n := 1; ; n++ {
 		started := time.Now()
@@ -199,6 +253,8 @@ func (g *Gateway) sleep(ctx context.Context, d time.Duration) bool {
 			return true
 		case w := <-g.b.events:
 			g.b.onWatch(ctx, w)
+		case m := <-g.b.outbound:
+			g.b.onOutbound(m)
 		}
 	}
 }

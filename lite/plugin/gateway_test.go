@@ -1,6 +1,7 @@
 package plugin_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -120,7 +121,7 @@ func TestGateway_DeafPluginDoesNotBlock(t *testing.T) {
 	e.next(t, plugin.StateDropped)
 	e.converse(t, "anyone else?")
 	start := time.Now()
-	g.Stop() // shutdown cannot reach it: SIGTERM does
+	require.NoError(t, g.Stop(context.Background())) // shutdown cannot reach it: SIGTERM does
 	assert.Less(t, time.Since(start), 5*time.Second)
 }
 
@@ -133,7 +134,7 @@ func TestGateway_StopSendsShutdown(t *testing.T) {
 	g := e.start(t, "polite", plugin.RestartAlways, timing, "AGNX_HELPER_OUT="+out)
 	e.next(t, plugin.StateReady)
 	start := time.Now()
-	g.Stop()
+	require.NoError(t, g.Stop(context.Background()))
 	assert.Less(t, time.Since(start), timing.StopGrace, "it exited on shutdown, before any signal")
 	assert.Equal(t, []string{"<shutdown>"}, readLines(out))
 }

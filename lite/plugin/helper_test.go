@@ -40,11 +40,17 @@ func runHelper(kind string) int {
 	case "nopong":
 		ready("v1alpha1")
 		time.Sleep(time.Hour) // reads nothing, answers nothing (select{} is a deadlock without cgo)
-	case "deaf": // typing: two commands per message, enough to fill the queue
-		ready("v1alpha1", "typing")
-		big := strings.Repeat("z", 100<<10)
-		for i := range 40 {
-			emit(text(fmt.Sprintf("deaf-%d", i), big))
+	case "deaf":
+		// Each media message is answered at once, without a turn, with a
+		// sentence that replies to its 16 KiB message id: a few fill the
+		// pipe (at most 1 MiB), the next 64 the queue, the rest are
+		// dropped, however fast or slow the daemon is.
+		ready("v1alpha1", "reply")
+		for i := range 200 {
+			m := text("deaf", "")
+			m["message_id"] = fmt.Sprintf("%d-%s", i, strings.Repeat("z", 16<<10))
+			m["content"] = map[string]any{"type": "media", "media_type": "image"}
+			emit(m)
 		}
 		time.Sleep(time.Hour) // never reads its stdin
 	case "v2":
@@ -75,6 +81,34 @@ func runHelper(kind string) int {
 	case "approver":
 		ready("v1alpha1")
 		emit(text("c1", "use list_dir {}"))
+		return serveHelper(true)
+	case "noack": // says one, then two after the first answer; acknowledges nothing
+		ready("v1alpha1")
+		emit(text("c1", "one"))
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(nil, 4<<20)
+		got := 0
+		for sc.Scan() {
+			var c struct {
+				Type, Content string
+			}
+			if json.Unmarshal(sc.Bytes(), &c) != nil || c.Type != "send_message" {
+				continue
+			}
+			appendLine(os.Getenv("AGNX_HELPER_OUT"), c.Content)
+			if got++; got == 1 {
+				emit(text("c1", "two"))
+			} else {
+				return 0
+			}
+		}
+		return 0
+	case "once": // says $AGNX_HELPER_SAY in its first run only (it leaves $AGNX_HELPER_MARK)
+		ready("v1alpha1")
+		if f, err := os.OpenFile(os.Getenv("AGNX_HELPER_MARK"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
+			emit(text("c1", os.Getenv("AGNX_HELPER_SAY")))
+		}
 		return serveHelper(true)
 	}
 	ready("v1alpha1") // "polite", "chat"

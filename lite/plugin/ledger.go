@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"strings"
@@ -23,6 +24,7 @@ type ledger struct {
 	approvals map[string]approval
 	requests  map[string]request
 	refused   map[string]time.Time
+	waiting   map[string]chan<- error // Deliver's messages, by request id
 	seq       uint64
 }
 
@@ -50,13 +52,29 @@ func (l *ledger) track(id, kind, chat string) {
 	l.requests[id] = request{kind: kind, chat: chat, at: now}
 }
 
-// done records a command's result.
-func (b *bridge) done(id string, e *CommandError) {
+// done records a command's result. A reply the plugin refused
+// (command_error) counts as delivered too: the plugin had it, and says in
+// the log why the chat did not.
+func (b *bridge) done(ctx context.Context, id string, e *CommandError) {
 	r, ok := b.requests[id]
 	delete(b.requests, id)
 	if e != nil {
 		b.limit.log(b.log, slog.LevelWarn, "plugin gateway refused a command", "plugin", b.name, "request_id", id,
 			"command", r.kind, "chat", r.chat, "known", ok, "code", e.Code, "message", e.Message)
+	}
+	if o := b.outgoing[id]; o != nil {
+		delete(b.outgoing, id)
+		if o.sending == id {
+			b.acked(ctx, o, o.seq, o.turnEnd)
+		}
+	}
+	if c := b.waiting[id]; c != nil {
+		delete(b.waiting, id)
+		if e != nil {
+			c <- fmt.Errorf("the plugin could not send the message (%s: %s)", e.Code, e.Message)
+		} else {
+			c <- nil
+		}
 	}
 }
 
@@ -74,21 +92,21 @@ func parseApproval(s string) (approveCmd, bool) {
 
 // onApproval asks the chat about a tool call: buttons when the plugin
 // has them, else a command to type.
-func (b *bridge) onApproval(w *watch, e watchEvent) {
+func (b *bridge) onApproval(o *outbox, e watchEvent) {
 	var raw [3]byte
 	for i := range raw {
 		raw[i] = byte(rand.N(256))
 	}
 	id := hex.EncodeToString(raw[:])
-	b.approvals[id] = approval{sid: w.sid, callID: e.callID, chat: w.chat, chatType: w.chatType}
+	b.approvals[id] = approval{sid: o.sid, callID: e.callID, chat: o.rec.Chat, chatType: o.rec.ChatType}
 	text := "The agent wants to use " + e.tool + ": " + e.subject
 	if !b.caps.keyboard {
 		text += "\nAnswer /approve " + id + " once, /approve " + id + " always or /approve " + id + " deny."
-		b.say(w.chat, "", text, nil)
+		b.sendReply(o, e, text, "", nil)
 		return
 	}
 	btn := func(label, d string) Button { return Button{Text: label, CallbackData: "approve " + id + " " + d} }
-	b.say(w.chat, "", text, &InlineKeyboard{Rows: [][]Button{{btn("Allow once", "once"), btn("Always", "always"), btn("Deny", "deny")}}})
+	b.sendReply(o, e, text, "", &InlineKeyboard{Rows: [][]Button{{btn("Allow once", "once"), btn("Always", "always"), btn("Deny", "deny")}}})
 }
 
 // approve answers an approval from the chat's session sid and returns

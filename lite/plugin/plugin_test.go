@@ -57,21 +57,46 @@ type env struct {
 	app    *lite.App
 	cfg    *lite.Config
 	states chan plugin.Status
+	// onState, when set, is called with each state change before it is
+	// queued, on the Gateway's goroutine: a test may hold the supervisor
+	// there (in backoff, say) until it is ready for the plugin to return.
+	onState func(plugin.Status)
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvWith(t, llmtest.Echo()) }
+
+// newEnvWith answers the model's requests with h.
+func newEnvWith(t *testing.T, h llmtest.Handler) *env {
 	t.Helper()
-	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	fake := llmtest.NewHandler(t, llmtest.Ollama, h)
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := lite.DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.AgentsDir = filepath.Join(cfg.DataDir, "agents")
+	// No memory guard: it samples the resident set of the whole test
+	// binary (every test's App, and the race detector's shadow memory),
+	// which is over the 40 MB budget under -race, and would refuse turns.
+	cfg.Runtime.MemoryLimitMB = 0
 	_, err := lite.Init(cfg)
 	require.NoError(t, err)
-	app, err := lite.Open(cfg, nil)
+	e := &env{cfg: cfg, states: make(chan plugin.Status, 1024)}
+	e.reopen(t)
+	t.Cleanup(func() { e.app.Close() })
+	return e
+}
+
+// reopen closes the App, if open, and opens it again: a daemon restart.
+func (e *env) reopen(t *testing.T) {
+	t.Helper()
+	if e.app != nil {
+		require.NoError(t, e.app.Close())
+	}
+	app, err := lite.Open(e.cfg, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { app.Close() })
-	return &env{app: app, cfg: cfg, states: make(chan plugin.Status, 1024)}
+	e.app = app
+	for len(e.states) > 0 {
+		<-e.states // the last App's
+	}
 }
 
 // sessions adapts the App's chats as package lite does.
@@ -103,6 +128,9 @@ func (e *env) start(t *testing.T, kind, restart string, timing plugin.Timing, ex
 		Name: "helper", Command: os.Args[0], Env: append([]string{helperEnv + "=" + kind}, extra...),
 		Restart: restart, Sessions: sessions{e.app.Chats()}, Runtime: e.app.Loop, Timing: timing, Logger: testLog(),
 		Observe: func(s plugin.Status) {
+			if e.onState != nil {
+				e.onState(s)
+			}
 			select {
 			case e.states <- s:
 			default:
@@ -117,7 +145,7 @@ func (e *env) start(t *testing.T, kind, restart string, timing plugin.Timing, ex
 	}
 	g, err := plugin.Start(context.Background(), o)
 	require.NoError(t, err)
-	t.Cleanup(g.Stop)
+	t.Cleanup(func() { _ = g.Stop(context.Background()) })
 	return g
 }
 
@@ -153,7 +181,7 @@ func (e *env) converse(t *testing.T, msg string) {
 	defer cancel()
 	info, err := e.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant", Gateway: "test"})
 	require.NoError(t, err)
-	sub, err := e.app.Loop.Subscribe(ctx, info.ID)
+	sub, err := e.app.Loop.Follow(ctx, info.ID, runtime.Live)
 	require.NoError(t, err)
 	defer sub.Close()
 	_, err = e.app.Loop.Send(ctx, info.ID, runtime.Input{Content: msg})

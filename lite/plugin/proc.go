@@ -36,6 +36,9 @@ type proc struct {
 	outR   *os.File
 	errR   *os.File
 	wg     sync.WaitGroup
+	// sig, when set, is called instead of signalling the process (a
+	// test seam).
+	sig func(syscall.Signal)
 }
 
 type procConfig struct {
@@ -195,6 +198,10 @@ func (p *proc) writeStdin(timeout time.Duration) {
 
 // signal signals the plugin's process group (it may have children).
 func (p *proc) signal(sig syscall.Signal) {
+	if p.sig != nil {
+		p.sig(sig)
+		return
+	}
 	if err := syscall.Kill(-p.pid(), sig); err != nil {
 		_ = p.cmd.Process.Signal(sig)
 	}

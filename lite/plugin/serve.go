@@ -48,20 +48,43 @@ func (h *health) stop() {
 // health, and the session watchers' news. After the exit, what the
 // plugin wrote last is still read, until its stdout closes (or a second
 // passes: a child of the plugin may hold it open).
+//
+// When ctx ends (Stop) the plugin first gets what its chats are owed:
+// the watchers go on until every followed session is delivered and idle,
+// for at most the grace (its messages still reach their sessions, and
+// their replies wait for the next start); then it is stopped.
 func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
 	var out outcome
 	h := newHealth(g.t)
 	defer h.stop()
 	typing := time.NewTicker(g.t.TypingInterval)
 	defer typing.Stop()
+	// Handlers outlive ctx: the acknowledgements while stopping are recorded.
+	stop, live := ctx.Done(), context.WithoutCancel(ctx)
+	var flush <-chan time.Time
+	var hurry <-chan struct{}
 	events, exited := p.events, p.exited
 	var linger <-chan time.Time
 	for events != nil || exited != nil {
-		select {
-		case <-ctx.Done():
-			p.terminate(g.t.StopGrace)
+		if g.b.stopping && (flush == nil || g.b.flushed()) {
+			g.shutdown(live, p, events)
 			p.close()
 			return outcome{err: ctx.Err()}
+		}
+		select {
+		case <-stop:
+			stop, hurry = nil, g.hurry
+			g.b.stopping = true
+			g.o.Observe(Status{State: StateStopping, PID: p.pid()})
+			if !g.b.flushed() {
+				t := time.NewTimer(time.Duration(g.grace.Load()))
+				defer t.Stop()
+				flush = t.C
+			}
+		case <-flush:
+			flush = nil
+		case <-hurry:
+			flush = nil
 		case <-exited:
 			exited, linger = nil, time.After(time.Second)
 		case <-linger:
@@ -71,7 +94,7 @@ func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
 				events = nil
 				continue
 			}
-			g.handle(ctx, p, ev, h, &out)
+			g.handle(live, p, ev, h, &out)
 		case <-h.ready.C:
 			g.kill(p, &out, errNotReady, "plugin gateway did not say ready in time; killing it", g.t.ReadyTimeout)
 		case <-h.pingC():
@@ -83,7 +106,9 @@ func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
 		case <-h.pong.C:
 			g.kill(p, &out, errNoPong, "plugin gateway did not answer a ping; killing it", g.t.PongTimeout)
 		case w := <-g.b.events:
-			g.b.onWatch(ctx, w)
+			g.b.onWatch(live, w)
+		case m := <-g.b.outbound:
+			g.b.onOutbound(m)
 		case <-typing.C:
 			g.b.typing()
 		}
@@ -108,15 +133,15 @@ func (g *Gateway) kill(p *proc, out *outcome, why error, msg string, timeout tim
 func (g *Gateway) handle(ctx context.Context, p *proc, ev Event, h *health, out *outcome) {
 	switch e := ev.(type) {
 	case Ready:
-		g.onReady(p, e, h, out)
+		g.onReady(ctx, p, e, h, out)
 	case MessageReceived:
 		g.b.onMessage(ctx, e)
 	case CallbackQuery:
 		g.b.onCallback(ctx, e)
 	case CommandOK:
-		g.b.done(e.RequestID, nil)
+		g.b.done(ctx, e.RequestID, nil)
 	case CommandError:
-		g.b.done(e.RequestID, &e)
+		g.b.done(ctx, e.RequestID, &e)
 	case Pong:
 		h.waiting = false
 		h.pong.Stop()
@@ -133,7 +158,7 @@ func (g *Gateway) handle(ctx context.Context, p *proc, ev Event, h *health, out 
 	}
 }
 
-func (g *Gateway) onReady(p *proc, r Ready, h *health, out *outcome) {
+func (g *Gateway) onReady(ctx context.Context, p *proc, r Ready, h *health, out *outcome) {
 	if err := CheckVersion(r.Version); err != nil {
 		g.log.Error(err.Error()+"; stopping it", "plugin", g.o.Name, "command", g.o.Command)
 		out.permanent, out.err = true, err
@@ -145,7 +170,58 @@ func (g *Gateway) onReady(p *proc, r Ready, h *health, out *outcome) {
 		h.ping = time.NewTicker(g.t.PingInterval)
 	}
 	out.ready = true
-	g.b.caps = capsOf(r.Capabilities)
 	g.log.Info("plugin gateway ready", "plugin", g.o.Name, "gateway", r.Gateway, "version", r.Version, "capabilities", r.Capabilities)
 	g.o.Observe(Status{State: StateReady, PID: p.pid()})
+	g.b.onReady(ctx, r.Capabilities)
+}
+
+// shutdown stops the plugin at Stop, once flushed: the watchers stop
+// (what the chats are still owed stays in the log), the plugin gets
+// shutdown, then SIGTERM,
+// then SIGKILL, each after the grace, or SIGKILL at once when Stop's
+// deadline passes. Meanwhile its acknowledgements are still recorded, so
+// a reply it had is not sent again at the next start; other events are
+// ignored. It returns once the process has exited and its last lines
+// are read.
+func (g *Gateway) shutdown(ctx context.Context, p *proc, events <-chan Event) {
+	g.b.stopping = true
+	g.b.pause()
+	p.send(Shutdown{})
+	grace := time.Duration(g.grace.Load())
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	signals := []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
+	exited, hurry := p.exited, g.hurry
+	var linger <-chan time.Time
+	for events != nil || exited != nil {
+		select {
+		case <-exited:
+			exited, linger = nil, time.After(time.Second)
+		case <-linger:
+			events = nil
+		case <-hurry:
+			hurry = nil
+			if exited != nil {
+				p.signal(syscall.SIGKILL)
+			}
+		case <-t.C:
+			if len(signals) > 0 && exited != nil {
+				g.log.Warn("plugin did not exit in time; signalling it", "plugin", g.o.Name, "signal", signals[0].String())
+				p.signal(signals[0])
+				signals = signals[1:]
+				t.Reset(grace)
+			}
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			switch e := ev.(type) {
+			case CommandOK:
+				g.b.done(ctx, e.RequestID, nil)
+			case CommandError:
+				g.b.done(ctx, e.RequestID, &e)
+			}
+		}
+	}
 }

@@ -5,25 +5,29 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
-	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// watchers follow the sessions whose turns run for a plugin's chats: one
-// goroutine per session, subscribed before the message is sent and
-// stopped once the session is idle, so idle chats cost nothing.
-type watchers struct {
-	m      map[string]*watch // by session id
-	events chan watchEvent   // from the watcher goroutines
-	wg     sync.WaitGroup
-}
-
+// A watcher follows one session for its chat while the plugin is up: it
+// reads the session from the outbox's position (runtime.Loop.Follow: the
+// log, then live, no gap, no duplicate) and posts what the chat must hear
+// to the Gateway's goroutine, one message at a time: it waits until the
+// plugin acknowledged one before it posts the next, so a plugin that is
+// slow or down holds no queue of replies in memory (the log is the
+// queue). Watchers run only for followed sessions, from a message of the
+// chat until the session is idle again; they are stopped when the plugin
+// goes down and started again, from the durable position, once it is
+// ready.
 type watch struct {
-	sid, chat, chatType string
-	replyTo             string // the last message sent, for reply_to
-	lastSent            uint64 // its seq: a turn_end before it is not the last
-	cancel              context.CancelFunc
+	sid       string
+	from      uint64        // read the log after this seq
+	delivered uint64        // nothing up to this seq is posted again
+	edge      uint64        // the session's last seq when the watcher started
+	ackWait   time.Duration // how long a reply may go unacknowledged
+	cancel    context.CancelFunc
+	next      chan struct{} // the Gateway's goroutine lets the watcher go on
 }
 
 type watchKind int
@@ -32,6 +36,7 @@ const (
 	watchApproval watchKind = iota
 	watchTurnEnd
 	watchGone
+	watchAckLate // the plugin did not acknowledge the reply at seq in time
 )
 
 type watchEvent struct {
@@ -41,46 +46,97 @@ type watchEvent struct {
 	text string // turn_end: the answer to send
 	// approval_required
 	callID, tool, subject string
-	lagged                bool
+	// gone: why
+	deleted, ended bool
+	err            error
 }
 
-// watch returns the session's watcher, starting one.
-func (b *bridge) watch(ctx context.Context, sid string, in agents.Inbound) (*watch, error) {
-	if w := b.m[sid]; w != nil {
-		w.chatType = in.ChatType
-		return w, nil
+// watchers is the Gateway goroutine's side of the watchers.
+type watchers struct {
+	open     map[string]*outbox // followed sessions, by session id
+	outgoing map[string]*outbox // by the request id of the message each awaits the ack of
+	events   chan watchEvent    // from the watcher goroutines
+	wg       sync.WaitGroup
+}
+
+// follow starts the session's watcher from its durable position.
+func (b *bridge) follow(ctx context.Context, o *outbox) {
+	edge := o.rec.Delivered
+	if info, err := b.rt.Session(ctx, o.sid); err == nil {
+		edge = info.LastSeq
 	}
-	sub, err := b.rt.Subscribe(ctx, sid)
-	if err != nil {
-		return nil, err
-	}
-	// The watcher's life is bounded by the Gateway's (closeWatches), not
-	// by the call's ctx.
-	wctx, cancel := context.WithCancel(context.Background())
-	w := &watch{sid: sid, chat: in.ChatID, chatType: in.ChatType, cancel: cancel}
-	b.m[sid] = w
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	w := &watch{sid: o.sid, from: o.rec.From, delivered: o.rec.Delivered, edge: edge, ackWait: b.t.AckTimeout,
+		cancel: cancel, next: make(chan struct{}, 1)}
+	o.w, o.sending = w, ""
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
-		w.run(wctx, sub, b.events)
+		w.run(wctx, b.rt, b.events)
 	}()
-	return w, nil
 }
 
-// run follows the session's events and posts what the chat must hear.
-// Tokens are ignored: the final answer is sent whole.
-func (w *watch) run(ctx context.Context, sub *runtime.Subscription, out chan<- watchEvent) {
-	defer sub.Close()
-	post := func(e watchEvent) bool {
-		e.w = w
-		select {
-		case out <- e:
-			return true
-		case <-ctx.Done():
+// unfollow stops the session's watcher, if it runs.
+func (b *bridge) unfollow(o *outbox) {
+	if o.w != nil {
+		o.w.cancel()
+		o.w = nil
+	}
+	if o.sending != "" {
+		delete(b.outgoing, o.sending)
+		o.sending = ""
+	}
+}
+
+// resume starts a watcher for every followed session that has none: when
+// the plugin is ready.
+func (b *bridge) resume(ctx context.Context) {
+	for _, o := range b.open {
+		if o.w == nil {
+			b.follow(ctx, o)
+		}
+	}
+}
+
+// pause stops every watcher, keeping the sessions followed: when the
+// plugin goes down, what it is owed stays in the log.
+func (b *bridge) pause() {
+	for _, o := range b.open {
+		b.unfollow(o)
+	}
+	clear(b.outgoing)
+}
+
+// flushed reports whether no watcher runs: every followed session was
+// delivered and is idle, or waits for the plugin's next start.
+func (b *bridge) flushed() bool {
+	for _, o := range b.open {
+		if o.w != nil {
 			return false
 		}
 	}
+	return true
+}
+
+// closeWatches stops every watcher and waits for them.
+func (b *bridge) closeWatches() {
+	b.pause()
+	b.wg.Wait()
+}
+
+// run follows the session's events and posts what the chat must hear.
+// Tokens are ignored: the final answer is sent whole. An approval read
+// from the log before the edge is held until the edge: one decided since
+// (the plugin was down) is not asked again.
+func (w *watch) run(ctx context.Context, rt Runtime, out chan<- watchEvent) {
+	sub, err := rt.Follow(ctx, w.sid, w.from)
+	if err != nil {
+		w.post(ctx, out, watchEvent{kind: watchGone, err: err, deleted: err == runtime.ErrSessionNotFound})
+		return
+	}
+	defer sub.Close()
 	var text, failure string
+	var held []watchEvent
 	for {
 		var e runtime.Event
 		var ok bool
@@ -90,7 +146,7 @@ func (w *watch) run(ctx context.Context, sub *runtime.Subscription, out chan<- w
 		case e, ok = <-sub.C():
 		}
 		if !ok {
-			post(watchEvent{kind: watchGone, lagged: sub.Err() != nil})
+			w.post(ctx, out, watchEvent{kind: watchGone, deleted: sub.Deleted(), err: sub.Err()})
 			return
 		}
 		switch e.Type {
@@ -101,15 +157,75 @@ func (w *watch) run(ctx context.Context, sub *runtime.Subscription, out chan<- w
 		case runtime.EvError:
 			failure = e.Content
 		case runtime.EvApprovalRequired:
-			ok = post(watchEvent{kind: watchApproval, callID: e.CallID, tool: e.ToolName, subject: e.Content})
+			if e.Seq > w.delivered {
+				held = append(held, watchEvent{kind: watchApproval, seq: e.Seq, callID: e.CallID, tool: e.ToolName, subject: e.Content})
+			}
+		case runtime.EvApprovalDecision:
+			held = dropCall(held, e.CallID)
 		case runtime.EvTurnEnd:
-			ok = post(watchEvent{kind: watchTurnEnd, seq: e.Seq, text: answer(text, failure, e.Reason)})
+			held = held[:0]
+			if e.Seq > w.delivered && !w.send(ctx, out, watchEvent{kind: watchTurnEnd, seq: e.Seq, text: answer(text, failure, e.Reason)}) {
+				return
+			}
 			text, failure = "", ""
+		case runtime.EvSessionEnd:
+			w.post(ctx, out, watchEvent{kind: watchGone, ended: true})
+			return
 		default:
 			// A chat gets answers, errors and approvals, not the steps.
 		}
-		if !ok {
-			return
+		if e.Seq >= w.edge {
+			for _, h := range held {
+				if !w.send(ctx, out, h) {
+					return
+				}
+			}
+			held = held[:0]
+		}
+	}
+}
+
+func dropCall(held []watchEvent, callID string) []watchEvent {
+	kept := held[:0]
+	for _, h := range held {
+		if h.callID != callID {
+			kept = append(kept, h)
+		}
+	}
+	return kept
+}
+
+// post hands e to the Gateway's goroutine; false means the watcher stops.
+func (w *watch) post(ctx context.Context, out chan<- watchEvent, e watchEvent) bool {
+	e.w = w
+	select {
+	case out <- e:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// send posts e and waits until the Gateway's goroutine is done with it
+// (the plugin acknowledged the message, or there was nothing to send).
+// A plugin that does not acknowledge in time is reported once: the
+// Gateway's goroutine then counts the reply as delivered.
+func (w *watch) send(ctx context.Context, out chan<- watchEvent, e watchEvent) bool {
+	if !w.post(ctx, out, e) {
+		return false
+	}
+	late := time.NewTimer(w.ackWait)
+	defer late.Stop()
+	for {
+		select {
+		case <-w.next:
+			return true
+		case <-late.C:
+			if !w.post(ctx, out, watchEvent{kind: watchAckLate, seq: e.seq}) {
+				return false
+			}
+		case <-ctx.Done():
+			return false
 		}
 	}
 }
@@ -128,47 +244,30 @@ func answer(text, failure, reason string) string {
 
 // onWatch handles a watcher's news on the Gateway's goroutine.
 func (b *bridge) onWatch(ctx context.Context, e watchEvent) {
-	w := e.w
-	if b.m[w.sid] != w {
+	o := b.open[e.w.sid]
+	if o == nil || o.w != e.w {
 		return // a watcher already stopped
 	}
 	switch e.kind {
 	case watchApproval:
-		b.onApproval(w, e)
+		b.onApproval(o, e)
 	case watchGone:
-		delete(b.m, w.sid)
-		w.cancel()
-		if e.lagged {
-			b.log.Warn("plugin gateway lost a session's events; a reply may be missing", "plugin", b.name, "session", w.sid)
+		b.gone(ctx, o, e)
+	case watchAckLate:
+		// A reply that was dropped waits for the restart that a plugin
+		// which does not read gets (it misses its pongs).
+		if o.sending != "" && o.seq == e.seq && !o.dropped {
+			b.limit.log(b.log, slog.LevelWarn, "plugin gateway did not acknowledge a reply in time; counting it as delivered",
+				"plugin", b.name, "session", o.sid, "request_id", o.sending, "timeout", b.t.AckTimeout.String())
+			delete(b.outgoing, o.sending)
+			b.acked(ctx, o, o.seq, o.turnEnd)
 		}
 	case watchTurnEnd:
-		if e.text != "" {
-			b.say(w.chat, w.replyTo, e.text, nil)
+		b.forget(o.sid)
+		if e.text == "" {
+			b.acked(ctx, o, e.seq, true)
+			return
 		}
-		b.forget(w.sid)
-		if w.lastSent > e.seq || b.running(ctx, w.sid) {
-			return // a message sent later starts or waits for another turn
-		}
-		delete(b.m, w.sid)
-		w.cancel()
+		b.sendReply(o, e, e.text, o.replyTo, nil)
 	}
-}
-
-// running reports whether the session has a turn running or queued.
-func (b *bridge) running(ctx context.Context, sid string) bool {
-	info, err := b.rt.Session(ctx, sid)
-	if err != nil {
-		b.log.Log(ctx, slog.LevelDebug, "plugin gateway cannot read a session", "session", sid, "err", err)
-		return false
-	}
-	return info.Status == "running"
-}
-
-// closeWatches stops every watcher and waits for them.
-func (b *bridge) closeWatches() {
-	for sid, w := range b.m {
-		w.cancel()
-		delete(b.m, sid)
-	}
-	b.wg.Wait()
 }

@@ -1,0 +1,34 @@
+package lite_test
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Gateways reach sessions through the loop's API only (Follow, Events,
+// Session, KV): none of them imports the store.
+func TestGatewaysImportNoStorage(t *testing.T) {
+	for _, dir := range []string{"httpapi", "telegram", "plugin"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		require.NoError(t, err)
+		require.NotEmpty(t, files, dir)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			require.NoError(t, err)
+			for _, imp := range ast.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				assert.NotEqual(t, "github.com/agnx-lite/agnx-lite/storage", path, "%s imports the store; use the runtime.Loop's API", f)
+			}
+		}
+	}
+}
