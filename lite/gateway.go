@@ -5,6 +5,9 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/lite/telegram"
 )
 
 // Gateway is one way people reach their agents besides the HTTP API: the
@@ -41,6 +44,30 @@ type Outbound struct {
 // gateway does not serve: no one there ever talked to an agent through it.
 var ErrNotServed = errors.New("this gateway serves no such chat: the chat must message the agent first")
 
+// gatewayStopTimeout bounds a gateway's stop at shutdown: the replies it
+// is delivering get that long (a plugin: then shutdown, SIGTERM, SIGKILL);
+// what is left is delivered at the next start.
+const gatewayStopTimeout = 15 * time.Second
+
+// buildGateways returns the gateways the config enables, not started: the
+// Telegram bot, then one per gateways.external entry.
+func buildGateways(app *App, log *slog.Logger) (gatewaySet, error) {
+	var gws gatewaySet
+	if app.Config.Gateways.Telegram.Enabled {
+		tg, err := NewTelegram(app, telegram.Options{Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		app.SetLastPoll(tg.LastPoll)
+		gws = append(gws, tg)
+	}
+	plugins, err := PluginGateways(app, log)
+	if err != nil {
+		return nil, err
+	}
+	return append(gws, plugins...), nil
+}
+
 // gatewaySet is the gateways Serve runs.
 type gatewaySet []Gateway
 
@@ -50,7 +77,9 @@ func (gs gatewaySet) start(ctx context.Context, log *slog.Logger) (gatewaySet, e
 	var started gatewaySet
 	for _, g := range gs {
 		if err := g.Start(ctx); err != nil {
-			started.stop(context.WithoutCancel(ctx), log)
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gatewayStopTimeout)
+			started.stop(stopCtx, log)
+			cancel()
 			return nil, err
 		}
 		started = append(started, g)

@@ -6,15 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 )
-
-// pluginStopTimeout bounds the stop StartPlugins returns: a plugin
-// gets shutdown, SIGTERM and SIGKILL within it.
-const pluginStopTimeout = 15 * time.Second
 
 // PluginGateways returns one Gateway per gateways.external entry, not
 // started; Serve starts and stops them with the others. A plugin's
@@ -45,33 +40,6 @@ func pluginGateways(app *App, log *slog.Logger, t plugin.Timing, observe func(st
 		gws = append(gws, &pluginGateway{g: g, chats: app.Chats()})
 	}
 	return gws, nil
-}
-
-// StartPlugins starts the plugin gateways (PluginGateways). The plugins
-// run until stop is called; stop returns once every plugin has exited
-// (each gets a shutdown, then SIGTERM and SIGKILL, within 15 s). Call it
-// before app.Close: the plugins' sessions live in app's loop.
-func StartPlugins(ctx context.Context, app *App, log *slog.Logger) (stop func(), err error) {
-	return startPlugins(ctx, app, log, plugin.Timing{}, nil)
-}
-
-func startPlugins(ctx context.Context, app *App, log *slog.Logger, t plugin.Timing, observe func(string, plugin.Status)) (func(), error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	gws, err := pluginGateways(app, log, t, observe)
-	if err != nil {
-		return nil, err
-	}
-	started, err := gatewaySet(gws).start(ctx, log)
-	if err != nil {
-		return nil, err
-	}
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), pluginStopTimeout)
-		defer cancel()
-		started.stop(ctx, log)
-	}, nil
 }
 
 // pluginGateway is a gateway plugin as a Gateway.

@@ -22,7 +22,7 @@ import (
 
 // gateways.external starts the example plugin with its env (secrets that
 // never reach the log), and its chat reaches the default agent.
-func TestStartPlugins_Example(t *testing.T) {
+func TestPluginGateways_Example(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go toolchain on PATH to build the example plugin")
@@ -51,13 +51,15 @@ func TestStartPlugins_Example(t *testing.T) {
 	var logs syncBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	stopped := make(chan struct{})
-	stop, err := startPlugins(context.Background(), app, log, plugin.Timing{}, func(name string, s plugin.Status) {
+	gws, err := pluginGateways(app, log, plugin.Timing{}, func(name string, s plugin.Status) {
 		if name == "script" && s.State == plugin.StateStopped {
 			close(stopped)
 		}
 	})
 	require.NoError(t, err)
-	defer stop()
+	started, err := gatewaySet(gws).start(context.Background(), log)
+	require.NoError(t, err)
+	defer started.stop(context.Background(), log)
 	select {
 	case <-stopped: // it exits 0 after its one answer
 	case <-time.After(10 * time.Second):
@@ -70,7 +72,7 @@ func TestStartPlugins_Example(t *testing.T) {
 	assert.NotContains(t, logs.String(), "tok-3141592")
 }
 
-func TestStartPlugins_BadRestart(t *testing.T) {
+func TestPluginGateways_BadRestart(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
 	_, err := Init(cfg)
 	require.NoError(t, err)
@@ -78,7 +80,7 @@ func TestStartPlugins_BadRestart(t *testing.T) {
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
 	defer app.Close()
-	_, err = StartPlugins(context.Background(), app, nil)
+	_, err = buildGateways(app, nil)
 	assert.ErrorContains(t, err, "sometimes")
 }
 

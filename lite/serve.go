@@ -92,8 +92,6 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		app.Close()
 		return fmt.Errorf("cannot listen on %s: %v (is another server on that port? set server.port or use -p)", addr, err)
 	}
-	// Gateways live until the turns they started are over, so they are
-	// not tied to ctx, which ends when shutdown begins.
 	stopGateways, err := startGateways(app, log)
 	if err != nil {
 		ln.Close()
@@ -174,24 +172,23 @@ func notifySystemd(ctx context.Context, app *App, base string, log *slog.Logger)
 }
 
 // startGateways starts the Telegram gateway (when enabled) and the plugin
-// gateways; the returned func stops them all. The Telegram gateway's last
-// successful poll goes to the metrics.
+// gateways; the returned func stops them all, each within
+// gatewayStopTimeout. Gateways live until the turns they started are
+// over, so they are not tied to Serve's ctx, which ends when shutdown
+// begins. The Telegram gateway's last successful poll goes to the metrics.
 func startGateways(app *App, log *slog.Logger) (func(), error) {
-	tg, err := StartTelegram(context.Background(), app, log)
+	gws, err := buildGateways(app, log)
 	if err != nil {
 		return nil, err
 	}
-	if tg != nil {
-		app.SetLastPoll(tg.LastPoll)
-	}
-	stopPlugins, err := StartPlugins(context.Background(), app, log)
+	started, err := gws.start(context.Background(), log)
 	if err != nil {
-		tg.Stop()
 		return nil, err
 	}
 	return func() {
-		tg.Stop()
-		stopPlugins()
+		ctx, cancel := context.WithTimeout(context.Background(), gatewayStopTimeout)
+		defer cancel()
+		started.stop(ctx, log)
 	}, nil
 }
 

@@ -4,17 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 )
-
-// telegramStopTimeout is how long StartedTelegram.Stop waits for replies
-// being streamed to finish; the rest is delivered at the next start.
-const telegramStopTimeout = 10 * time.Second
 
 // TelegramGateway is the built-in Telegram gateway as Serve runs it: a
 // Gateway, plus the time of its last successful poll for doctor and
@@ -81,59 +76,6 @@ func (t *TelegramGateway) LastPoll() time.Time {
 		return time.Time{}
 	}
 	return t.gw.LastPoll()
-}
-
-// StartedTelegram is a Telegram gateway StartTelegram started; nil when
-// it is disabled (its methods are nil-safe).
-//
-// Deprecated: Serve is to run NewTelegram's gateway in its gateway list
-// (Start, Stop with a deadline); this goes once it does.
-type StartedTelegram struct {
-	gw  *TelegramGateway
-	log *slog.Logger
-}
-
-// LastPoll is the gateway's last successful poll (zero when disabled).
-func (s *StartedTelegram) LastPoll() time.Time {
-	if s == nil {
-		return time.Time{}
-	}
-	return s.gw.LastPoll()
-}
-
-// Stop stops polling and waits (up to 10 s) for replies being streamed.
-func (s *StartedTelegram) Stop() {
-	if s == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), telegramStopTimeout)
-	defer cancel()
-	if err := s.gw.Stop(ctx); err != nil {
-		s.log.Warn("the telegram gateway did not stop cleanly", "err", err)
-	}
-}
-
-// StartTelegram starts the built-in Telegram gateway when
-// gateways.telegram.enabled is set, and returns nil otherwise. It does not
-// wait for Telegram: the bot connects, and reconnects, in the background.
-// Only Stop ends it (ctx's cancellation does not).
-//
-// Deprecated: use NewTelegram and run it in Serve's gateway list.
-func StartTelegram(ctx context.Context, app *App, log *slog.Logger) (*StartedTelegram, error) {
-	if !app.Config.Gateways.Telegram.Enabled {
-		return nil, nil
-	}
-	gw, err := NewTelegram(app, telegram.Options{Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	if err := gw.Start(ctx); err != nil {
-		return nil, err
-	}
-	if log == nil {
-		log = app.log
-	}
-	return &StartedTelegram{gw: gw, log: log}, nil
 }
 
 // tgChats adapts Chats to the gateway, translating lite's errors into the

@@ -13,18 +13,18 @@ import (
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 )
 
-func TestStartTelegram_Disabled(t *testing.T) {
+// With Telegram disabled (the default) and no plugins, Serve runs no
+// gateway.
+func TestGateways_NoneByDefault(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
 	_, err := Init(cfg)
 	require.NoError(t, err)
 	app, err := Open(cfg, &Options{NoSync: true})
 	require.NoError(t, err)
 	defer app.Close()
-	tg, err := StartTelegram(context.Background(), app, nil)
+	gws, err := buildGateways(app, nil)
 	require.NoError(t, err)
-	assert.Nil(t, tg)
-	assert.True(t, tg.LastPoll().IsZero(), "nil-safe")
-	tg.Stop()
+	assert.Empty(t, gws)
 	var none *TelegramGateway
 	assert.True(t, none.LastPoll().IsZero(), "nil-safe")
 }
