@@ -147,7 +147,7 @@ func (w *watcher) ended() bool {
 		return true
 	}
 	w.until = info.LastSeq
-	if info.Status == "running" {
+	if info.Status == runtime.SessionRunning {
 		w.until = ^uint64(0)
 	}
 	return false
