@@ -1,9 +1,9 @@
 package plugin
 
 import (
-	"bytes"
 	"encoding/json"
-	"strconv"
+
+	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 )
 
 // Version is the protocol version agnx-lite speaks. A plugin's ready must
@@ -127,16 +127,14 @@ func Encode(c Command) []byte {
 	if err != nil || len(body) < 2 || body[0] != '{' {
 		body = []byte("{}") // the command types hold only strings, ints and slices of them
 	}
-	var b bytes.Buffer
-	b.Grow(len(body) + 32)
-	b.WriteString(`{"type":`)
-	b.WriteString(strconv.Quote(c.CommandType()))
+	b := make([]byte, 0, len(body)+32)
+	b = append(b, `{"type":`...)
+	b = jsonw.AppendString(b, c.CommandType())
 	if len(body) > 2 {
-		b.WriteByte(',')
+		b = append(b, ',')
 	}
-	b.Write(body[1:])
-	b.WriteByte('\n')
-	return b.Bytes()
+	b = append(b, body[1:]...)
+	return append(b, '\n')
 }
 
 // Event is a message from a gateway to the core.
