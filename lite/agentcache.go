@@ -44,6 +44,10 @@ type agentCache struct {
 	// for the first's result instead of building again.
 	building map[string]*agentBuild
 	closed   bool // by close: nothing more is built
+
+	// onBuild, when set, is told a build starts; it returns what to call
+	// when it ends (the memory guard gives builds headroom).
+	onBuild func() (done func())
 }
 
 // agentBuild is one build under way; agent and err are set before done
@@ -228,6 +232,9 @@ func (c *agentCache) fresh(name string, ca *cachedAgent, now time.Time) (time.Ti
 }
 
 func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
+	if c.onBuild != nil {
+		defer c.onBuild()()
+	}
 	if !agents.ValidName(name) {
 		return nil, &AgentNotFoundError{Name: name, Dir: c.cfg.AgentsDir}
 	}

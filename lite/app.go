@@ -84,9 +84,12 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify}
-	go func() { a.done <- loop.Run(ctx) }()
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
+		cache.onBuild = a.guard.building // set before anything builds
+	}
+	go func() { a.done <- loop.Run(ctx) }()
+	if a.guard != nil {
 		a.guard.start(ctx)
 	}
 	return a, nil

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/shirou/gopsutil/v4/process"
@@ -30,6 +31,12 @@ type memGuard struct {
 	busy      bool
 	// done is closed when the goroutine start began has returned.
 	done chan struct{}
+
+	// builds counts the agent builds under way (compiling WASM tools):
+	// while one runs the soft limit is doubled and no turn is refused.
+	mu      sync.Mutex
+	builds  int
+	running bool // run has set the soft limit and not put it back yet
 }
 
 func newMemGuard(limitMB int, loop *runtime.Loop, agents *agentCache, log *slog.Logger) *memGuard {
@@ -58,11 +65,27 @@ func selfRSS() func() (int64, error) {
 	}
 }
 
-// start runs the guard in a goroutine until ctx ends; wait waits for it.
+// start sets the soft limit (it is in force when start returns) and runs
+// the guard in a goroutine until ctx ends, which puts the limit back as it
+// was; wait waits for it.
 func (g *memGuard) start(ctx context.Context) {
+	g.mu.Lock()
+	limit := g.limit
+	if g.builds > 0 {
+		limit *= 2 // a build that began first keeps its headroom
+	}
+	prev := debug.SetMemoryLimit(limit)
+	g.running = true
+	g.mu.Unlock()
 	g.done = make(chan struct{})
 	go func() {
 		defer close(g.done)
+		defer func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.running = false
+			debug.SetMemoryLimit(prev)
+		}()
 		g.run(ctx)
 	}()
 }
@@ -70,10 +93,8 @@ func (g *memGuard) start(ctx context.Context) {
 // wait returns once the goroutine start began has returned.
 func (g *memGuard) wait() { <-g.done }
 
-// run sets the soft limit and samples until ctx ends, then puts the limit
-// back as it was.
+// run samples until ctx ends.
 func (g *memGuard) run(ctx context.Context) {
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(g.limit))
 	t := time.NewTicker(g.every)
 	defer t.Stop()
 	for {
@@ -86,7 +107,38 @@ func (g *memGuard) run(ctx context.Context) {
 	}
 }
 
-// check samples once and acts.
+// building gives an agent build headroom until the func it returns is
+// called. A cold compile of a large WASM module needs a heap above the
+// soft limit for a few seconds: held to the limit, the collector would
+// run back to back, slowing every session's stream and the compile itself
+// (measured: 4× longer, tokens held up by half a second). Twice the limit
+// lets it through; once the last build ends the limit is back and the
+// collector returns what the compile used.
+func (g *memGuard) building() (done func()) {
+	g.mu.Lock()
+	if g.builds++; g.builds == 1 && g.running {
+		debug.SetMemoryLimit(2 * g.limit)
+	}
+	g.mu.Unlock()
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.builds--; g.builds == 0 && g.running {
+			debug.SetMemoryLimit(g.limit)
+		}
+	}
+}
+
+// compiling reports whether an agent build is under way.
+func (g *memGuard) compiling() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.builds > 0
+}
+
+// check samples once and acts. While an agent builds, its heap is
+// transient: idle agents and sessions are still evicted, but no turn is
+// refused for it.
 func (g *memGuard) check(ctx context.Context) {
 	rss, err := g.rss()
 	if err != nil {
@@ -100,7 +152,7 @@ func (g *memGuard) check(ctx context.Context) {
 		after, _ := g.rss()
 		g.log.Warn("memory high: evicted idle agents and sessions", "rss_mb", rss>>20, "after_mb", after>>20,
 			"limit_mb", g.limit>>20, "agents", agents, "sessions", sessions)
-		if after >= g.high && !g.busy {
+		if after >= g.high && !g.busy && !g.compiling() {
 			g.busy = true
 			_, _ = g.loop.Shed(ctx, true)
 			g.log.Error("memory still high: refusing new turns until it falls", "rss_mb", after>>20, "limit_mb", g.limit>>20)

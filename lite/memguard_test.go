@@ -80,3 +80,50 @@ func TestMemGuard_StopsWithApp(t *testing.T) {
 	}
 	assert.Equal(t, before, debug.SetMemoryLimit(-1))
 }
+
+// While an agent builds (a cold WASM compile), the soft limit doubles and
+// a high resident set refuses no turn; after it, both are as before.
+func TestMemGuard_BuildHeadroom(t *testing.T) {
+	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	cfg := crashConfig(t.TempDir())
+	cfg.Runtime.MemoryLimitMB = 0 // the test drives its own guard
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	app, err := Open(cfg, nil)
+	require.NoError(t, err)
+	defer app.Close()
+	ctx := context.Background()
+	info, err := app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant"})
+	require.NoError(t, err)
+
+	var rss atomic.Int64
+	g := newMemGuard(40, app.Loop, app.Agents, app.log)
+	g.rss = func() (int64, error) { return rss.Load(), nil }
+	prev := debug.SetMemoryLimit(-1)
+	gctx, stop := context.WithCancel(ctx)
+	g.start(gctx)
+	defer func() {
+		stop()
+		g.wait()
+		assert.Equal(t, prev, debug.SetMemoryLimit(-1), "the limit is put back")
+	}()
+	require.Equal(t, int64(40<<20), debug.SetMemoryLimit(-1), "the guard's limit is in force")
+
+	done := g.building()
+	assert.Equal(t, int64(80<<20), debug.SetMemoryLimit(-1), "a build gets twice the limit")
+	second := g.building()
+	second()
+	assert.Equal(t, int64(80<<20), debug.SetMemoryLimit(-1), "until the last build ends")
+
+	rss.Store(46 << 20)
+	g.check(ctx)
+	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
+	assert.NoError(t, err, "no turn is refused for a build's heap")
+
+	done()
+	assert.Equal(t, int64(40<<20), debug.SetMemoryLimit(-1))
+	g.check(ctx)
+	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
+	assert.ErrorIs(t, err, runtime.ErrBusy, "after it, the guard refuses as before")
+}
