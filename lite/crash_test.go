@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/internal/testenv"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -78,7 +79,7 @@ func TestCrash_SIGKILLLosesNothingAcknowledged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test is not short")
 	}
-	skipEmulated(t, "re-executes the test binary as the child it kills")
+	testenv.SkipIfNoReexec(t, "re-executes the test binary as the child it kills")
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	dir := t.TempDir()

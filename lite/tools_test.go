@@ -14,6 +14,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/internal/testenv"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -40,7 +41,7 @@ func toolAgent(t *testing.T, mode string, toolsYAML string, files map[string]str
 }
 
 func needSandbox(t *testing.T) {
-	skipEmulated(t, "bwrap runs the re-executed test binary as the sandbox's init")
+	testenv.SkipIfNoReexec(t, "bwrap runs the re-executed test binary as the sandbox's init")
 	if st := bwrap.Probe(context.Background()); !st.Usable {
 		t.Skip("bubblewrap unusable here: " + st.Problem)
 	}
@@ -104,7 +105,7 @@ func TestTools_BashRefusesWithoutSandbox(t *testing.T) {
 }
 
 func TestTools_TrustMode(t *testing.T) {
-	skipEmulated(t, "trust mode runs the re-executed test binary as the init that sets the limits")
+	testenv.SkipIfNoReexec(t, "trust mode runs the re-executed test binary as the init that sets the limits")
 	a := toolAgent(t, "trust", "    - {type: builtin, name: bash}\n", nil)
 	res := call(t, a, "bash", `{"command":"pwd; echo $HOME"}`)
 	assert.False(t, res.IsError, res.Content)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/internal/testenv"
 )
 
 // probeEnv makes the test binary the sandbox probe of TestHardening.
@@ -117,10 +118,7 @@ func runEmulated(t *testing.T, extra string) probeReport {
 
 func requireEmulation(t *testing.T) {
 	t.Helper()
-	if os.Getenv("AGNX_EMULATED") != "" { // set by ci/test-qemu.sh
-		t.Skip("the probe re-executes the test binary, and bwrap runs it as the sandbox's init: " +
-			"not under user-mode emulation")
-	}
+	testenv.SkipIfNoReexec(t, "the probe re-executes the test binary, and bwrap runs it as the sandbox's init")
 	if os.Geteuid() != 0 {
 		t.Skip("the hardening emulation needs root (unshare --mount, mount)")
 	}
