@@ -160,7 +160,11 @@ func TestClient_Stream_Errors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.NewOpenAI(t, tt.reply)
 			rec := &recorder{}
-			_, err := newTestClient(srv, rec, 100*time.Millisecond).Stream(t.Context(), simpleRequest(), rec.delta)
+			var idle time.Duration // the others must not trip it on a slow machine
+			if tt.reply.Fault == llmtest.Stall {
+				idle = 100 * time.Millisecond
+			}
+			_, err := newTestClient(srv, rec, idle).Stream(t.Context(), simpleRequest(), rec.delta)
 			var pe *runtime.ProviderError
 			require.ErrorAs(t, err, &pe)
 			assert.Equal(t, tt.kind, pe.Kind)
