@@ -154,7 +154,7 @@ func TestRun_TimeoutKillsTheTree(t *testing.T) {
 	res := run(t, r, Policy{Workspace: ws, Limits: Limits{Timeout: 300 * time.Millisecond}},
 		"cp /bin/sleep ./"+marker+"; ./"+marker+" 100 & ./"+marker+" 100")
 	assert.True(t, res.TimedOut, "exit %d: %s", res.ExitCode, res.Output)
-	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Less(t, time.Since(start), 60*time.Second, "the tree was killed, not waited for (100 s)")
 	assertGone(t, marker)
 }
 
