@@ -100,9 +100,15 @@ func read(in io.Reader, out io.Writer) (*tally, error) {
 			if e.Test != "" {
 				t.failed++
 			}
-			if e.Test != "" || len(t.output[key]) > 0 {
-				fmt.Fprint(out, strings.Join(t.output[key], ""))
+			if e.Test == "" { // a timeout's panic: the tests still running say where
+				for k, lines := range t.output {
+					if k != key && strings.HasPrefix(k, key) {
+						fmt.Fprint(out, strings.Join(lines, ""))
+						delete(t.output, k)
+					}
+				}
 			}
+			fmt.Fprint(out, strings.Join(t.output[key], ""))
 			delete(t.output, key)
 		}
 		if e.Action == "pass" || e.Action == "skip" || e.Action == "fail" {

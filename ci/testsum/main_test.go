@@ -28,6 +28,11 @@ const stream = `{"Action":"start","Package":"ex/a"}
 {"Action":"output","Package":"ex/a","Output":"FAIL\n"}
 {"Action":"output","Package":"ex/a","Output":"FAIL\tex/a\t0.01s\n"}
 {"Action":"fail","Package":"ex/a","Elapsed":0.01}
+{"Action":"run","Package":"ex/c","Test":"TestHang"}
+{"Action":"output","Package":"ex/c","Test":"TestHang","Output":"=== RUN   TestHang\n"}
+{"Action":"output","Package":"ex/c","Test":"TestHang","Output":"panic: test timed out after 10m0s\n"}
+{"Action":"output","Package":"ex/c","Output":"FAIL\tex/c\t600.1s\n"}
+{"Action":"fail","Package":"ex/c","Elapsed":600.1}
 {"ImportPath":"ex/b [ex/b.test]","Action":"build-output","Output":"b_test.go:3:2: undefined: x\n"}
 {"ImportPath":"ex/b [ex/b.test]","Action":"build-fail"}
 {"Action":"output","Package":"ex/b","Output":"FAIL\tex/b [build failed]\n"}
@@ -45,6 +50,7 @@ func TestRead(t *testing.T) {
 	assert.Equal(t, map[string]int{"re-executes the test binary: not under user-mode emulation": 1}, tl.reasons)
 	assert.Contains(t, out.String(), "bad_test.go:9: want 2, got 3", "a failure's output is shown")
 	assert.Contains(t, out.String(), "b_test.go:3:2: undefined: x", "build errors are shown")
+	assert.Contains(t, out.String(), "=== RUN   TestHang\npanic: test timed out", "a timeout shows the test that hung")
 	assert.Contains(t, out.String(), "FAIL\tex/a\t0.01s\n")
 	assert.NotContains(t, out.String(), "TestOK", "a passing test is quiet")
 	assert.Equal(t, "skipped tests by reason:\n"+
