@@ -43,7 +43,11 @@ func TestCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs only as the crash test's child")
 	}
-	app, err := Open(crashConfig(dir), nil)
+	cfg := crashConfig(dir)
+	// No memory guard: this test is about kills, and the resident set
+	// under -race or qemu (the emulator's own) is past the 40 MB budget.
+	cfg.Runtime.MemoryLimitMB = 0
+	app, err := Open(cfg, nil)
 	if err != nil {
 		fmt.Println("open-error", err)
 		os.Exit(3)
@@ -84,6 +88,7 @@ func TestCrash_SIGKILLLosesNothingAcknowledged(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	dir := t.TempDir()
 	cfg := crashConfig(dir)
+	cfg.Runtime.MemoryLimitMB = 0 // as in the child
 	_, err := Init(cfg)
 	require.NoError(t, err)
 
