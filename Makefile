@@ -19,11 +19,13 @@ run: build
 # What CI runs: the release binaries of every target (make cross), the
 # memory gate (the real daemon under the standard workload must stay under
 # 50 MB peak RSS: the one figure CI enforces), the suite under QEMU for
-# arm64 and armv7, then every test natively: its summary comes last.
+# arm64 and armv7, then every test natively under the race detector, which
+# needs cgo (and gcc, from ci/deps.sh) for the test binaries only: the
+# release binaries stay CGO_ENABLED=0. Its summary comes last.
 test: deps lint build cross
 	$(GO) run ./bench/memgate -bin $(BIN)
 	@ci/test-qemu.sh "$(GO)" $(QEMU_ARCHES)
-	$(GO) test -count=1 ./...
+	@set -o pipefail; CGO_ENABLED=1 $(GO) test -race -count=1 -json ./... 2>&1 | $(GO) run ./ci/testsum -label "native -race"
 
 # The whole suite built for other architectures, run under qemu-user-static
 # (installed when missing); tests that need what user-mode emulation cannot

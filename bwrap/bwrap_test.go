@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -24,10 +26,7 @@ func TestMain(m *testing.M) {
 // sandbox skips the test where bwrap cannot run, saying why.
 func sandbox(t *testing.T) (*Runner, string) {
 	t.Helper()
-	if os.Getenv("AGNX_EMULATED") != "" { // set by ci/test-qemu.sh
-		t.Skip("bwrap runs the re-executed test binary as the sandbox's init, a foreign ELF " +
-			"the host kernel will not run: not under user-mode emulation")
-	}
+	testenv.SkipIfNoReexec(t, "bwrap runs the re-executed test binary as the sandbox's init")
 	if st := Probe(context.Background()); !st.Usable {
 		t.Skip("bubblewrap unusable here: " + st.Problem)
 	}
@@ -67,7 +66,9 @@ func TestRun_Limits(t *testing.T) {
 	r, ws := sandbox(t)
 	res := run(t, r, Policy{Workspace: ws, Limits: Limits{MemoryMB: 300, MaxProcs: 50, FileMB: 7}}, "cat /proc/self/limits")
 	out := string(res.Output)
-	assert.Regexp(t, `Max address space\s+314572800\s+314572800`, out)
+	if !testenv.Emulated() { // qemu-user keeps RLIMIT_AS to itself: the guest's address space is its own
+		assert.Regexp(t, `Max address space\s+314572800\s+314572800`, out)
+	}
 	assert.Regexp(t, `Max processes\s+50\s+50`, out)
 	assert.Regexp(t, `Max file size\s+7340032\s+7340032`, out)
 
@@ -153,7 +154,7 @@ func TestRun_TimeoutKillsTheTree(t *testing.T) {
 	res := run(t, r, Policy{Workspace: ws, Limits: Limits{Timeout: 300 * time.Millisecond}},
 		"cp /bin/sleep ./"+marker+"; ./"+marker+" 100 & ./"+marker+" 100")
 	assert.True(t, res.TimedOut, "exit %d: %s", res.ExitCode, res.Output)
-	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Less(t, time.Since(start), 60*time.Second, "the tree was killed, not waited for (100 s)")
 	assertGone(t, marker)
 }
 

@@ -63,25 +63,20 @@ func TestAgentCache_LRUAndPins(t *testing.T) {
 
 func TestAgentCache_EvictionReleasesWasm(t *testing.T) {
 	c := lruCache(t, 1, "other")
-	manifest, err := os.ReadFile("../wasmtools/examples/calc/tool.yaml")
-	require.NoError(t, err)
-	dir := filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "calc")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), manifest, 0o644))
-	buildWasm(t, "calc", filepath.Join(dir, "calc.wasm"))
+	echoTool(t, filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "echo"))
 	defer c.close()
 
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
-	calc := a.Tools[len(a.Tools)-1]
-	require.Equal(t, "calc", calc.Spec().Name)
-	res, err := calc.Run(context.Background(), []byte(`{"expression":"1+1"}`))
+	echo := a.Tools[len(a.Tools)-1]
+	require.Equal(t, "echo", echo.Spec().Name)
+	res, err := echo.Run(context.Background(), []byte(`{"x":1}`))
 	require.NoError(t, err)
-	assert.Contains(t, res.Content, "2")
+	assert.Equal(t, `{"x":1}`, res.Content)
 
 	_, err = c.LoadAgent("other") // evicts assistant
 	require.NoError(t, err)
-	_, err = calc.Run(context.Background(), []byte(`{"expression":"1+1"}`))
+	_, err = echo.Run(context.Background(), []byte(`{"x":1}`))
 	assert.ErrorIs(t, err, wasmtools.ErrClosed, "the evicted agent's module was closed")
 }
 
@@ -89,23 +84,31 @@ func TestAgentCache_EvictionReleasesWasm(t *testing.T) {
 // open until that turn ends.
 func TestAgentCache_ReloadKeepsARunningTurnsTools(t *testing.T) {
 	c := lruCache(t, 2)
-	manifest, err := os.ReadFile("../wasmtools/examples/calc/tool.yaml")
-	require.NoError(t, err)
-	dir := filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "calc")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), manifest, 0o644))
-	buildWasm(t, "calc", filepath.Join(dir, "calc.wasm"))
+	echoTool(t, filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "echo"))
 	defer c.close()
 
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
-	calc := a.Tools[len(a.Tools)-1]
+	echo := a.Tools[len(a.Tools)-1]
 	c.Pin("assistant") // a turn runs on this version
 	require.NoError(t, c.reload("assistant"))
-	_, err = calc.Run(context.Background(), []byte(`{"expression":"1+1"}`))
+	_, err = echo.Run(context.Background(), []byte(`{"x":1}`))
 	assert.NoError(t, err, "the running turn's tools stay open across the reload")
 
 	c.Unpin("assistant") // the turn ends
-	_, err = calc.Run(context.Background(), []byte(`{"expression":"1+1"}`))
+	_, err = echo.Run(context.Background(), []byte(`{"x":1}`))
 	assert.ErrorIs(t, err, wasmtools.ErrClosed, "then the old version is released")
+}
+
+// echoTool puts the memory gate's echo tool (a WASI module of 309 bytes,
+// from bench/memgate/echo.wat) in dir: the tests of the cache's module
+// lifecycle need a module, not a Go runtime compiled under emulation.
+func echoTool(t *testing.T, dir string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for _, name := range []string{"tool.yaml", "echo.wasm"} {
+		data, err := os.ReadFile(filepath.Join("..", "bench", "memgate", name))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+	}
 }

@@ -62,8 +62,8 @@ func TestPluginGateways_Example(t *testing.T) {
 	defer started.stop(context.Background(), log)
 	select {
 	case <-stopped: // it exits 0 after its one answer
-	case <-time.After(10 * time.Second):
-		t.Fatal("the example plugin did not finish within 10 s")
+	case <-time.After(time.Minute): // a bound for a loaded machine, not a wait
+		t.Fatal("the example plugin did not finish within a minute")
 	}
 	data, err := os.ReadFile(answers)
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package lite
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/internal/testenv"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -40,7 +42,7 @@ func toolAgent(t *testing.T, mode string, toolsYAML string, files map[string]str
 }
 
 func needSandbox(t *testing.T) {
-	skipEmulated(t, "bwrap runs the re-executed test binary as the sandbox's init")
+	testenv.SkipIfNoReexec(t, "bwrap runs the re-executed test binary as the sandbox's init")
 	if st := bwrap.Probe(context.Background()); !st.Usable {
 		t.Skip("bubblewrap unusable here: " + st.Problem)
 	}
@@ -104,7 +106,7 @@ func TestTools_BashRefusesWithoutSandbox(t *testing.T) {
 }
 
 func TestTools_TrustMode(t *testing.T) {
-	skipEmulated(t, "trust mode runs the re-executed test binary as the init that sets the limits")
+	testenv.SkipIfNoReexec(t, "trust mode runs the re-executed test binary as the init that sets the limits")
 	a := toolAgent(t, "trust", "    - {type: builtin, name: bash}\n", nil)
 	res := call(t, a, "bash", `{"command":"pwd; echo $HOME"}`)
 	assert.False(t, res.IsError, res.Content)
@@ -142,6 +144,8 @@ func buildWasm(t *testing.T, example, out string) {
 func TestTools_WasmFromToolsFolder(t *testing.T) {
 	manifest, err := os.ReadFile("../wasmtools/examples/calc/tool.yaml")
 	require.NoError(t, err)
+	// calc's 5 s is for a board; interpreted under qemu it may need more
+	manifest = bytes.Replace(manifest, []byte("\n  timeout: 5s\n"), []byte("\n  timeout: 10m\n"), 1)
 	c, cfg := newTestCache(t)
 	dir := filepath.Join(cfg.AgentsDir, "assistant", "tools", "calc")
 	require.NoError(t, os.MkdirAll(dir, 0o755))

@@ -41,7 +41,8 @@ func TestTools_WasmEnvOnlyFromSandboxEnv(t *testing.T) {
 	dir := filepath.Join(cfg.AgentsDir, "assistant", "tools", "printenv")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte("name: printenv\ndescription: prints its environment\n"+
-		"module: printenv.wasm\nenv: [OPENAI_API_KEY, DATABASE_URL, GLOSSARY, TZ, NOT_SET_ANYWHERE]\n"), 0o644))
+		"module: printenv.wasm\nenv: [OPENAI_API_KEY, DATABASE_URL, GLOSSARY, TZ, NOT_SET_ANYWHERE]\n"+
+		"limits: {timeout: 10m}\n"), 0o644))
 	buildWasm(t, "../testdata/testtool", filepath.Join(dir, "printenv.wasm"))
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)

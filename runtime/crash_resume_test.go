@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/internal/testenv"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -91,9 +92,7 @@ func TestResumeChild(t *testing.T) {
 // the model gets a result saying its effect is unknown, and the turn goes
 // on from there.
 func TestCrash_ResumedTurnNeverRerunsATool(t *testing.T) {
-	if os.Getenv("AGNX_EMULATED") != "" {
-		t.Skip("re-executes the test binary as the child it kills: not under user-mode emulation")
-	}
+	testenv.SkipIfNoReexec(t, "re-executes the test binary as the child it kills")
 	seen := make(chan llmtest.RecordedRequest, 1)
 	release := make(chan struct{})
 	echo := llmtest.Echo()

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/internal/testenv"
 )
 
 const (
@@ -90,7 +92,7 @@ func TestCrash_AckedEventsSurviveKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-execs the test binary 50 times")
 	}
-	skipEmulated(t, "re-executes the test binary as the child it kills")
+	testenv.SkipIfNoReexec(t, "re-executes the test binary as the child it kills")
 	path := filepath.Join(t.TempDir(), "agnx.db")
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
 	var acked uint64
@@ -166,14 +168,4 @@ func verifyCrashLog(t *testing.T, path string, acked uint64) {
 		assert.LessOrEqual(t, cp, last)
 		return err
 	}))
-}
-
-// skipEmulated skips a test that needs what user-mode emulation cannot
-// give: ci/test-qemu.sh sets AGNX_EMULATED, and there a re-executed test
-// binary is a foreign ELF the host kernel will not run.
-func skipEmulated(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv("AGNX_EMULATED") != "" {
-		t.Skip(why + ": not under user-mode emulation")
-	}
 }

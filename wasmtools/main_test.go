@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	goruntime "runtime"
 	"testing"
 
@@ -107,7 +108,18 @@ func example(tb testing.TB, name string) string {
 	needModules(tb)
 	data, err := os.ReadFile(filepath.Join("examples", name, ManifestName))
 	require.NoError(tb, err)
-	return toolDir(tb, string(data), modules[name])
+	return toolDir(tb, slowMachine(tb, string(data)), modules[name])
+}
+
+// slowMachine raises a manifest's timeout (5 s for calc), meant for a
+// board that runs the module natively, to the longest there is:
+// interpreted under qemu on a loaded machine, a Go module can take longer
+// just to start, and the tests that use it are not about the timeout.
+func slowMachine(tb testing.TB, manifest string) string {
+	tb.Helper()
+	timeout := regexp.MustCompile(`(?m)^  timeout: .*$`)
+	require.Regexp(tb, timeout, manifest)
+	return timeout.ReplaceAllString(manifest, "  timeout: 10m")
 }
 
 // mustLoad loads a tool on the shared engine and closes it at the end.

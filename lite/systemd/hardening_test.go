@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/internal/testenv"
 )
 
 // probeEnv makes the test binary the sandbox probe of TestHardening.
@@ -117,10 +118,7 @@ func runEmulated(t *testing.T, extra string) probeReport {
 
 func requireEmulation(t *testing.T) {
 	t.Helper()
-	if os.Getenv("AGNX_EMULATED") != "" { // set by ci/test-qemu.sh
-		t.Skip("the probe re-executes the test binary, and bwrap runs it as the sandbox's init: " +
-			"not under user-mode emulation")
-	}
+	testenv.SkipIfNoReexec(t, "the probe re-executes the test binary, and bwrap runs it as the sandbox's init")
 	if os.Geteuid() != 0 {
 		t.Skip("the hardening emulation needs root (unshare --mount, mount)")
 	}
@@ -149,9 +147,14 @@ func TestHardening_BwrapWorks(t *testing.T) {
 	assert.True(t, r.Sandbox.Usable, "bwrap must work under the unit's hardening: %s", r.Sandbox.Problem)
 	assert.Equal(t, "hi exit=0 err=<nil>", r.WorkspaceWrite, "a tool writes in its workspace under the data dir")
 	assert.Empty(t, r.DataDirWrite, "the data dir is writable (ReadWritePaths=)")
-	if r.Sandbox.Network != "" {
+	switch {
+	case r.Sandbox.Network != "" && testenv.Emulated():
+		// Seen under qemu-user only: the helper, started by the emulated
+		// daemon, fails setns(CLONE_NEWNET) with EPERM. Natively checked.
+		t.Logf("network: true not checked under user-mode emulation: %s", r.NetworkRun)
+	case r.Sandbox.Network != "":
 		assert.Equal(t, "net exit=0 err=<nil>", r.NetworkRun, "network: true works under the unit (BindPaths=/dev/net/tun)")
-	} else {
+	default:
 		t.Logf("no network helper (passt or slirp4netns) installed: network: true not checked")
 	}
 	assert.Contains(t, r.OutsideWrite, "read-only file system", "the rest of home is read-only (ProtectHome=read-only)")

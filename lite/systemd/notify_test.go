@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -47,25 +49,6 @@ func (f *fakeSystemd) next(wait time.Duration) string {
 	}
 	require.NoError(f.t, err)
 	return string(buf[:n])
-}
-
-// count counts the datagrams equal to msg that arrive until the deadline;
-// any other message fails the test.
-func (f *fakeSystemd) count(msg string, until time.Time) int {
-	f.t.Helper()
-	n := 0
-	for {
-		left := time.Until(until)
-		if left <= 0 {
-			return n
-		}
-		got := f.next(left)
-		if got == "" {
-			return n
-		}
-		require.Equal(f.t, msg, got)
-		n++
-	}
 }
 
 func TestNotify_Messages(t *testing.T) {
@@ -134,58 +117,126 @@ func runWatchdog(t *testing.T, interval time.Duration, alive func(context.Contex
 	t.Cleanup(func() { cancel(); <-done })
 }
 
+// sent counts the datagrams equal to msg sent so far, without waiting:
+// inside a synctest bubble, once every goroutine is blocked (synctest.Wait),
+// everything sent is queued on the socket. Any other message fails the test.
+func (f *fakeSystemd) sent(msg string) int {
+	f.t.Helper()
+	raw, err := f.conn.SyscallConn()
+	require.NoError(f.t, err)
+	n := 0
+	buf := make([]byte, 4096)
+	for {
+		var got int
+		var rerr error
+		require.NoError(f.t, raw.Read(func(fd uintptr) bool {
+			got, _, rerr = syscall.Recvfrom(int(fd), buf, syscall.MSG_DONTWAIT)
+			return true // never wait for more
+		}))
+		if errors.Is(rerr, syscall.EAGAIN) {
+			return n
+		}
+		require.NoError(f.t, rerr)
+		require.Equal(f.t, msg, string(buf[:got]))
+		n++
+	}
+}
+
+// after lets the bubble's clock run for d and counts the datagrams equal
+// to msg sent meanwhile. It reads every 80 ms of fake time, as systemd
+// reads at once: a socket queues only net.unix.max_dgram_qlen (10)
+// datagrams, and a sender blocked on a full one stops the clock.
+func (f *fakeSystemd) after(d time.Duration, msg string) int {
+	f.t.Helper()
+	n := 0
+	for d > 0 {
+		step := min(d, 80*time.Millisecond)
+		time.Sleep(step)
+		synctest.Wait()
+		n += f.sent(msg)
+		d -= step
+	}
+	return n
+}
+
+// The watchdog tests run in a synctest bubble: its clock moves only when
+// every goroutine waits, so the intervals below are exact and cost no
+// wall time, however loaded the machine.
+
 func TestRunWatchdog_Interval(t *testing.T) {
-	f := newFakeSystemd(t)
-	const interval = 40 * time.Millisecond // keep-alives every 20 ms
-	var calls atomic.Int32
-	runWatchdog(t, interval, func(context.Context) error { calls.Add(1); return nil })
-	start := time.Now()
-	n := f.count("WATCHDOG=1", start.Add(400*time.Millisecond))
-	// 400 ms / 20 ms = 20 ticks, plus the one at start. Fewer on a slow
-	// machine is fine; many fewer means a keep-alive is late.
-	assert.GreaterOrEqual(t, n, 8, "too few keep-alives: systemd would kill a healthy daemon")
-	assert.LessOrEqual(t, n, 22, "keep-alives faster than interval/2")
-	assert.GreaterOrEqual(t, int(calls.Load()), n, "every keep-alive follows a successful check")
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakeSystemd(t)
+		var calls atomic.Int32
+		runWatchdog(t, 40*time.Millisecond, func(context.Context) error { calls.Add(1); return nil })
+		// one at start, then one every 20 ms: at 20, 40, ..., 380 ms
+		assert.Equal(t, 20, f.after(390*time.Millisecond, "WATCHDOG=1"), "a keep-alive every interval/2")
+		assert.Equal(t, int32(20), calls.Load(), "every keep-alive follows a successful check")
+	})
 }
 
 func TestRunWatchdog_StuckLoop(t *testing.T) {
-	f := newFakeSystemd(t)
-	// A stuck loop never answers: Ping blocks until its deadline.
-	runWatchdog(t, 40*time.Millisecond, func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
-	assert.Zero(t, f.count("WATCHDOG=1", time.Now().Add(250*time.Millisecond)), "a stuck loop must not be reported alive")
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakeSystemd(t)
+		var calls atomic.Int32
+		// A stuck loop never answers: Ping blocks until its deadline.
+		runWatchdog(t, 40*time.Millisecond, func(ctx context.Context) error {
+			calls.Add(1)
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		assert.Zero(t, f.after(250*time.Millisecond, "WATCHDOG=1"), "a stuck loop must not be reported alive")
+		assert.Greater(t, calls.Load(), int32(5), "the check is retried every interval/2")
+	})
 }
 
 func TestRunWatchdog_FailingThenRecovered(t *testing.T) {
-	f := newFakeSystemd(t)
-	var healthy atomic.Bool
-	runWatchdog(t, 40*time.Millisecond, func(context.Context) error {
-		if !healthy.Load() {
-			return errors.New("loop closed")
-		}
-		return nil
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakeSystemd(t)
+		var healthy atomic.Bool
+		runWatchdog(t, 40*time.Millisecond, func(context.Context) error {
+			if !healthy.Load() {
+				return errors.New("loop closed")
+			}
+			return nil
+		})
+		assert.Zero(t, f.after(150*time.Millisecond, "WATCHDOG=1"), "no keep-alive while alive fails")
+		healthy.Store(true)
+		// past the tick at 160 ms
+		assert.Equal(t, 1, f.after(20*time.Millisecond, "WATCHDOG=1"), "keep-alives resume once alive succeeds")
 	})
-	assert.Zero(t, f.count("WATCHDOG=1", time.Now().Add(150*time.Millisecond)), "no keep-alive while alive fails")
-	healthy.Store(true)
-	assert.Equal(t, "WATCHDOG=1", f.next(time.Second), "keep-alives resume once alive succeeds")
 }
 
 func TestRunWatchdog_SlowAnswerIsLate(t *testing.T) {
-	f := newFakeSystemd(t)
-	// An answer that comes after the deadline does not count, even if
-	// alive ignores its context.
-	runWatchdog(t, 40*time.Millisecond, func(context.Context) error { time.Sleep(30 * time.Millisecond); return nil })
-	assert.Zero(t, f.count("WATCHDOG=1", time.Now().Add(200*time.Millisecond)))
+	for _, tc := range []struct {
+		answer time.Duration
+		want   int
+	}{
+		// An answer that comes after the deadline (interval/2 = 20 ms) does
+		// not count, even if alive ignores its context; one just in time
+		// does: at 0, 20, ..., 180 ms.
+		{30 * time.Millisecond, 0},
+		{19 * time.Millisecond, 10},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFakeSystemd(t)
+			runWatchdog(t, 40*time.Millisecond, func(context.Context) error { time.Sleep(tc.answer); return nil })
+			assert.Equal(t, tc.want, f.after(199*time.Millisecond, "WATCHDOG=1"), "answering after %s", tc.answer)
+		})
+	}
 }
 
 func TestRunWatchdog_StopsWithContext(t *testing.T) {
-	newFakeSystemd(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); RunWatchdog(ctx, time.Hour, func(context.Context) error { return nil }) }()
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(time.Second):
-		t.Fatal("RunWatchdog did not return when its context ended")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		newFakeSystemd(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); RunWatchdog(ctx, time.Hour, func(context.Context) error { return nil }) }()
+		cancel()
+		synctest.Wait()
+		select {
+		case <-done:
+		default:
+			t.Fatal("RunWatchdog did not return when its context ended")
+		}
+	})
 }

@@ -114,18 +114,23 @@ func TestClient_Do_Unreachable(t *testing.T) {
 }
 
 func TestClient_Do_Timeouts(t *testing.T) {
+	// Each case trips one timeout; the other is long, so that a slow
+	// machine cannot trip it first.
 	tests := []struct {
 		name  string
 		reply llmtest.Reply
+		opts  llm.Options
 		want  string
 	}{
-		{"first token", llmtest.Reply{Text: "a b", Fault: llmtest.Stall, FaultAfter: 0}, "sent nothing for 50ms"},
-		{"idle", llmtest.Reply{Text: "a b c", Fault: llmtest.Stall, FaultAfter: 2}, "stopped sending for 50ms"},
+		{"first token", llmtest.Reply{Text: "a b", Fault: llmtest.Stall, FaultAfter: 0},
+			llm.Options{FirstTokenTimeout: 50 * time.Millisecond, IdleTimeout: time.Minute}, "sent nothing for 50ms"},
+		{"idle", llmtest.Reply{Text: "a b c", Fault: llmtest.Stall, FaultAfter: 2},
+			llm.Options{FirstTokenTimeout: time.Minute, IdleTimeout: 50 * time.Millisecond}, "stopped sending for 50ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.NewOllama(t, tt.reply)
-			c := newClient(srv.URL, llm.Options{FirstTokenTimeout: 50 * time.Millisecond, IdleTimeout: 50 * time.Millisecond})
+			c := newClient(srv.URL, tt.opts)
 			s, err := c.Do(t.Context(), build(srv.URL))
 			require.NoError(t, err)
 			_, err = drain(s)

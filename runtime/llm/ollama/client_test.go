@@ -40,11 +40,16 @@ func (r *recorder) sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-func newTestClient(srv *llmtest.Server, rec *recorder) *Client {
+// newTestClient talks to srv. idle is the idle timeout for the tests of a
+// stall; 0 means one long enough that a loaded machine never trips it.
+func newTestClient(srv *llmtest.Server, rec *recorder, idle time.Duration) *Client {
+	if idle == 0 {
+		idle = time.Minute
+	}
 	return New(Options{BaseURL: srv.BaseURL(), HTTP: llm.Options{
 		Sleep:             rec.sleep,
 		FirstTokenTimeout: 5 * time.Second,
-		IdleTimeout:       100 * time.Millisecond,
+		IdleTimeout:       idle,
 	}})
 }
 
@@ -73,7 +78,7 @@ func TestClient_Stream_Text(t *testing.T) {
 		},
 		Temperature: &temp, MaxOutputTokens: 256, ContextTokens: 8192, KeepAlive: "30m",
 	}
-	resp, err := newTestClient(srv, rec).Stream(t.Context(), req, rec.delta)
+	resp, err := newTestClient(srv, rec, 0).Stream(t.Context(), req, rec.delta)
 	require.NoError(t, err)
 
 	assert.Equal(t, []string{"Hello", " ther", "e, fr", "iend."}, rec.text)
@@ -112,7 +117,7 @@ func TestClient_Stream_ToolCalls(t *testing.T) {
 		},
 	})
 	rec := &recorder{}
-	resp, err := newTestClient(srv, rec).Stream(t.Context(), simpleRequest(), rec.delta)
+	resp, err := newTestClient(srv, rec, 0).Stream(t.Context(), simpleRequest(), rec.delta)
 	require.NoError(t, err)
 	calls := resp.Message.ToolCalls
 	require.Len(t, calls, 2)
@@ -127,7 +132,7 @@ func TestClient_Stream_TextFormToolCallPassesThrough(t *testing.T) {
 	text := llmtest.TextToolCall("get_weather", `{"city":"Oslo"}`)
 	srv := llmtest.NewOllama(t, llmtest.Reply{Text: text, Chunks: 5})
 	rec := &recorder{}
-	resp, err := newTestClient(srv, rec).Stream(t.Context(), simpleRequest(), rec.delta)
+	resp, err := newTestClient(srv, rec, 0).Stream(t.Context(), simpleRequest(), rec.delta)
 	require.NoError(t, err)
 	assert.Equal(t, text, resp.Message.Content)
 	assert.Empty(t, resp.Message.ToolCalls)
@@ -157,7 +162,11 @@ func TestClient_Stream_Errors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.NewOllama(t, tt.reply)
 			rec := &recorder{}
-			_, err := newTestClient(srv, rec).Stream(t.Context(), simpleRequest(), rec.delta)
+			var idle time.Duration // the others must not trip it on a slow machine
+			if tt.reply.Fault == llmtest.Stall {
+				idle = 100 * time.Millisecond
+			}
+			_, err := newTestClient(srv, rec, idle).Stream(t.Context(), simpleRequest(), rec.delta)
 			var pe *runtime.ProviderError
 			require.ErrorAs(t, err, &pe)
 			assert.Equal(t, tt.kind, pe.Kind)
@@ -174,7 +183,7 @@ func TestClient_Stream_Retries(t *testing.T) {
 		llmtest.Reply{Text: "fine"},
 	)
 	rec := &recorder{}
-	resp, err := newTestClient(srv, rec).Stream(t.Context(), simpleRequest(), rec.delta)
+	resp, err := newTestClient(srv, rec, 0).Stream(t.Context(), simpleRequest(), rec.delta)
 	require.NoError(t, err)
 	assert.Equal(t, "fine", resp.Message.Content)
 	require.Len(t, rec.sleeps, 2)

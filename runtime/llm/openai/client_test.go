@@ -42,11 +42,16 @@ func (r *recorder) sleep(ctx context.Context, d time.Duration) error {
 
 const testKey = "sk-test-0123456789abcdef"
 
-func newTestClient(srv *llmtest.Server, rec *recorder) *Client {
+// newTestClient talks to srv. idle is the idle timeout for the tests of a
+// stall; 0 means one long enough that a loaded machine never trips it.
+func newTestClient(srv *llmtest.Server, rec *recorder, idle time.Duration) *Client {
+	if idle == 0 {
+		idle = time.Minute
+	}
 	return New(Options{
 		BaseURL: srv.BaseURL(), APIKey: testKey, KeyEnv: "OPENAI_API_KEY",
 		Headers: map[string]string{"X-Title": "agnx-lite"},
-		HTTP:    llm.Options{Sleep: rec.sleep, IdleTimeout: 100 * time.Millisecond},
+		HTTP:    llm.Options{Sleep: rec.sleep, IdleTimeout: idle},
 	})
 }
 
@@ -72,7 +77,7 @@ func TestClient_Stream_Text(t *testing.T) {
 		Tools:       []runtime.ToolSpec{{Name: "get_weather", Description: "Weather", Schema: []byte(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}},
 		Temperature: &temp, MaxOutputTokens: 100, ContextTokens: 4096, KeepAlive: "5m",
 	}
-	resp, err := newTestClient(srv, rec).Stream(t.Context(), req, rec.delta)
+	resp, err := newTestClient(srv, rec, 0).Stream(t.Context(), req, rec.delta)
 	require.NoError(t, err)
 
 	assert.Equal(t, []string{"Hello ", "there, ", "friend."}, rec.text)
@@ -111,7 +116,7 @@ func TestClient_Stream_ToolCallFragments(t *testing.T) {
 		ArgChunks: 7,
 	})
 	rec := &recorder{}
-	resp, err := newTestClient(srv, rec).Stream(t.Context(), simpleRequest(), rec.delta)
+	resp, err := newTestClient(srv, rec, 0).Stream(t.Context(), simpleRequest(), rec.delta)
 	require.NoError(t, err)
 	assert.Equal(t, []runtime.ToolCall{
 		{ID: "call_a", Name: "get_weather", Arguments: `{"city": "Paris", "note": "a \"quoted\" {brace}"}`},
@@ -125,7 +130,7 @@ func TestClient_Stream_TextFormToolCallPassesThrough(t *testing.T) {
 	text := "Sure.\n" + llmtest.TextToolCall("search", `{"q":"go"}`)
 	srv := llmtest.NewOpenAI(t, llmtest.Reply{Text: text, Chunks: 6})
 	rec := &recorder{}
-	resp, err := newTestClient(srv, rec).Stream(t.Context(), simpleRequest(), rec.delta)
+	resp, err := newTestClient(srv, rec, 0).Stream(t.Context(), simpleRequest(), rec.delta)
 	require.NoError(t, err)
 	assert.Equal(t, text, resp.Message.Content)
 	assert.Empty(t, resp.Message.ToolCalls)
@@ -155,7 +160,11 @@ func TestClient_Stream_Errors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := llmtest.NewOpenAI(t, tt.reply)
 			rec := &recorder{}
-			_, err := newTestClient(srv, rec).Stream(t.Context(), simpleRequest(), rec.delta)
+			var idle time.Duration // the others must not trip it on a slow machine
+			if tt.reply.Fault == llmtest.Stall {
+				idle = 100 * time.Millisecond
+			}
+			_, err := newTestClient(srv, rec, idle).Stream(t.Context(), simpleRequest(), rec.delta)
 			var pe *runtime.ProviderError
 			require.ErrorAs(t, err, &pe)
 			assert.Equal(t, tt.kind, pe.Kind)
@@ -170,7 +179,7 @@ func TestClient_Stream_FinishWithoutDone(t *testing.T) {
 	// finish chunk sent, then the body ends before usage and [DONE].
 	srv := llmtest.NewOpenAI(t, llmtest.Reply{Text: "ok", Fault: llmtest.Truncate, FaultAfter: 3})
 	rec := &recorder{}
-	resp, err := newTestClient(srv, rec).Stream(t.Context(), simpleRequest(), rec.delta)
+	resp, err := newTestClient(srv, rec, 0).Stream(t.Context(), simpleRequest(), rec.delta)
 	require.NoError(t, err)
 	assert.Equal(t, "ok", resp.Message.Content)
 	assert.Equal(t, "stop", resp.StopReason)
@@ -183,7 +192,7 @@ func TestClient_Stream_Retries(t *testing.T) {
 		llmtest.Reply{Text: "done"},
 	)
 	rec := &recorder{}
-	resp, err := newTestClient(srv, rec).Stream(t.Context(), simpleRequest(), rec.delta)
+	resp, err := newTestClient(srv, rec, 0).Stream(t.Context(), simpleRequest(), rec.delta)
 	require.NoError(t, err)
 	assert.Equal(t, "done", resp.Message.Content)
 	require.Len(t, rec.sleeps, 2)

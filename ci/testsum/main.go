@@ -1,0 +1,166 @@
+// Command testsum reads `go test -json` on stdin and prints what a person
+// reads of `go test`: each package's ok/FAIL line, the output of every
+// test that failed, build errors, and then one summary line with how
+// many tests ran, passed, failed and skipped, and why they skipped.
+//
+// usage: go test -json ./... | go run ./ci/testsum -label native
+//
+// It exits 1 when a test or a build failed, or when the stream held no
+// test at all.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// event is one line of test2json's output (go doc test2json).
+type event struct {
+	Action      string
+	Package     string
+	Test        string
+	Output      string
+	ImportPath  string
+	FailedBuild string
+}
+
+// tally is what the stream said, in order of arrival where that matters.
+type tally struct {
+	passed, failed, skipped int
+	buildFailed             int
+	reasons                 map[string]int // skip reason → tests
+	output                  map[string][]string
+	skipLine                map[string]string // test → the line saying why it skipped
+}
+
+func main() {
+	label := flag.String("label", "", "names the run in the summary line, e.g. arm64")
+	flag.Parse()
+	t, err := read(os.Stdin, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testsum:", err)
+		os.Exit(2)
+	}
+	fmt.Print(t.summary(*label))
+	if t.failed > 0 || t.buildFailed > 0 || t.passed+t.skipped == 0 {
+		os.Exit(1)
+	}
+}
+
+// read consumes the stream, writing package results and failures to out
+// as they come.
+func read(in io.Reader, out io.Writer) (*tally, error) {
+	t := &tally{reasons: map[string]int{}, output: map[string][]string{}, skipLine: map[string]string{}}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		var e event
+		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
+			fmt.Fprintf(out, "%s\n", line) // not test2json: pass it on
+			continue
+		}
+		key := e.Package + " " + e.Test
+		switch e.Action {
+		case "build-output":
+			fmt.Fprint(out, e.Output)
+		case "build-fail":
+			t.buildFailed++
+		case "output":
+			if e.Test == "" {
+				if pkgLine(e.Output) {
+					fmt.Fprint(out, e.Output)
+				} else {
+					t.output[key] = append(t.output[key], e.Output)
+				}
+				continue
+			}
+			t.output[key] = append(t.output[key], e.Output)
+			if s := strings.TrimSpace(e.Output); !strings.HasPrefix(s, "---") && !strings.HasPrefix(s, "===") && s != "" {
+				t.skipLine[key] = s // the last line before --- SKIP says why
+			}
+		case "pass":
+			if e.Test != "" {
+				t.passed++
+			}
+			delete(t.output, key)
+		case "skip":
+			if e.Test != "" {
+				t.skipped++
+				t.reasons[reason(t.skipLine[key])]++
+			}
+			delete(t.output, key)
+		case "fail":
+			if e.Test != "" {
+				t.failed++
+			}
+			if e.Test == "" { // a timeout's panic: the tests still running say where
+				for k, lines := range t.output {
+					if k != key && strings.HasPrefix(k, key) {
+						fmt.Fprint(out, strings.Join(lines, ""))
+						delete(t.output, k)
+					}
+				}
+			}
+			fmt.Fprint(out, strings.Join(t.output[key], ""))
+			delete(t.output, key)
+		}
+		if e.Action == "pass" || e.Action == "skip" || e.Action == "fail" {
+			delete(t.skipLine, key)
+		}
+	}
+	return t, sc.Err()
+}
+
+// pkgLine is a package's own result line: "ok  \tpkg\t1.2s", "FAIL\tpkg",
+// "?   \tpkg\t[no test files]".
+func pkgLine(s string) bool {
+	return strings.HasPrefix(s, "ok  \t") || strings.HasPrefix(s, "FAIL\t") ||
+		strings.HasPrefix(s, "?   \t") || s == "FAIL\n"
+}
+
+// reason cuts the file:line prefix off a t.Skip line.
+func reason(line string) string {
+	if i := strings.Index(line, ": "); i > 0 && strings.Contains(line[:i], ".go:") {
+		line = line[i+2:]
+	}
+	if line == "" {
+		return "(no reason given)"
+	}
+	return line
+}
+
+func (t *tally) summary(label string) string {
+	var b strings.Builder
+	if len(t.reasons) > 0 {
+		type r struct {
+			why string
+			n   int
+		}
+		var rs []r
+		for why, n := range t.reasons {
+			rs = append(rs, r{why, n})
+		}
+		sort.Slice(rs, func(i, j int) bool { return rs[i].n > rs[j].n || rs[i].n == rs[j].n && rs[i].why < rs[j].why })
+		fmt.Fprintf(&b, "skipped tests by reason:\n")
+		for _, x := range rs {
+			fmt.Fprintf(&b, "  %3d  %s\n", x.n, x.why)
+		}
+	}
+	if label != "" {
+		label += ": "
+	}
+	fmt.Fprintf(&b, "testsum: %s%d tests ran (%d passed, %d failed), %d skipped", label,
+		t.passed+t.failed, t.passed, t.failed, t.skipped)
+	if t.buildFailed > 0 {
+		fmt.Fprintf(&b, ", %d packages did not build", t.buildFailed)
+	}
+	b.WriteString("\n")
+	return b.String()
+}

@@ -1,0 +1,30 @@
+// Package testenv tells tests what the machine they run on can do: under
+// user-mode emulation (ci/test-qemu.sh), whether a test binary can
+// re-execute itself.
+package testenv
+
+import (
+	"os"
+	"testing"
+)
+
+// Emulated reports whether the test runs under qemu's user-mode emulation:
+// ci/qemu-exec.sh sets AGNX_EMULATED to the emulator.
+func Emulated() bool { return os.Getenv("AGNX_EMULATED") != "" }
+
+// SkipIfNoReexec skips a test that re-executes its own binary (a crash
+// test's child, bwrap's init) where the kernel cannot run it: under
+// emulation, a foreign ELF runs only through qemu's binfmt_misc handler,
+// which ci/test-qemu.sh registers where it can (setting AGNX_REEXEC) and
+// otherwise explains in AGNX_NO_REEXEC. why says what the test re-executes.
+func SkipIfNoReexec(t testing.TB, why string) {
+	t.Helper()
+	if !Emulated() || os.Getenv("AGNX_REEXEC") != "" {
+		return
+	}
+	reason := os.Getenv("AGNX_NO_REEXEC")
+	if reason == "" {
+		reason = "run through ci/test-qemu.sh, which registers qemu's binfmt_misc handler where it can"
+	}
+	t.Skip(why + ": under user-mode emulation the host kernel runs it only through qemu's binfmt_misc handler: " + reason)
+}
