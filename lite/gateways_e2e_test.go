@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -116,7 +117,7 @@ func recv[T any](t *testing.T, c <-chan T, what string) T {
 // order, including those that ended while it was down, and the HTTP
 // follower sees every event of the session once.
 func TestGateways_OneSessionThroughHTTPTheCLIAndARestartedPlugin(t *testing.T) {
-	skipEmulated(t, "the plugin is the re-executed test binary")
+	testenv.SkipIfNoReexec(t, "the plugin is the re-executed test binary")
 	const slow = "slow, from the plugin"
 	asked, gate := make(chan struct{}), make(chan struct{})
 	var askedOnce, gateOnce sync.Once

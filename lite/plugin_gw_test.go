@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -105,7 +106,7 @@ func (s *syncBuffer) String() string {
 // one that has none (ErrNotServed), and says so when the plugin is down
 // (restarting, then stopped), sending nothing.
 func TestPluginGateway_Deliver(t *testing.T) {
-	skipEmulated(t, "the plugin is the re-executed test binary")
+	testenv.SkipIfNoReexec(t, "the plugin is the re-executed test binary")
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	dir := t.TempDir()

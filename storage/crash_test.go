@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agnx-lite/agnx-lite/internal/testenv"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 )
 
 const (

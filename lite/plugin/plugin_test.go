@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -122,7 +123,7 @@ var fast = plugin.Timing{
 func (e *env) start(t *testing.T, kind, restart string, timing plugin.Timing, extra ...string) *plugin.Gateway {
 	t.Helper()
 	if kind != "" {
-		skipEmulated(t, "the helper plugin is the re-executed test binary")
+		testenv.SkipIfNoReexec(t, "the helper plugin is the re-executed test binary")
 	}
 	o := plugin.Options{
 		Name: "helper", Command: os.Args[0], Env: append([]string{helperEnv + "=" + kind}, extra...),
@@ -208,15 +209,4 @@ func testLog() *slog.Logger {
 		return nil
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// skipEmulated skips a test that needs what user-mode emulation cannot
-// give: ci/test-qemu.sh sets AGNX_EMULATED, and there a re-executed test
-// binary is a foreign ELF the host kernel will not run (the example
-// plugin, built with the host's go, runs).
-func skipEmulated(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv("AGNX_EMULATED") != "" {
-		t.Skip(why + ": not under user-mode emulation")
-	}
 }

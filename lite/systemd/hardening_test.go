@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
-	"github.com/agnx-lite/agnx-lite/internal/testenv"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 )
 
 // probeEnv makes the test binary the sandbox probe of TestHardening.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
@@ -117,7 +118,7 @@ func crashRig(t *testing.T) (*tgtest.Server, *lite.Config, string) {
 	if testing.Short() {
 		t.Skip("crash tests are not short")
 	}
-	skipEmulated(t, "re-executes the test binary as the child it kills")
+	testenv.SkipIfNoReexec(t, "re-executes the test binary as the child it kills")
 	tg := tgtest.New(t)
 	t.Setenv("OLLAMA_HOST", llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo()).BaseURL())
 	dir := t.TempDir()
@@ -204,14 +205,4 @@ func TestCrash_BetweenSendAndCommit(t *testing.T) {
 	kill(t, c)
 	assert.Equal(t, 1, countIn(tg, "crash-b"), "the answer was sent once, not again after the restart")
 	assert.Equal(t, 1, storedUserMessages(t, cfg, "crash-b"))
-}
-
-// skipEmulated skips a test that needs what user-mode emulation cannot
-// give: ci/test-qemu.sh sets AGNX_EMULATED, and there a re-executed test
-// binary is a foreign ELF the host kernel will not run.
-func skipEmulated(t testing.TB, why string) {
-	t.Helper()
-	if os.Getenv("AGNX_EMULATED") != "" {
-		t.Skip(why + ": not under user-mode emulation")
-	}
 }
