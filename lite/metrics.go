@@ -135,6 +135,7 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 		p.gauge("agnx_sessions_resident", "Sessions in memory.", float64(st.Resident))
 		p.gauge("agnx_turns_running", "Turns running.", float64(st.Running))
 		p.gauge("agnx_turns_waiting", "Turns waiting for the turn limit.", float64(st.Waiting))
+		p.gauge("agnx_turns_parked", "Turns waiting for a person's decision: they hold no turn slot.", float64(st.Parked))
 		p.gauge("agnx_loop_queue_depth", "Requests waiting in the event loop's inbox.", float64(st.Inbox))
 	}
 	p.gauge("agnx_agents_loaded", "Agents built and cached.", float64(app.Agents.loadedCount()))

@@ -48,6 +48,7 @@ func TestMetrics(t *testing.T) {
 		`agnx_sessions_resident 1`,
 		`agnx_agents_loaded 1`,
 		`agnx_tools_stuck 0`,
+		`agnx_turns_parked 0`,
 		`agnx_loop_queue_depth 0`,
 		"# TYPE agnx_turns_total counter",
 		"# TYPE agnx_model_call_seconds histogram",
