@@ -135,7 +135,7 @@ func (w *watch) run(ctx context.Context, rt Runtime, out chan<- watchEvent) {
 		return
 	}
 	defer sub.Close()
-	var text, failure string
+	var text, failure, notice string
 	var held []watchEvent
 	for {
 		var e runtime.Event
@@ -155,7 +155,11 @@ func (w *watch) run(ctx context.Context, rt Runtime, out chan<- watchEvent) {
 				text = e.Content
 			}
 		case runtime.EvError:
-			failure = e.Content
+			if e.Code == runtime.CodeToolLimit {
+				notice = e.Content // said after the answer it follows
+			} else {
+				failure = e.Content
+			}
 		case runtime.EvApprovalRequired:
 			if e.Seq > w.delivered {
 				held = append(held, watchEvent{kind: watchApproval, seq: e.Seq, callID: e.CallID, tool: e.ToolName, subject: e.Content})
@@ -164,10 +168,10 @@ func (w *watch) run(ctx context.Context, rt Runtime, out chan<- watchEvent) {
 			held = dropCall(held, e.CallID)
 		case runtime.EvTurnEnd:
 			held = held[:0]
-			if e.Seq > w.delivered && !w.send(ctx, out, watchEvent{kind: watchTurnEnd, seq: e.Seq, text: answer(text, failure, e.Reason)}) {
+			if e.Seq > w.delivered && !w.send(ctx, out, watchEvent{kind: watchTurnEnd, seq: e.Seq, text: answer(text, failure, notice, e.Reason)}) {
 				return
 			}
-			text, failure = "", ""
+			text, failure, notice = "", "", ""
 		case runtime.EvSessionEnd:
 			w.post(ctx, out, watchEvent{kind: watchGone, ended: true})
 			return
@@ -231,12 +235,14 @@ func (w *watch) send(ctx context.Context, out chan<- watchEvent, e watchEvent) b
 }
 
 // answer is what a turn says to the chat: its last assistant text, or
-// why it failed.
-func answer(text, failure, reason string) string {
-	if text != "" || reason != runtime.TurnFailed {
+// why it failed; the tool-limit notice follows the answer.
+func answer(text, failure, notice, reason string) string {
+	switch {
+	case text != "" && notice != "":
+		return text + "\n\n⚠️ " + notice
+	case text != "" || reason != runtime.TurnFailed:
 		return text
-	}
-	if failure != "" {
+	case failure != "":
 		return failure
 	}
 	return sayTurnFailed
