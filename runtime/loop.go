@@ -146,6 +146,9 @@ type session struct {
 	turn   *turn
 	queued bool // in Loop.waiting
 	subs   []*Subscription
+	// early are approvals answered before the turn could take them (after
+	// a restart); they are handled once it runs (takeEarly).
+	early []*approveReq
 	// pub is the last durable seq published: committed, and sent to the
 	// live subscribers. A new subscriber catches up from the log to here.
 	pub     uint64

@@ -72,12 +72,34 @@ func (r *approveReq) handle(l *Loop) {
 		r.reply <- result[struct{}]{err: err}
 		return
 	}
-	if _, ok := s.st.approval(r.callID); !ok || s.turn == nil || s.turn.agent == nil { // nil: the turn waits for its agent
+	if _, ok := s.st.approval(r.callID); !ok {
 		r.reply <- result[struct{}]{err: ErrNoApproval}
+		return
+	}
+	if s.turn == nil || s.turn.agent == nil {
+		// The call waits from before a restart and its turn has not taken
+		// it up yet (it waits for a slot, or for its agent's build): the
+		// answer is kept until it has.
+		s.early = append(s.early, r)
 		return
 	}
 	l.decide(s, r.callID, r.decision, "user")
 	l.afterCommit(func(err error) { r.reply <- result[struct{}]{err: err} })
+}
+
+// takeEarly answers what came before the turn could take it: once the
+// turn runs, each answer is handled as if it came now; when the turn
+// ended instead (or its session was dropped), with why, or ErrNoApproval.
+func (l *Loop) takeEarly(s *session, why error) {
+	early := s.early
+	s.early = nil
+	for _, r := range early {
+		if why != nil {
+			r.reply <- result[struct{}]{err: why}
+			continue
+		}
+		r.handle(l)
+	}
 }
 
 // decide records a decision and acts on it: an allowed call is queued

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -123,6 +124,7 @@ func (l *Loop) drop(s *session, why error) {
 		l.release(s.turn)
 		s.turn = nil
 	}
+	l.takeEarly(s, cmp.Or(why, ErrSessionNotFound))
 	for _, sub := range s.subs {
 		if why != nil {
 			sub.fail(why)

@@ -97,6 +97,7 @@ func (l *Loop) runTurn(s *session, t *turn, ag *LoadedAgent, err error) {
 	if len(s.st.OpenCalls) > 0 {
 		// A resumed turn stopped while tools ran: never run them again.
 		l.resumeCalls(s)
+		l.takeEarly(s, nil)
 		return
 	}
 	l.callModel(s)
@@ -120,6 +121,7 @@ func (l *Loop) endTurn(s *session, reason string) {
 		s.turn = nil
 	}
 	l.record(s, Event{Type: EvTurnEnd, Reason: reason, Usage: usage})
+	l.takeEarly(s, nil) // the turn_end cleared its approvals: ErrNoApproval
 }
 
 func (l *Loop) unpin(t *turn) {
