@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -93,9 +94,7 @@ func TestRoundsChild(t *testing.T) {
 // gets one more round with tools, then the last call without, as if it
 // had not stopped. The count comes from the log, not from memory.
 func TestCrash_ResumedTurnKeepsCountingRounds(t *testing.T) {
-	if os.Getenv("AGNX_EMULATED") != "" {
-		t.Skip("re-executes the test binary as the child it kills: not under user-mode emulation")
-	}
+	testenv.SkipIfNoReexec(t, "re-executes the test binary as the child it kills")
 	release, open := latch()
 	fake := llmtest.NewHandler(t, llmtest.Ollama, func(r llmtest.RecordedRequest) llmtest.Reply {
 		if len(r.Tools) == 0 {
