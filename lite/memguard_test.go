@@ -13,19 +13,27 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
-func TestMemGuard(t *testing.T) {
+// guardedApp is an App without a guard of its own (the test drives one)
+// and a session of its default agent, on a fake Ollama.
+func guardedApp(t *testing.T) (*App, runtime.SessionInfo) {
+	t.Helper()
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(t.TempDir())
-	cfg.Runtime.MemoryLimitMB = 0 // the test drives its own guard
+	cfg.Runtime.MemoryLimitMB = 0
 	_, err := Init(cfg)
 	require.NoError(t, err)
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
-	defer app.Close()
-	ctx := context.Background()
-	info, err := app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant"})
+	t.Cleanup(func() { app.Close() })
+	info, err := app.Loop.CreateSession(context.Background(), runtime.NewSession{Agent: "assistant"})
 	require.NoError(t, err)
+	return app, info
+}
+
+func TestMemGuard(t *testing.T) {
+	app, info := guardedApp(t)
+	ctx := context.Background()
 	require.Equal(t, 1, app.Agents.loadedCount())
 
 	var rss atomic.Int64
@@ -84,18 +92,8 @@ func TestMemGuard_StopsWithApp(t *testing.T) {
 // While an agent builds (a cold WASM compile), the soft limit doubles and
 // a high resident set refuses no turn; after it, both are as before.
 func TestMemGuard_BuildHeadroom(t *testing.T) {
-	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
-	t.Setenv("OLLAMA_HOST", fake.BaseURL())
-	cfg := crashConfig(t.TempDir())
-	cfg.Runtime.MemoryLimitMB = 0 // the test drives its own guard
-	_, err := Init(cfg)
-	require.NoError(t, err)
-	app, err := Open(cfg, nil)
-	require.NoError(t, err)
-	defer app.Close()
+	app, info := guardedApp(t)
 	ctx := context.Background()
-	info, err := app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant"})
-	require.NoError(t, err)
 
 	var rss atomic.Int64
 	g := newMemGuard(40, app.Loop, app.Agents, app.log)
@@ -118,7 +116,7 @@ func TestMemGuard_BuildHeadroom(t *testing.T) {
 
 	rss.Store(46 << 20)
 	g.check(ctx)
-	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
+	_, err := app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
 	assert.NoError(t, err, "no turn is refused for a build's heap")
 
 	done()
