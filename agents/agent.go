@@ -42,6 +42,10 @@ type Agent struct {
 	Files []string
 	// ModTime is the newest modification time among Files.
 	ModTime time.Time
+	// Warnings are what is odd but not wrong, one sentence each: keys the
+	// format does not have (Agnx ignores them, so does Load), a prompt
+	// file named but missing. validate and doctor show them.
+	Warnings []string
 }
 
 // Model is spec.model.

@@ -29,7 +29,7 @@ func Example() {
 	fmt.Println(len(prompt) > 0)
 
 	// A broken edit is reported as file:line: what is wrong.
-	bad := "apiVersion: agnx/v1alpha1\nkind: Agent\nmetadata:\n  name: helper\nspec:\n  modle: {}\n"
+	bad := "apiVersion: agnx/v1alpha1\nkind: Agent\nmetadata:\n  name: helper\nspec:\n  model: {provider: ollama}\n"
 	_ = os.WriteFile(filepath.Join(dir, agents.FileName), []byte(bad), 0o644)
 	_, err = agents.Load(dir)
 	rel, _ := filepath.Rel(root, dir)
@@ -38,5 +38,5 @@ func Example() {
 	// 1 helper
 	// ollama qwen3:1.7b 0.7
 	// true
-	// agent.yaml:6: unknown field "modle" in spec (did you mean "model"?)
+	// agent.yaml:6: spec.model.name is required
 }

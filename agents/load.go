@@ -111,6 +111,7 @@ func Load(dir string) (*Agent, error) {
 		return nil, err
 	}
 	a := af.agent(dir)
+	a.Warnings = Warnings(doc)
 	a.Files = []string{dir, file}
 	a.ModTime = mod
 	if info, err := os.Stat(dir); err == nil && info.ModTime().After(mod) {
@@ -151,7 +152,7 @@ func parseAgent(file string, data []byte) (*agentFile, *Doc, error) {
 		af.Spec.Model.Temperature = &t
 	}
 	if err := af.validate(doc); err != nil {
-		return nil, nil, err
+		return nil, nil, doc.Explain(err)
 	}
 	return &af, doc, nil
 }

@@ -114,12 +114,10 @@ func TestLoad_Errors(t *testing.T) {
 		line       int
 		msg        string
 	}{
-		{"misspelt key", header + "spec:\n  model: {provider: ollama, name: m}\n  modle: {}\n",
-			7, `unknown field "modle" in spec (did you mean "model"?)`},
-		{"unknown top-level key", header + "spc: {}\n", 5, `unknown field "spc" (did you mean "spec"?)`},
-		{"unknown key no suggestion", header + model + "    flavour: x\n", 9, `unknown field "flavour" in spec.model`},
-		{"unknown key in tool", header + model + "  tools:\n    - {type: builtin, nme: x}\n",
-			10, `unknown field "nme" in spec.tools[0] (did you mean "name"?)`},
+		{"misspelt required key", header + "spc:\n  model: {provider: ollama, name: m}\n", 1,
+			`spec.model.provider is required (ollama, openai, anthropic or openrouter); line 5 has an unknown field "spc" (did you mean "spec"?), which was ignored`},
+		{"misspelt key in tool", header + model + "  tools:\n    - {type: builtin, nme: x}\n",
+			10, `spec.tools[0].name is required; line 10 has an unknown field "nme" in spec.tools[0] (did you mean "name"?), which was ignored`},
 		{"temperature range", header + model + "    temperature: 3\n", 9, "spec.model.temperature 3 is out of range 0..2"},
 		{"temperature negative", header + model + "    temperature: -0.5\n", 9, "spec.model.temperature -0.5 is out of range 0..2"},
 		{"temperature NaN", header + model + "    temperature: .nan\n", 9, "spec.model.temperature NaN is out of range 0..2"},
@@ -181,6 +179,21 @@ func TestLoad_Errors(t *testing.T) {
 			assert.Equal(t, want.Error(), err.Error())
 		})
 	}
+}
+
+// Agnx ignores keys it does not know in every file; so does Load, and says
+// which it ignored.
+func TestLoad_UnknownKeysWarn(t *testing.T) {
+	const model = "spec:\n  model:\n    provider: ollama\n    name: m\n" // lines 5-8
+	dir := writeAgent(t, map[string]string{FileName: header + model + "    flavour: x\n  modle: {}\nstatus: {}\n"})
+	a, err := Load(dir)
+	require.NoError(t, err)
+	file := filepath.Join(dir, FileName)
+	assert.Equal(t, []string{
+		file + `:9: unknown field "flavour" in spec.model (ignored)`,
+		file + `:10: unknown field "modle" in spec (did you mean "model"?) (ignored)`,
+		file + `:11: unknown field "status" (ignored)`,
+	}, a.Warnings)
 }
 
 func mustRead(t *testing.T, name string) string {

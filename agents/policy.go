@@ -41,6 +41,8 @@ type Policy struct {
 	Notify Notify
 	// Files are the policy files read, for reloads.
 	Files []string
+	// Warnings are the keys the files have that a policy does not (ignored).
+	Warnings []string
 }
 
 // Notify says which calls are reported, and where.
@@ -322,6 +324,7 @@ func (p *Policy) merge(file string, data []byte) error {
 	if err := doc.Decode(&pf); err != nil {
 		return err
 	}
+	p.Warnings = append(p.Warnings, Warnings(doc)...)
 	if pf.APIVersion != "" {
 		if err := oneOf(doc, "apiVersion", pf.APIVersion, "agnx/v1alpha1", "duragent/v1alpha1"); err != nil {
 			return err

@@ -158,7 +158,6 @@ func TestLoadPolicy_Errors(t *testing.T) {
 		{"kind: Agent\n", `p.yaml:1: kind must be Policy, not "Agent"`},
 		{"allow:\n  - \"bash:ok\"\n  - \":x\"\n", `p.yaml:3: rule ":x" names no tool`},
 		{"deny: [rm -rf]\n", `p.yaml:1: rule "rm -rf": a tool name has no spaces`},
-		{"mod: ask\n", `p.yaml:1: unknown field "mod"`},
 		{"notify:\n  deliveries:\n    - {type: email}\n", `p.yaml:3: notify.deliveries[0].type "email" is not one of log, webhook`},
 		{"notify:\n  deliveries:\n    - {type: webhook, url: ftp://x}\n", `p.yaml:3: notify.deliveries[0].url must be an http or https URL`},
 	}
@@ -361,4 +360,12 @@ func TestPolicy_Check(t *testing.T) {
 		assert.Equal(t, clean, cleanRulePath(clean), "cleaning %q twice", p)
 	}
 	assert.Zero(t, allocs(&Policy{Mode: "ask", Notify: Notify{Enabled: true}}, "bash", "git status"), "no rule names bash: no split")
+}
+
+func TestLoadPolicy_UnknownKeysWarn(t *testing.T) {
+	p, err := LoadPolicy(writePolicy(t, t.TempDir(), "p.yaml", "mod: ask\nmode: restrict\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "restrict", p.Mode)
+	require.Len(t, p.Warnings, 1)
+	assert.Contains(t, p.Warnings[0], `p.yaml:1: unknown field "mod" (did you mean "mode"?) (ignored)`)
 }

@@ -90,7 +90,8 @@ func (d *Doc) checkStruct(n ast.Node, t reflect.Type, path string) error {
 			if s := suggest(key, t); s != "" {
 				msg += " (did you mean " + strconv.Quote(s) + "?)"
 			}
-			return &Error{File: d.File, Line: nodeLine(mv.Key), Msg: msg}
+			d.Unknown = append(d.Unknown, &Error{File: d.File, Line: nodeLine(mv.Key), Msg: msg})
+			continue
 		}
 		if err := d.check(mv.Value, f.Type, joinPath(path, key)); err != nil {
 			return err

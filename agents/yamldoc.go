@@ -17,7 +17,12 @@ import (
 type Doc struct {
 	// File names the document in errors.
 	File string
-	root ast.Node // nil for an empty document
+	// Unknown holds, after Decode, one entry per key the target type does
+	// not have (agent.yaml:7: unknown field "flavour" in spec.model). Agnx
+	// ignores unknown keys in every file it reads, so Decode does too;
+	// doctor and validate show them as warnings.
+	Unknown []*Error
+	root    ast.Node // nil for an empty document
 }
 
 // ParseYAML parses data, which must hold at most one YAML document. A
@@ -53,17 +58,49 @@ func recoverAs(file string, err *error) {
 func (d *Doc) Empty() bool { return d == nil || d.root == nil }
 
 // Decode stores the document in v, a pointer to a yaml-tagged struct whose
-// fields may hold defaults: keys absent from the document keep them. An
-// unknown key or a value of the wrong kind is an *Error at its line.
+// fields may hold defaults: keys absent from the document keep them. A
+// value of the wrong kind is an *Error at its line; an unknown key is
+// skipped and noted in d.Unknown.
 func (d *Doc) Decode(v any) (err error) {
 	if d.Empty() {
 		return nil
 	}
 	defer recoverAs(d.File, &err)
+	d.Unknown = d.Unknown[:0]
 	if err := d.check(d.root, reflect.TypeOf(v).Elem(), ""); err != nil {
 		return err
 	}
-	return YAMLError(d.File, yaml.NodeToValue(d.root, v, yaml.DisallowUnknownField()))
+	return YAMLError(d.File, yaml.NodeToValue(d.root, v))
+}
+
+// Warnings returns the sentences for d's unknown keys.
+func Warnings(d *Doc) []string {
+	var out []string
+	for _, e := range d.Unknown {
+		out = append(out, e.Error()+" (ignored)")
+	}
+	return out
+}
+
+// Explain adds to err, a problem found after decoding, the first key that
+// was ignored as unknown: a required key reported missing is often that
+// key misspelt ("modle").
+func (d *Doc) Explain(err error) error {
+	e, ok := err.(*Error)
+	if !ok || d == nil || len(d.Unknown) == 0 {
+		return err
+	}
+	u := d.Unknown[0]
+	return &Error{File: e.File, Line: e.Line, Msg: e.Msg + "; line " + strconv.Itoa(u.Line) + " has an " + u.Msg + ", which was ignored"}
+}
+
+// Strict returns the first unknown key as an *Error, for the files of
+// agnx-lite's own formats that have no parent to stay compatible with.
+func (d *Doc) Strict() error {
+	if len(d.Unknown) == 0 {
+		return nil
+	}
+	return d.Unknown[0]
 }
 
 // Line returns the line of the key at path, written like

@@ -31,6 +31,10 @@ type Config struct {
 	Wasm    WasmConfig    `yaml:"wasm"`
 	Runtime RuntimeConfig `yaml:"runtime"`
 
+	// Warnings are the keys the file has that agnx-lite does not know:
+	// ignored, as Agnx does, and shown by serve's log and doctor.
+	Warnings []string `yaml:"-"`
+
 	doc *agents.Doc // where each key was, for Validate; nil for defaults
 }
 
@@ -228,7 +232,7 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 	if err := doc.Decode(c); err != nil {
 		return nil, err
 	}
-	c.File, c.doc = file, doc
+	c.File, c.doc, c.Warnings = file, doc, agents.Warnings(doc)
 	for i := range c.Gateways.External {
 		if c.Gateways.External[i].Restart == "" {
 			c.Gateways.External[i].Restart = "on_failure"

@@ -70,9 +70,6 @@ func TestParseConfig_Errors(t *testing.T) {
 		line       int
 		msg        string
 	}{
-		{"unknown key", "server:\n  prot: 80\n", 2, `unknown field "prot" in server (did you mean "port"?)`},
-		{"unknown top-level key", "# c\nroute: []\n", 2, `unknown field "route" (did you mean "routes"?)`},
-		{"file is not settable", "file: x\n", 1, `unknown field "file"`},
 		{"port range", "server:\n  host: 0.0.0.0\n  port: 70000\n", 3, "server.port 70000 is out of range 1..65535"},
 		{"port zero", "server:\n  port: 0\n", 2, "server.port 0 is out of range 1..65535"},
 		{"port text", "server:\n  port: http\n", 2, "server.port must be a whole number"},
@@ -126,4 +123,16 @@ func TestLoadConfig_TooLarge(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, make([]byte, maxConfigSize+1), 0o600))
 	_, err := LoadConfig(p)
 	assert.EqualError(t, err, p+": the file is larger than 1024 KiB")
+}
+
+// Keys agnx-lite does not know are ignored, as Agnx does, and reported.
+func TestParseConfig_UnknownKeysWarn(t *testing.T) {
+	c, err := ParseConfig("etc/agnx.yaml", []byte("server:\n  prot: 80\n# c\nroute: []\nfile: x\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		`etc/agnx.yaml:2: unknown field "prot" in server (did you mean "port"?) (ignored)`,
+		`etc/agnx.yaml:4: unknown field "route" (did you mean "routes"?) (ignored)`,
+		`etc/agnx.yaml:5: unknown field "file" (ignored)`,
+	}, c.Warnings)
+	assert.Equal(t, DefaultConfig().Server.Port, c.Server.Port)
 }

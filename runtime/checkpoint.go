@@ -149,18 +149,37 @@ func decodeToolCalls(vs []*fastjson.Value) []ToolCall {
 	return out
 }
 
-// SessionStatus is a session's state in listings.
+// SessionStatus is a session's state in listings. The values are Agnx's:
+// its client knows no others.
 type SessionStatus string
 
 // Session statuses.
 const (
-	// SessionIdle: no turn runs; a message starts one.
-	SessionIdle SessionStatus = "idle"
-	// SessionRunning: a turn runs, or waits for an approval.
+	// SessionActive: no turn runs; a message starts one.
+	SessionActive SessionStatus = "active"
+	// SessionRunning: a turn runs.
 	SessionRunning SessionStatus = "running"
-	// SessionEnded: the session takes no more messages.
-	SessionEnded SessionStatus = "ended"
+	// SessionPaused: the turn waits for a user's decision on a tool call.
+	SessionPaused SessionStatus = "paused"
+	// SessionCompleted: the session has ended and takes no more messages.
+	SessionCompleted SessionStatus = "completed"
 )
+
+// InTurn reports whether a turn is under way: running, or paused on an
+// approval.
+func (s SessionStatus) InTurn() bool { return s == SessionRunning || s == SessionPaused }
+
+// parseStatus reads a status as stored; the names of earlier versions
+// (idle, ended) map to today's.
+func parseStatus(s string) SessionStatus {
+	switch s {
+	case "idle", "":
+		return SessionActive
+	case "ended":
+		return SessionCompleted
+	}
+	return SessionStatus(s)
+}
 
 // SessionInfo is what listings show of a session; it is stored as the
 // session's meta record and rewritten when the session changes.
@@ -216,7 +235,7 @@ func decodeInfo(p *fastjson.Parser, data []byte) (SessionInfo, error) {
 	}
 	return SessionInfo{
 		ID: str("session_id"), Agent: str("agent"), Gateway: str("gateway"),
-		ChatID: str("chat_id"), Status: SessionStatus(str("status")),
+		ChatID: str("chat_id"), Status: parseStatus(str("status")),
 		Created: ts("created_at"), Updated: ts("updated_at"),
 		Turns: v.GetInt("turns"), LastSeq: v.GetUint64("last_seq"),
 		Preview: str("preview"),

@@ -47,7 +47,7 @@ func TestLoop_ImportSession(t *testing.T) {
 	info, err := h.loop.ImportSession(ctx, roundTrip(t, orig))
 	require.NoError(t, err)
 	assert.NotEqual(t, sid, info.ID)
-	assert.Equal(t, runtime.SessionIdle, info.Status)
+	assert.Equal(t, runtime.SessionActive, info.Status)
 	assert.Equal(t, 3, info.Turns)
 	assert.Equal(t, uint64(len(orig)), info.LastSeq)
 
@@ -80,7 +80,7 @@ func TestLoop_ImportSessionClosesRunningTurn(t *testing.T) {
 	}
 	info, err := h.loop.ImportSession(context.Background(), evs)
 	require.NoError(t, err)
-	assert.Equal(t, runtime.SessionIdle, info.Status)
+	assert.Equal(t, runtime.SessionActive, info.Status)
 	got := h.durable(info.ID)
 	assert.Equal(t, []runtime.EventType{runtime.EvSessionStart, runtime.EvUserMessage, runtime.EvUserMessage,
 		runtime.EvTurnEnd, runtime.EvTurnEnd}, types(got))

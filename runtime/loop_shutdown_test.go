@@ -62,7 +62,7 @@ func TestLoop_PauseOnDisconnect(t *testing.T) {
 
 			require.Eventually(t, func() bool {
 				info, err := runtime.ReadSession(h.store, sid)
-				return err == nil && info.Status == "idle"
+				return err == nil && info.Status == runtime.SessionActive
 			}, 10*time.Second, 2*time.Millisecond)
 			log := h.durable(sid)
 			ends := find(log, runtime.EvTurnEnd)

@@ -209,7 +209,7 @@ func TestLoop_ConversationSurvivesRestart(t *testing.T) {
 	info, err := runtime.ReadSession(h.store, sid)
 	require.NoError(t, err)
 	assert.Equal(t, 3, info.Turns)
-	assert.Equal(t, runtime.SessionIdle, info.Status)
+	assert.Equal(t, runtime.SessionActive, info.Status)
 }
 
 func TestLoop_InterruptedTurnOnRestart(t *testing.T) {
@@ -238,7 +238,7 @@ func TestLoop_InterruptedTurnOnRestart(t *testing.T) {
 			if policy == "continue" {
 				require.Eventually(t, func() bool {
 					info, err := runtime.ReadSession(h.store, sid)
-					return err == nil && info.Status == "idle"
+					return err == nil && info.Status == runtime.SessionActive
 				}, 10*time.Second, 5*time.Millisecond)
 				log := h.durable(sid)
 				assert.Equal(t, "answer to first", find(log, runtime.EvAssistant)[0].Content)

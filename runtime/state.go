@@ -207,11 +207,13 @@ func preview(s string) string {
 func (s *state) status() SessionStatus {
 	switch {
 	case s.Ended:
-		return SessionEnded
+		return SessionCompleted
+	case len(s.Approvals) > 0:
+		return SessionPaused
 	case s.TurnActive:
 		return SessionRunning
 	}
-	return SessionIdle
+	return SessionActive
 }
 
 // alwaysAllowed reports whether the user allowed this call for the

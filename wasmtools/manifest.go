@@ -136,6 +136,9 @@ func ParseManifest(file string, data []byte) (*Manifest, error) {
 	if err := doc.Decode(&mf); err != nil {
 		return nil, err
 	}
+	if err := doc.Strict(); err != nil {
+		return nil, err // agnx-lite's own format: a misspelt capability must not pass
+	}
 	m := &Manifest{File: file, Name: mf.Name, Description: mf.Description, Module: mf.Module,
 		Workspace: mf.Workspace, Env: mf.Env}
 	checks := []func(*agents.Doc, *manifestFile, *Manifest) error{checkIdentity, checkSchema, checkLimits, checkAccess}

@@ -112,7 +112,7 @@ func TestCLI_DaemonRunAndChat(t *testing.T) {
 	var chatOut bytes.Buffer
 	code, errs = c.runIn(strings.NewReader("hi\n/status\n"), &chatOut, "chat")
 	require.Equal(t, 0, code, errs)
-	assert.Regexp(t, `^agnx-lite chat · agent assistant \(ollama qwen3:1.7b\) · session \S+\necho: hi\nsession \S+ · agent assistant · idle · 1 turns`, chatOut.String())
+	assert.Regexp(t, `^agnx-lite chat · agent assistant \(ollama qwen3:1.7b\) · session \S+\necho: hi\nsession \S+ · agent assistant · active · 1 turns`, chatOut.String())
 	id := regexp.MustCompile(`session (\S+)\n`).FindStringSubmatch(chatOut.String())[1]
 
 	chatOut.Reset()
@@ -180,7 +180,7 @@ func TestCLI_Attach(t *testing.T) {
 		outputs[viaDaemon] = regexp.MustCompile(`\b[0-9a-f]{16}\b`).ReplaceAllString(out.String(), "ID")
 	}
 	assert.Equal(t, outputs[false], outputs[true])
-	assert.Equal(t, "attached to session ID · agent assistant · idle\n"+
+	assert.Equal(t, "attached to session ID · agent assistant · active\n"+
 		"you> first\nassistant> echo: first\n"+
 		"-- live: type a message to send it · Ctrl-C stops a reply · Ctrl-D or /quit detaches\n"+
 		"you> second\nassistant> echo: second\n"+

@@ -209,10 +209,10 @@ func TestCLI_ChatAnswersApprovals(t *testing.T) {
 // lists in RestartPreventExitStatus (no restart loop on a bad config).
 func TestCLI_ServeBadConfigExits78(t *testing.T) {
 	c := newCLI(t)
-	require.NoError(t, os.WriteFile(c.cfg, []byte("server:\n  prot: 1\n"), 0o600))
+	require.NoError(t, os.WriteFile(c.cfg, []byte("server:\n  port: 0\n"), 0o600))
 	code, _, errs := c.run("serve")
 	assert.Equal(t, 78, code)
-	assert.Contains(t, errs, `unknown field "prot"`)
+	assert.Contains(t, errs, "server.port 0 is out of range")
 
 	require.NoError(t, os.WriteFile(c.cfg, []byte("server:\n  host: 0.0.0.0\n  port: "+strconv.Itoa(c.port)+"\n"), 0o600))
 	code, _, errs = c.run("serve")

@@ -23,7 +23,7 @@ func (e *apiEnv) addBroken(name string) {
 	file := filepath.Join(dir, agents.FileName)
 	data, err := os.ReadFile(file)
 	require.NoError(e.t, err)
-	data = []byte(strings.Replace(string(data), "temperature:", "temprature:", 1))
+	data = []byte(strings.Replace(string(data), "temperature:", "temperature: 9 #", 1))
 	require.NoError(e.t, os.WriteFile(file, data, 0o644))
 }
 
@@ -37,7 +37,7 @@ func TestAgents_ListAndGet(t *testing.T) {
 	assert.Equal(t, httpapi.AgentInfo{Name: "assistant", Description: "A friendly general-purpose assistant.",
 		Version: "1", Provider: "ollama", Model: "qwen3:1.7b"}, list.Agents[0])
 	assert.Equal(t, "broken", list.Agents[1].Name)
-	assert.Regexp(t, `agent\.yaml:\d+: .*temprature`, list.Agents[1].Err, "an invalid agent is listed with its error")
+	assert.Regexp(t, `agent\.yaml:\d+: .*temperature 9 is out of range`, list.Agents[1].Err, "an invalid agent is listed with its error")
 
 	var a struct {
 		Name, Description, Version string
@@ -59,7 +59,7 @@ func TestAgents_ListAndGet(t *testing.T) {
 	assert.Equal(t, []string{"builtin:read_file", "builtin:list_dir"}, a.Tools)
 
 	p := requireProblem(t, e.do("GET", "/api/v1/agents/broken", ""), http.StatusUnprocessableEntity, "agent_invalid")
-	assert.Regexp(t, `agent\.yaml:\d+: .*temprature`, p.Detail, "the problem names file:line")
+	assert.Regexp(t, `agent\.yaml:\d+: .*temperature 9 is out of range`, p.Detail, "the problem names file:line")
 	p = requireProblem(t, e.do("GET", "/api/v1/agents/ghost", ""), http.StatusNotFound, "agent_not_found")
 	assert.Contains(t, p.Detail, "ghost")
 	requireProblem(t, e.do("GET", "/api/v1/agents/Not_Valid", ""), http.StatusNotFound, "agent_not_found")

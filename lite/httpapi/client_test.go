@@ -58,7 +58,7 @@ func TestClient_SessionsAndAgents(t *testing.T) {
 	created, err := r.client.CreateSession(ctx, "assistant")
 	require.NoError(t, err)
 	assert.Equal(t, "assistant", created.Agent)
-	assert.Equal(t, runtime.SessionIdle, created.Status)
+	assert.Equal(t, runtime.SessionActive, created.Status)
 
 	got, err := r.client.Session(ctx, created.ID)
 	require.NoError(t, err)

@@ -59,9 +59,9 @@ func TestAgents_InvalidIs422(t *testing.T) {
 	e := newAPIEnv(t, llmtest.Echo())
 	e.addBroken("broken")
 	p := requireProblem(t, e.do("POST", "/api/v1/sessions", `{"agent":"broken"}`), http.StatusUnprocessableEntity, "agent_invalid")
-	assert.Regexp(t, `agent\.yaml:\d+: .*temprature`, p.Detail)
+	assert.Regexp(t, `agent\.yaml:\d+: .*temperature 9 is out of range`, p.Detail)
 	p = requireProblem(t, e.do("GET", "/api/v1/agents/broken", ""), http.StatusUnprocessableEntity, "agent_invalid")
-	assert.Regexp(t, `agent\.yaml:\d+: .*temprature`, p.Detail)
+	assert.Regexp(t, `agent\.yaml:\d+: .*temperature 9 is out of range`, p.Detail)
 }
 
 // The public agent card lists every agent only to a caller the API would

@@ -164,5 +164,5 @@ func (b *bridge) idleAfter(ctx context.Context, sid string, seq uint64) bool {
 		b.log.Log(ctx, slog.LevelDebug, "plugin gateway cannot read a session", "session", sid, "err", err)
 		return false
 	}
-	return info.Status != runtime.SessionRunning && info.LastSeq <= seq
+	return !info.Status.InTurn() && info.LastSeq <= seq
 }

@@ -148,7 +148,7 @@ func (r *rig) waitIdle(chat string) {
 			return false
 		}
 		info, err := r.app.Loop.Session(context.Background(), sid)
-		return err == nil && info.Status == "idle"
+		return err == nil && info.Status == runtime.SessionActive
 	})
 }
 

@@ -166,7 +166,7 @@ func (o *outbox) startWatcher(sid string, chat int64) *watcher {
 // record: nothing is missed).
 func (o *outbox) mayEnd(w *watcher, pos uint64) (bool, runtime.SessionInfo) {
 	info, err := o.o.Loop.Session(o.ctx, w.sid)
-	if w.holds > 0 || (err == nil && (info.Status == runtime.SessionRunning || info.LastSeq > pos)) {
+	if w.holds > 0 || (err == nil && (info.Status.InTurn() || info.LastSeq > pos)) {
 		return false, info
 	}
 	if o.watchers[w.sid] == w {
@@ -214,7 +214,7 @@ func (o *outbox) recover() {
 		return
 	}
 	for _, s := range list {
-		if s.Gateway != GatewayName || s.Status == runtime.SessionEnded {
+		if s.Gateway != GatewayName || s.Status == runtime.SessionCompleted {
 			continue
 		}
 		r, ok, err := o.readRecord(s.ID)
@@ -222,7 +222,7 @@ func (o *outbox) recover() {
 			o.bot.log.Error("telegram: cannot read the outbox", "session", s.ID, "err", err)
 			continue
 		}
-		if !ok || (r.Delivered >= s.LastSeq && s.Status != runtime.SessionRunning) {
+		if !ok || (r.Delivered >= s.LastSeq && !s.Status.InTurn()) {
 			continue // never written to from Telegram, or nothing owed
 		}
 		o.startWatcher(s.ID, r.Chat)

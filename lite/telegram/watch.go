@@ -147,7 +147,7 @@ func (w *watcher) ended() bool {
 		return true
 	}
 	w.until = info.LastSeq
-	if info.Status == runtime.SessionRunning {
+	if info.Status.InTurn() {
 		w.until = ^uint64(0)
 	}
 	return false
