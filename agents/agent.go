@@ -28,6 +28,9 @@ type Agent struct {
 	// SkillsDir is spec.skills_dir resolved against Dir; Dir/skills when
 	// unset. It may not exist.
 	SkillsDir string
+	// Hooks is spec.hooks as written (validated); the runtime adds the
+	// default hooks of the builtins the agent lists.
+	Hooks Hooks
 
 	// Soul, SystemPrompt and Instructions are the raw texts of the prompt
 	// files (templates not yet rendered).

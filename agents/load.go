@@ -24,6 +24,9 @@ type agentFile struct {
 	Kind       string   `yaml:"kind"`
 	Metadata   metadata `yaml:"metadata"`
 	Spec       spec     `yaml:"spec"`
+
+	// warnings are what validate found odd but not wrong.
+	warnings []string
 }
 
 type metadata struct {
@@ -43,6 +46,7 @@ type spec struct {
 	Memory       Memory    `yaml:"memory"`
 	Tools        []ToolRef `yaml:"tools"`
 	SkillsDir    string    `yaml:"skills_dir"`
+	Hooks        Hooks     `yaml:"hooks"`
 }
 
 // DefaultTemperature is spec.model.temperature when agent.yaml has none.
@@ -111,7 +115,7 @@ func Load(dir string) (*Agent, error) {
 		return nil, err
 	}
 	a := af.agent(dir)
-	a.Warnings = Warnings(doc)
+	a.Warnings = append(Warnings(doc), af.warnings...)
 	a.Files = []string{dir, file}
 	a.ModTime = mod
 	if info, err := os.Stat(dir); err == nil && info.ModTime().After(mod) {
@@ -176,6 +180,7 @@ func (af *agentFile) agent(dir string) *Agent {
 		Memory:      s.Memory,
 		Tools:       s.Tools,
 		SkillsDir:   resolve(dir, skills),
+		Hooks:       s.Hooks,
 	}
 }
 

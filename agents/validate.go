@@ -27,6 +27,11 @@ func (af *agentFile) validate(doc *Doc) error {
 	if err := validateTools(doc, af.Spec.Tools); err != nil {
 		return err
 	}
+	warnings, err := validateHooks(doc, &af.Spec.Hooks)
+	if err != nil {
+		return err
+	}
+	af.warnings = append(af.warnings, warnings...)
 	return localRefs(doc, &af.Spec)
 }
 
