@@ -56,10 +56,14 @@ type Model struct {
 	// Provider is ollama, openai, anthropic or openrouter.
 	Provider string `yaml:"provider"`
 	Name     string `yaml:"name"`
-	// Temperature is 0..2; the loader sets 0.7 when agent.yaml has none.
-	Temperature     *float64 `yaml:"temperature"`
-	MaxInputTokens  int      `yaml:"max_input_tokens"`
-	MaxOutputTokens int      `yaml:"max_output_tokens"`
+	// Temperature is 0..2; nil when agent.yaml has none, and then it is
+	// not sent (the model server's default applies).
+	Temperature *float64 `yaml:"temperature"`
+	// MaxInputTokens is 0 when agent.yaml has none; see InputTokens.
+	MaxInputTokens int `yaml:"max_input_tokens"`
+	// MaxOutputTokens (alias max_tokens) is 0 when agent.yaml has none,
+	// and then it is not sent.
+	MaxOutputTokens int `yaml:"max_output_tokens"`
 	// BaseURL overrides the provider's default endpoint.
 	BaseURL string `yaml:"base_url"`
 	// KeepAlive is an agnx-lite extension for Ollama's keep_alive.

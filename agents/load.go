@@ -37,7 +37,7 @@ type metadata struct {
 }
 
 type spec struct {
-	Model        Model     `yaml:"model"`
+	Model        modelFile `yaml:"model"`
 	Soul         string    `yaml:"soul"`
 	SystemPrompt string    `yaml:"system_prompt"`
 	Instructions string    `yaml:"instructions"`
@@ -49,8 +49,12 @@ type spec struct {
 	Hooks        Hooks     `yaml:"hooks"`
 }
 
-// DefaultTemperature is spec.model.temperature when agent.yaml has none.
-const DefaultTemperature = 0.7
+// modelFile is spec.model as written: Model and its one alias key.
+type modelFile struct {
+	Model `yaml:",inline"`
+	// MaxTokens is the older name of max_output_tokens.
+	MaxTokens int `yaml:"max_tokens"`
+}
 
 // The defaults of spec.session, set by Load when agent.yaml leaves a field
 // out. The runtime falls back to the same ones for an agent that was not
@@ -60,7 +64,7 @@ const (
 	DefaultMaxToolIterations    = 10
 	DefaultLLMTimeoutSeconds    = 300
 	DefaultCompaction           = "archive"
-	DefaultMaxHistoryTokens     = 20000
+	DefaultMaxHistoryTokens     = 40000
 	DefaultMaxToolResultTokens  = 8000
 	DefaultToolResultTruncation = "head"
 	DefaultToolResultKeepFirst  = 2
@@ -68,9 +72,7 @@ const (
 )
 
 func defaultAgentFile() agentFile {
-	t := DefaultTemperature
 	return agentFile{Spec: spec{
-		Model: Model{Temperature: &t},
 		Session: Session{
 			OnDisconnect:      DefaultOnDisconnect,
 			MaxToolIterations: DefaultMaxToolIterations,
@@ -151,10 +153,6 @@ func parseAgent(file string, data []byte) (*agentFile, *Doc, error) {
 	if err := doc.Decode(&af); err != nil {
 		return nil, nil, err
 	}
-	if af.Spec.Model.Temperature == nil { // "temperature: null"
-		t := DefaultTemperature
-		af.Spec.Model.Temperature = &t
-	}
 	if err := af.validate(doc); err != nil {
 		return nil, nil, doc.Explain(err)
 	}
@@ -174,7 +172,7 @@ func (af *agentFile) agent(dir string) *Agent {
 		Labels:      af.Metadata.Labels,
 		APIVersion:  af.APIVersion,
 		Dir:         dir,
-		Model:       s.Model,
+		Model:       s.Model.Model,
 		Session:     s.Session,
 		Access:      s.Access,
 		Memory:      s.Memory,
@@ -184,8 +182,9 @@ func (af *agentFile) agent(dir string) *Agent {
 	}
 }
 
-// loadPrompts reads the three prompt parts. A file named in agent.yaml must
-// exist; a conventional file (SOUL.md, ...) is used only when it does.
+// loadPrompts reads the three prompt parts. A file named in agent.yaml
+// that does not exist is a warning; a conventional file (SOUL.md, ...) is
+// used only when it exists.
 func (a *Agent) loadPrompts(root *os.Root, doc *Doc, s *spec) error {
 	parts := []struct {
 		path, ref, conventional string
@@ -212,7 +211,10 @@ func (a *Agent) loadPrompts(root *os.Root, doc *Doc, s *spec) error {
 		case errors.Is(err, fs.ErrNotExist) && p.ref == "":
 			// no conventional file: the part is empty
 		case errors.Is(err, fs.ErrNotExist):
-			return doc.Errorf(p.path, "%s refers to %s, which does not exist", p.path, p.ref)
+			// Agnx loads the agent without the part; so does Load.
+			a.Warnings = append(a.Warnings, doc.Errorf(p.path,
+				"%s names %s, which does not exist, so the prompt goes without it; create the file or remove the key", p.path, p.ref).Error())
+			a.Files = append(a.Files, file) // reload when it appears
 		case errors.Is(err, ErrOutside) && p.ref == "":
 			return &Error{File: file, Msg: "is a link that " + ErrOutside.Error() + outsideFix}
 		case errors.Is(err, ErrOutside):

@@ -53,14 +53,24 @@ func (af *agentFile) validateHeader(doc *Doc) error {
 	return nil
 }
 
-func validateModel(doc *Doc, m *Model) error {
+func validateModel(doc *Doc, mf *modelFile) error {
 	const p = "spec.model."
+	m := &mf.Model
+	if mf.MaxTokens != 0 {
+		if m.MaxOutputTokens != 0 {
+			return doc.Errorf(p+"max_tokens", "spec.model has both max_output_tokens and max_tokens, its older name; keep one")
+		}
+		if err := atLeast(doc, p+"max_tokens", mf.MaxTokens, 1); err != nil {
+			return err
+		}
+		m.MaxOutputTokens = mf.MaxTokens
+	}
 	switch {
 	case m.Provider == "":
 		return doc.Errorf(p+"provider", "spec.model.provider is required (ollama, openai, anthropic or openrouter)")
 	case m.Name == "":
 		return doc.Errorf(p+"name", "spec.model.name is required")
-	case !(*m.Temperature >= 0 && *m.Temperature <= 2): // also rejects NaN
+	case m.Temperature != nil && !(*m.Temperature >= 0 && *m.Temperature <= 2): // also rejects NaN
 		return doc.Errorf(p+"temperature", "spec.model.temperature %s is out of range 0..2", fmtFloat(*m.Temperature))
 	}
 	if err := oneOf(doc, p+"provider", m.Provider, "ollama", "openai", "anthropic", "openrouter"); err != nil {
@@ -89,7 +99,7 @@ func validateSession(doc *Doc, s *Session) error {
 		atLeast(doc, p+"llm_timeout_seconds", s.LLMTimeoutSeconds, 1),
 		atLeast(doc, p+"ttl_hours", s.TTLHours, 0),
 		oneOf(doc, p+"compaction", s.Compaction, "discard", "archive", "disabled"),
-		atLeast(doc, p+"context.max_history_tokens", s.Context.MaxHistoryTokens, 1),
+		atLeast(doc, p+"context.max_history_tokens", s.Context.MaxHistoryTokens, 0), // 0: no cap
 		atLeast(doc, p+"context.max_tool_result_tokens", s.Context.MaxToolResultTokens, 1),
 		oneOf(doc, p+"context.tool_result_truncation", s.Context.ToolResultTruncation, "head", "tail", "both"),
 		atLeast(doc, p+"context.tool_result_keep_first", s.Context.ToolResultKeepFirst, 0),
