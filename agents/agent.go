@@ -32,6 +32,15 @@ type Agent struct {
 	// default hooks of the builtins the agent lists.
 	Hooks Hooks
 
+	// Skills are the usable skills of SkillsDir, by folder name.
+	Skills []Skill
+	// Directives are the agent's own directive files (<Dir>/directives).
+	Directives []Directive
+	// SharedDirectives are the data dir's directive files, shared by every
+	// agent; they come before Directives. The loader leaves them empty;
+	// the composition root sets them (LoadDirectives).
+	SharedDirectives []Directive
+
 	// Soul, SystemPrompt and Instructions are the raw texts of the prompt
 	// files (templates not yet rendered).
 	Soul         string
@@ -47,7 +56,8 @@ type Agent struct {
 	ModTime time.Time
 	// Warnings are what is odd but not wrong, one sentence each: keys the
 	// format does not have (Agnx ignores them, so does Load), a prompt
-	// file named but missing. validate and doctor show them.
+	// file named but missing, a skill or directive left out. validate and
+	// doctor show them; serve logs them when it loads the agent.
 	Warnings []string
 }
 

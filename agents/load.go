@@ -129,6 +129,8 @@ func Load(dir string) (*Agent, error) {
 	if err := checkToolFiles(root, doc, a.Tools); err != nil {
 		return nil, err
 	}
+	a.loadSkills(root, skillsRel(&af.Spec))
+	a.loadDirectives(root)
 	return a, nil
 }
 
@@ -161,10 +163,6 @@ func parseAgent(file string, data []byte) (*agentFile, *Doc, error) {
 
 func (af *agentFile) agent(dir string) *Agent {
 	s := &af.Spec
-	skills := s.SkillsDir
-	if skills == "" {
-		skills = "skills"
-	}
 	return &Agent{
 		Name:        af.Metadata.Name,
 		Description: af.Metadata.Description,
@@ -177,7 +175,7 @@ func (af *agentFile) agent(dir string) *Agent {
 		Access:      s.Access,
 		Memory:      s.Memory,
 		Tools:       s.Tools,
-		SkillsDir:   resolve(dir, skills),
+		SkillsDir:   resolve(dir, skillsRel(s)),
 		Hooks:       s.Hooks,
 	}
 }
@@ -228,6 +226,14 @@ func (a *Agent) loadPrompts(root *os.Root, doc *Doc, s *spec) error {
 		}
 	}
 	return nil
+}
+
+// skillsRel is spec.skills_dir, or the default "skills".
+func skillsRel(s *spec) string {
+	if s.SkillsDir == "" {
+		return "skills"
+	}
+	return s.SkillsDir
 }
 
 // resolve makes a path from agent.yaml, which validation keeps local,
