@@ -99,8 +99,8 @@ func (a *Agent) loadDirectives(root *os.Root) {
 	ds, warnings := readDirectives(sub, dir)
 	a.Directives = ds
 	a.Warnings = append(a.Warnings, warnings...)
-	a.Files = append(a.Files, dir)
+	a.addFile(dir)
 	for _, d := range ds {
-		a.Files = append(a.Files, filepath.Join(dir, d.Name+".md"))
+		a.addFile(filepath.Join(dir, d.Name+".md"))
 	}
 }

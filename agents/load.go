@@ -272,3 +272,13 @@ func readOpen(f *os.File, name string) ([]byte, time.Time, error) {
 	}
 	return data, info.ModTime(), nil
 }
+
+// addFile adds a file or folder the agent was built from to Files, and its
+// modification time to ModTime, so that a loader that compares the two
+// rebuilds the agent only when one of them changes.
+func (a *Agent) addFile(name string) {
+	a.Files = append(a.Files, name)
+	if st, err := os.Stat(name); err == nil && st.ModTime().After(a.ModTime) {
+		a.ModTime = st.ModTime()
+	}
+}

@@ -71,7 +71,7 @@ func (a *Agent) loadSkills(root *os.Root, rel string) {
 	entries, _ := dir.ReadDir(4 * maxSkills)
 	dir.Close()
 	slices.SortFunc(entries, func(x, y fs.DirEntry) int { return strings.Compare(x.Name(), y.Name()) })
-	a.Files = append(a.Files, a.SkillsDir)
+	a.addFile(a.SkillsDir)
 	for _, e := range entries {
 		if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 || strings.HasPrefix(e.Name(), ".") {
 			continue
@@ -89,7 +89,7 @@ func (a *Agent) loadSkills(root *os.Root, rel string) {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("%s: skill skipped: %v", file, err))
 			continue
 		}
-		a.Files = append(a.Files, file)
+		a.addFile(file)
 		a.Skills = append(a.Skills, *s)
 	}
 }

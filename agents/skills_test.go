@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,4 +86,17 @@ func TestLoad_SkillLinkOutsideRefused(t *testing.T) {
 	assert.Empty(t, a.Skills)
 	require.Len(t, a.Warnings, 1)
 	assert.Contains(t, a.Warnings[0], ErrOutside.Error())
+}
+
+// A skill file newer than agent.yaml makes the agent's ModTime, so a cache
+// comparing Files with ModTime does not rebuild it on every use.
+func TestLoad_SkillModTime(t *testing.T) {
+	dir := writeAgent(t, map[string]string{FileName: header + skillModel,
+		"skills/a/SKILL.md": "---\nname: a\ndescription: d\n---\n"})
+	later := time.Now().Add(time.Hour).Truncate(time.Second)
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "skills", "a", "SKILL.md"), later, later))
+	a, err := Load(dir)
+	require.NoError(t, err)
+	assert.True(t, a.ModTime.Equal(later), a.ModTime)
+	assert.Contains(t, a.Files, filepath.Join(dir, "skills", "a", "SKILL.md"))
 }

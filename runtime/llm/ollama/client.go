@@ -31,6 +31,14 @@ func DefaultBaseURL() string {
 	return strings.TrimRight(h, "/")
 }
 
+// Root returns the server root of an Ollama base URL: without a final
+// "/" or "/v1" (Agnx's convention, "http://localhost:11434/v1", names the
+// OpenAI-style endpoint; this client and doctor use the native API at the
+// root).
+func Root(baseURL string) string {
+	return strings.TrimSuffix(strings.TrimRight(baseURL, "/"), "/v1")
+}
+
 // Options configure a Client. The zero value talks to DefaultBaseURL().
 type Options struct {
 	// BaseURL is the server root, e.g. "http://127.0.0.1:11434". A final
@@ -53,7 +61,7 @@ var _ runtime.Provider = (*Client)(nil)
 
 // New returns a Client for o.
 func New(o Options) *Client {
-	base := strings.TrimSuffix(strings.TrimRight(o.BaseURL, "/"), "/v1")
+	base := Root(o.BaseURL)
 	if base == "" {
 		base = DefaultBaseURL()
 	}
