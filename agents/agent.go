@@ -86,9 +86,13 @@ type Session struct {
 	OnDisconnect      OnDisconnect `yaml:"on_disconnect"`
 	MaxToolIterations int          `yaml:"max_tool_iterations"` // 1..100
 	LLMTimeoutSeconds int          `yaml:"llm_timeout_seconds"`
-	TTLHours          int          `yaml:"ttl_hours"`  // 0: never expires
-	Compaction        string       `yaml:"compaction"` // discard | archive | disabled
-	Context           Context      `yaml:"context"`
+	// TTLHours overrides the config's sessions.ttl_hours (0: sessions
+	// never expire); nil when agent.yaml has none.
+	TTLHours *int `yaml:"ttl_hours"`
+	// Compaction overrides the config's sessions.compaction: discard,
+	// archive or disabled; empty when agent.yaml has none.
+	Compaction string  `yaml:"compaction"`
+	Context    Context `yaml:"context"`
 }
 
 // OnDisconnect is spec.session.on_disconnect: what a turn does when the

@@ -63,7 +63,6 @@ const (
 	DefaultOnDisconnect         = OnDisconnectPause
 	DefaultMaxToolIterations    = 10
 	DefaultLLMTimeoutSeconds    = 300
-	DefaultCompaction           = "archive"
 	DefaultMaxHistoryTokens     = 40000
 	DefaultMaxToolResultTokens  = 8000
 	DefaultToolResultTruncation = "head"
@@ -77,7 +76,6 @@ func defaultAgentFile() agentFile {
 			OnDisconnect:      DefaultOnDisconnect,
 			MaxToolIterations: DefaultMaxToolIterations,
 			LLMTimeoutSeconds: DefaultLLMTimeoutSeconds,
-			Compaction:        DefaultCompaction,
 			Context: Context{
 				MaxHistoryTokens:     DefaultMaxHistoryTokens,
 				MaxToolResultTokens:  DefaultMaxToolResultTokens,

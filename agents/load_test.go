@@ -37,7 +37,7 @@ func TestLoad_Defaults(t *testing.T) {
 	assert.Zero(t, a.Model.MaxInputTokens)
 	assert.Equal(t, 131072, a.Model.InputTokens(), "qwen3 from the table")
 	assert.Equal(t, Session{
-		OnDisconnect: "pause", MaxToolIterations: 10, LLMTimeoutSeconds: 300, Compaction: "archive",
+		OnDisconnect: "pause", MaxToolIterations: 10, LLMTimeoutSeconds: 300,
 		Context: Context{MaxHistoryTokens: 40000, MaxToolResultTokens: 8000, ToolResultTruncation: "head",
 			ToolResultKeepFirst: 2, ToolResultKeepLast: 5},
 	}, a.Session)
@@ -62,7 +62,8 @@ func TestLoad_Full(t *testing.T) {
 		MaxInputTokens: 100000, MaxOutputTokens: 2048, BaseURL: "https://api.example.com/v1", KeepAlive: "10m"}, a.Model)
 	assert.Equal(t, OnDisconnectContinue, a.Session.OnDisconnect)
 	assert.Equal(t, 25, a.Session.MaxToolIterations)
-	assert.Equal(t, 48, a.Session.TTLHours)
+	require.NotNil(t, a.Session.TTLHours)
+	assert.Equal(t, 48, *a.Session.TTLHours)
 	assert.Equal(t, Context{4000, 1000, "both", 1, 3}, a.Session.Context)
 	assert.Equal(t, Access{
 		DM:     AccessRule{Policy: "allowlist", Allowlist: []string{"telegram:12345"}},

@@ -97,8 +97,8 @@ func validateSession(doc *Doc, s *Session) error {
 		oneOf(doc, p+"on_disconnect", string(s.OnDisconnect), string(OnDisconnectPause), string(OnDisconnectContinue)),
 		inRange(doc, p+"max_tool_iterations", s.MaxToolIterations, 1, 100),
 		atLeast(doc, p+"llm_timeout_seconds", s.LLMTimeoutSeconds, 1),
-		atLeast(doc, p+"ttl_hours", s.TTLHours, 0),
-		oneOf(doc, p+"compaction", s.Compaction, "discard", "archive", "disabled"),
+		optAtLeast(doc, p+"ttl_hours", s.TTLHours, 0),
+		optOneOf(doc, p+"compaction", s.Compaction, "discard", "archive", "disabled"),
 		atLeast(doc, p+"context.max_history_tokens", s.Context.MaxHistoryTokens, 0), // 0: no cap
 		atLeast(doc, p+"context.max_tool_result_tokens", s.Context.MaxToolResultTokens, 1),
 		oneOf(doc, p+"context.tool_result_truncation", s.Context.ToolResultTruncation, "head", "tail", "both"),
@@ -171,6 +171,22 @@ func oneOf(doc *Doc, path, v string, allowed ...string) error {
 		return nil
 	}
 	return doc.Errorf(path, "%s %q is not one of %s", path, v, strings.Join(allowed, ", "))
+}
+
+// optOneOf is oneOf for a value that may be absent ("").
+func optOneOf(doc *Doc, path, v string, allowed ...string) error {
+	if v == "" {
+		return nil
+	}
+	return oneOf(doc, path, v, allowed...)
+}
+
+// optAtLeast is atLeast for a value that may be absent (nil).
+func optAtLeast(doc *Doc, path string, v *int, lo int) error {
+	if v == nil {
+		return nil
+	}
+	return atLeast(doc, path, *v, lo)
 }
 
 func inRange(doc *Doc, path string, v, lo, hi int) error {
