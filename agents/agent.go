@@ -28,6 +28,18 @@ type Agent struct {
 	// SkillsDir is spec.skills_dir resolved against Dir; Dir/skills when
 	// unset. It may not exist.
 	SkillsDir string
+	// Hooks is spec.hooks as written (validated); the runtime adds the
+	// default hooks of the builtins the agent lists.
+	Hooks Hooks
+
+	// Skills are the usable skills of SkillsDir, by folder name.
+	Skills []Skill
+	// Directives are the agent's own directive files (<Dir>/directives).
+	Directives []Directive
+	// SharedDirectives are the data dir's directive files, shared by every
+	// agent; they come before Directives. The loader leaves them empty;
+	// the composition root sets them (LoadDirectives).
+	SharedDirectives []Directive
 
 	// Soul, SystemPrompt and Instructions are the raw texts of the prompt
 	// files (templates not yet rendered).
@@ -44,7 +56,8 @@ type Agent struct {
 	ModTime time.Time
 	// Warnings are what is odd but not wrong, one sentence each: keys the
 	// format does not have (Agnx ignores them, so does Load), a prompt
-	// file named but missing. validate and doctor show them.
+	// file named but missing, a skill or directive left out. validate and
+	// doctor show them; serve logs them when it loads the agent.
 	Warnings []string
 }
 
@@ -53,10 +66,14 @@ type Model struct {
 	// Provider is ollama, openai, anthropic or openrouter.
 	Provider string `yaml:"provider"`
 	Name     string `yaml:"name"`
-	// Temperature is 0..2; the loader sets 0.7 when agent.yaml has none.
-	Temperature     *float64 `yaml:"temperature"`
-	MaxInputTokens  int      `yaml:"max_input_tokens"`
-	MaxOutputTokens int      `yaml:"max_output_tokens"`
+	// Temperature is 0..2; nil when agent.yaml has none, and then it is
+	// not sent (the model server's default applies).
+	Temperature *float64 `yaml:"temperature"`
+	// MaxInputTokens is 0 when agent.yaml has none; see InputTokens.
+	MaxInputTokens int `yaml:"max_input_tokens"`
+	// MaxOutputTokens (alias max_tokens) is 0 when agent.yaml has none,
+	// and then it is not sent.
+	MaxOutputTokens int `yaml:"max_output_tokens"`
 	// BaseURL overrides the provider's default endpoint.
 	BaseURL string `yaml:"base_url"`
 	// KeepAlive is an agnx-lite extension for Ollama's keep_alive.
@@ -69,9 +86,13 @@ type Session struct {
 	OnDisconnect      OnDisconnect `yaml:"on_disconnect"`
 	MaxToolIterations int          `yaml:"max_tool_iterations"` // 1..100
 	LLMTimeoutSeconds int          `yaml:"llm_timeout_seconds"`
-	TTLHours          int          `yaml:"ttl_hours"`  // 0: never expires
-	Compaction        string       `yaml:"compaction"` // discard | archive | disabled
-	Context           Context      `yaml:"context"`
+	// TTLHours overrides the config's sessions.ttl_hours (0: sessions
+	// never expire); nil when agent.yaml has none.
+	TTLHours *int `yaml:"ttl_hours"`
+	// Compaction overrides the config's sessions.compaction: discard,
+	// archive or disabled; empty when agent.yaml has none.
+	Compaction string  `yaml:"compaction"`
+	Context    Context `yaml:"context"`
 }
 
 // OnDisconnect is spec.session.on_disconnect: what a turn does when the

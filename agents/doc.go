@@ -1,7 +1,9 @@
 // Package agents owns the Agnx Agent Format (AAF) as agnx-lite reads it: an
 // agent is a folder holding agent.yaml plus Markdown prompt parts (SOUL.md,
 // SYSTEM_PROMPT.md, INSTRUCTIONS.md). The package loads and validates that
-// folder into an immutable [Agent], renders its system prompt, lists the
+// folder into an immutable [Agent] (with its skills, directives and
+// hooks), renders its system message as Agnx does ([Agent.RenderSystem]:
+// [PrimeDirectives], prompt parts, "## Directives", the skills list), lists the
 // agents folder cheaply ([List] reads names and modification times only, so
 // start-up stays fast with hundreds of agents) and writes the embedded
 // default agent ([WriteTemplate]).
@@ -14,6 +16,11 @@
 // ([ErrNotRegular]) instead of hanging a start or reload. [Import] shows an
 // archive's [Reach] (model server, executables, network) and refuses a
 // risky one unless the user trusts it.
+//
+// What Agnx accepts loads here too: a prompt file named but missing, a bad
+// skill or an oversized directive is a warning ([Agent.Warnings]), not a
+// failure. Skills and directives are bounded in count and size, since an
+// agent folder may come from anywhere.
 //
 // Every problem with a file is reported as one [*Error] sentence of the
 // form "file:line: what is wrong". The YAML helpers that produce such errors

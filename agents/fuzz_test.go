@@ -23,7 +23,7 @@ func FuzzAgentYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		af, _, err := parseAgent(file, data)
 		if err == nil {
-			if af.Spec.Model.Temperature == nil || !ValidName(af.Metadata.Name) {
+			if tp := af.Spec.Model.Temperature; (tp != nil && !(*tp >= 0 && *tp <= 2)) || !ValidName(af.Metadata.Name) {
 				t.Fatalf("accepted an invalid agent: %+v", af)
 			}
 			return

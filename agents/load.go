@@ -24,6 +24,9 @@ type agentFile struct {
 	Kind       string   `yaml:"kind"`
 	Metadata   metadata `yaml:"metadata"`
 	Spec       spec     `yaml:"spec"`
+
+	// warnings are what validate found odd but not wrong.
+	warnings []string
 }
 
 type metadata struct {
@@ -34,7 +37,7 @@ type metadata struct {
 }
 
 type spec struct {
-	Model        Model     `yaml:"model"`
+	Model        modelFile `yaml:"model"`
 	Soul         string    `yaml:"soul"`
 	SystemPrompt string    `yaml:"system_prompt"`
 	Instructions string    `yaml:"instructions"`
@@ -43,10 +46,15 @@ type spec struct {
 	Memory       Memory    `yaml:"memory"`
 	Tools        []ToolRef `yaml:"tools"`
 	SkillsDir    string    `yaml:"skills_dir"`
+	Hooks        Hooks     `yaml:"hooks"`
 }
 
-// DefaultTemperature is spec.model.temperature when agent.yaml has none.
-const DefaultTemperature = 0.7
+// modelFile is spec.model as written: Model and its one alias key.
+type modelFile struct {
+	Model `yaml:",inline"`
+	// MaxTokens is the older name of max_output_tokens.
+	MaxTokens int `yaml:"max_tokens"`
+}
 
 // The defaults of spec.session, set by Load when agent.yaml leaves a field
 // out. The runtime falls back to the same ones for an agent that was not
@@ -55,8 +63,7 @@ const (
 	DefaultOnDisconnect         = OnDisconnectPause
 	DefaultMaxToolIterations    = 10
 	DefaultLLMTimeoutSeconds    = 300
-	DefaultCompaction           = "archive"
-	DefaultMaxHistoryTokens     = 20000
+	DefaultMaxHistoryTokens     = 40000
 	DefaultMaxToolResultTokens  = 8000
 	DefaultToolResultTruncation = "head"
 	DefaultToolResultKeepFirst  = 2
@@ -64,14 +71,11 @@ const (
 )
 
 func defaultAgentFile() agentFile {
-	t := DefaultTemperature
 	return agentFile{Spec: spec{
-		Model: Model{Temperature: &t},
 		Session: Session{
 			OnDisconnect:      DefaultOnDisconnect,
 			MaxToolIterations: DefaultMaxToolIterations,
 			LLMTimeoutSeconds: DefaultLLMTimeoutSeconds,
-			Compaction:        DefaultCompaction,
 			Context: Context{
 				MaxHistoryTokens:     DefaultMaxHistoryTokens,
 				MaxToolResultTokens:  DefaultMaxToolResultTokens,
@@ -111,7 +115,7 @@ func Load(dir string) (*Agent, error) {
 		return nil, err
 	}
 	a := af.agent(dir)
-	a.Warnings = Warnings(doc)
+	a.Warnings = append(Warnings(doc), af.warnings...)
 	a.Files = []string{dir, file}
 	a.ModTime = mod
 	if info, err := os.Stat(dir); err == nil && info.ModTime().After(mod) {
@@ -123,6 +127,8 @@ func Load(dir string) (*Agent, error) {
 	if err := checkToolFiles(root, doc, a.Tools); err != nil {
 		return nil, err
 	}
+	a.loadSkills(root, skillsRel(&af.Spec))
+	a.loadDirectives(root)
 	return a, nil
 }
 
@@ -147,10 +153,6 @@ func parseAgent(file string, data []byte) (*agentFile, *Doc, error) {
 	if err := doc.Decode(&af); err != nil {
 		return nil, nil, err
 	}
-	if af.Spec.Model.Temperature == nil { // "temperature: null"
-		t := DefaultTemperature
-		af.Spec.Model.Temperature = &t
-	}
 	if err := af.validate(doc); err != nil {
 		return nil, nil, doc.Explain(err)
 	}
@@ -159,10 +161,6 @@ func parseAgent(file string, data []byte) (*agentFile, *Doc, error) {
 
 func (af *agentFile) agent(dir string) *Agent {
 	s := &af.Spec
-	skills := s.SkillsDir
-	if skills == "" {
-		skills = "skills"
-	}
 	return &Agent{
 		Name:        af.Metadata.Name,
 		Description: af.Metadata.Description,
@@ -170,17 +168,19 @@ func (af *agentFile) agent(dir string) *Agent {
 		Labels:      af.Metadata.Labels,
 		APIVersion:  af.APIVersion,
 		Dir:         dir,
-		Model:       s.Model,
+		Model:       s.Model.Model,
 		Session:     s.Session,
 		Access:      s.Access,
 		Memory:      s.Memory,
 		Tools:       s.Tools,
-		SkillsDir:   resolve(dir, skills),
+		SkillsDir:   resolve(dir, skillsRel(s)),
+		Hooks:       s.Hooks,
 	}
 }
 
-// loadPrompts reads the three prompt parts. A file named in agent.yaml must
-// exist; a conventional file (SOUL.md, ...) is used only when it does.
+// loadPrompts reads the three prompt parts. A file named in agent.yaml
+// that does not exist is a warning; a conventional file (SOUL.md, ...) is
+// used only when it exists.
 func (a *Agent) loadPrompts(root *os.Root, doc *Doc, s *spec) error {
 	parts := []struct {
 		path, ref, conventional string
@@ -207,7 +207,10 @@ func (a *Agent) loadPrompts(root *os.Root, doc *Doc, s *spec) error {
 		case errors.Is(err, fs.ErrNotExist) && p.ref == "":
 			// no conventional file: the part is empty
 		case errors.Is(err, fs.ErrNotExist):
-			return doc.Errorf(p.path, "%s refers to %s, which does not exist", p.path, p.ref)
+			// Agnx loads the agent without the part; so does Load.
+			a.Warnings = append(a.Warnings, doc.Errorf(p.path,
+				"%s names %s, which does not exist, so the prompt goes without it; create the file or remove the key", p.path, p.ref).Error())
+			a.Files = append(a.Files, file) // reload when it appears
 		case errors.Is(err, ErrOutside) && p.ref == "":
 			return &Error{File: file, Msg: "is a link that " + ErrOutside.Error() + outsideFix}
 		case errors.Is(err, ErrOutside):
@@ -221,6 +224,14 @@ func (a *Agent) loadPrompts(root *os.Root, doc *Doc, s *spec) error {
 		}
 	}
 	return nil
+}
+
+// skillsRel is spec.skills_dir, or the default "skills".
+func skillsRel(s *spec) string {
+	if s.SkillsDir == "" {
+		return "skills"
+	}
+	return s.SkillsDir
 }
 
 // resolve makes a path from agent.yaml, which validation keeps local,
@@ -258,4 +269,14 @@ func readOpen(f *os.File, name string) ([]byte, time.Time, error) {
 		return nil, time.Time{}, fmt.Errorf("%s is larger than %d KiB", name, maxFileSize>>10)
 	}
 	return data, info.ModTime(), nil
+}
+
+// addFile adds a file or folder the agent was built from to Files, and its
+// modification time to ModTime, so that a loader that compares the two
+// rebuilds the agent only when one of them changes.
+func (a *Agent) addFile(name string) {
+	a.Files = append(a.Files, name)
+	if st, err := os.Stat(name); err == nil && st.ModTime().After(a.ModTime) {
+		a.ModTime = st.ModTime()
+	}
 }

@@ -32,11 +32,13 @@ func TestLoad_Defaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "minimal", a.Name)
 	assert.Equal(t, "agnx/v1alpha1", a.APIVersion)
-	require.NotNil(t, a.Model.Temperature)
-	assert.Equal(t, 0.7, *a.Model.Temperature)
+	assert.Nil(t, a.Model.Temperature, "unset: not sent")
+	assert.Zero(t, a.Model.MaxOutputTokens, "unset: not sent")
+	assert.Zero(t, a.Model.MaxInputTokens)
+	assert.Equal(t, 131072, a.Model.InputTokens(), "qwen3 from the table")
 	assert.Equal(t, Session{
-		OnDisconnect: "pause", MaxToolIterations: 10, LLMTimeoutSeconds: 300, Compaction: "archive",
-		Context: Context{MaxHistoryTokens: 20000, MaxToolResultTokens: 8000, ToolResultTruncation: "head",
+		OnDisconnect: "pause", MaxToolIterations: 10, LLMTimeoutSeconds: 300,
+		Context: Context{MaxHistoryTokens: 40000, MaxToolResultTokens: 8000, ToolResultTruncation: "head",
 			ToolResultKeepFirst: 2, ToolResultKeepLast: 5},
 	}, a.Session)
 	assert.Equal(t, filepath.Join(dir, "skills"), a.SkillsDir)
@@ -60,7 +62,8 @@ func TestLoad_Full(t *testing.T) {
 		MaxInputTokens: 100000, MaxOutputTokens: 2048, BaseURL: "https://api.example.com/v1", KeepAlive: "10m"}, a.Model)
 	assert.Equal(t, OnDisconnectContinue, a.Session.OnDisconnect)
 	assert.Equal(t, 25, a.Session.MaxToolIterations)
-	assert.Equal(t, 48, a.Session.TTLHours)
+	require.NotNil(t, a.Session.TTLHours)
+	assert.Equal(t, 48, *a.Session.TTLHours)
 	assert.Equal(t, Context{4000, 1000, "both", 1, 3}, a.Session.Context)
 	assert.Equal(t, Access{
 		DM:     AccessRule{Policy: "allowlist", Allowlist: []string{"telegram:12345"}},
@@ -161,7 +164,10 @@ func TestLoad_Errors(t *testing.T) {
 			"spec.tools[1].command is required for a cli tool"},
 		{"duplicate tool", header + model + "  tools:\n    - {type: builtin, name: a}\n    - {type: builtin, name: a}\n", 11,
 			`spec.tools[1].name "a" is already used by spec.tools[0]`},
-		{"missing prompt file", header + model + "  soul: ./SOUL.md\n", 9, "spec.soul refers to ./SOUL.md, which does not exist"},
+		{"tool result tokens 0", header + model + "  session:\n    context:\n      max_tool_result_tokens: 0\n", 11,
+			"spec.session.context.max_tool_result_tokens 0 must be at least 1"},
+		{"both max tokens", header + "spec:\n  model: {provider: ollama, name: m, max_tokens: 5, max_output_tokens: 6}\n", 6,
+			"spec.model has both max_output_tokens and max_tokens, its older name; keep one"},
 		{"duplicate key", header + model + "spec: {}\n", 9, `mapping key "spec" already defined at [5:1]`},
 		{"syntax", header + "spec: [\n", 5, "sequence end token ']' not found"},
 		{"two documents", header + model + "---\nkind: Agent\n", 10, "only one YAML document is allowed"},

@@ -5,62 +5,84 @@ import (
 	"time"
 )
 
-// RenderSystem returns the system prompt: the soul, system prompt and
-// instructions that are not empty, separated by a blank line, with these
-// placeholders filled in (spaces inside the braces are allowed):
+// RenderSystem returns the system message, assembled as Agnx does: the
+// parts that are not empty, separated by a blank line, in this order:
 //
-//	{{date}}        now as 2006-01-02
-//	{{time}}        now as 15:04 MST
-//	{{agent.name}}  the agent's name
-//	{{agent.home}}  the agent's folder
-//
-// Any other {{...}} is left as written.
+//  1. PrimeDirectives;
+//  2. the soul, system prompt and instructions, each with its
+//     placeholders filled in (see Expand);
+//  3. "## Directives" and one "- " line per directive file:
+//     SharedDirectives, then the agent's own Directives;
+//  4. the <available_skills> list.
 func (a *Agent) RenderSystem(now time.Time) string {
 	var b strings.Builder
-	for _, part := range [...]string{a.Soul, a.SystemPrompt, a.Instructions} {
-		part = strings.TrimSpace(part)
+	add := func(part string) {
 		if part == "" {
-			continue
+			return
 		}
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
 		}
 		b.WriteString(part)
 	}
-	return a.expand(b.String(), now)
-}
-
-func (a *Agent) expand(s string, now time.Time) string {
-	if !strings.Contains(s, "{{") {
-		return s
+	add(PrimeDirectives)
+	for _, part := range [...]string{a.Soul, a.SystemPrompt, a.Instructions} {
+		add(a.Expand(strings.TrimSpace(part), now))
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for {
-		start := strings.Index(s, "{{")
-		if start < 0 {
-			break
-		}
-		end := strings.Index(s[start+2:], "}}")
-		if end < 0 {
-			break
-		}
-		end += start + 2
-		b.WriteString(s[:start])
-		switch strings.TrimSpace(s[start+2 : end]) {
-		case "date":
-			b.WriteString(now.Format("2006-01-02"))
-		case "time":
-			b.WriteString(now.Format("15:04 MST"))
-		case "agent.name":
-			b.WriteString(a.Name)
-		case "agent.home":
-			b.WriteString(a.Dir)
-		default:
-			b.WriteString(s[start : end+2])
-		}
-		s = s[end+2:]
-	}
-	b.WriteString(s)
+	add(a.directivesBlock())
+	add(a.skillsBlock())
 	return b.String()
 }
+
+// directivesBlock is "## Directives" with a "- " line per directive, or ""
+// when there are none.
+func (a *Agent) directivesBlock() string {
+	// Issue 14 (the memory tool) adds here, when the agent has that tool
+	// and neither directives folder has a memory.md, the default memory
+	// directive.
+	if len(a.SharedDirectives)+len(a.Directives) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Directives\n")
+	for _, list := range [...][]Directive{a.SharedDirectives, a.Directives} {
+		for _, d := range list {
+			b.WriteString("- ")
+			b.WriteString(d.Text)
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// skillsBlock lists the skills for the model, or "" when there are none:
+//
+//	<available_skills>
+//	  <skill>
+//	    <name>task-extraction</name>
+//	    <description>...</description>
+//	    <location>/abs/path/skills/task-extraction/SKILL.md</location>
+//	  </skill>
+//	</available_skills>
+//
+// Values are XML-escaped.
+func (a *Agent) skillsBlock() string {
+	if len(a.Skills) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("<available_skills>\n")
+	for _, s := range a.Skills {
+		b.WriteString("  <skill>\n    <name>")
+		b.WriteString(xmlEscape.Replace(s.Name))
+		b.WriteString("</name>\n    <description>")
+		b.WriteString(xmlEscape.Replace(s.Description))
+		b.WriteString("</description>\n    <location>")
+		b.WriteString(xmlEscape.Replace(s.Path))
+		b.WriteString("</location>\n  </skill>\n")
+	}
+	b.WriteString("</available_skills>")
+	return b.String()
+}
+
+var xmlEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")

@@ -1,33 +1,62 @@
 package agents
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 )
 
-func TestAgent_RenderSystem(t *testing.T) {
+func TestAgent_Expand(t *testing.T) {
 	now := time.Date(2026, 3, 9, 14, 5, 0, 0, time.FixedZone("CET", 3600))
+	a := &Agent{Name: "bob", Dir: "/agents/bob"}
+	for in, want := range map[string]string{
+		"{{date}} {{time}}":                      "2026-03-09 13:05 UTC",
+		"I am {{agent.name}} in {{agent.home}}.": "I am bob in /agents/bob.",
+		"{{ date }}|{{  agent.name}}":            "2026-03-09|bob",
+		"{{user}} {{ agent.mood }} {{date}}":     "{{user}} {{ agent.mood }} 2026-03-09",
+		"{{date}} and {{date":                    "2026-03-09 and {{date",
+		"{{{date}}}":                             "{{{date}}}",
+		"plain":                                  "plain",
+	} {
+		assert.Equal(t, want, a.Expand(in, now), in)
+	}
+}
+
+func TestAgent_RenderSystem(t *testing.T) {
+	now := time.Date(2026, 3, 9, 14, 5, 0, 0, time.UTC)
 	tests := []struct {
-		name                       string
-		soul, system, instructions string
-		want                       string
+		name string
+		a    Agent
+		want string
 	}{
-		{"all parts", "Soul.\n", "\nSystem.", "Instr.", "Soul.\n\nSystem.\n\nInstr."},
-		{"empty parts skipped", "  \n", "", "Only.", "Only."},
-		{"nothing", "", "", "", ""},
-		{"placeholders", "{{date}} {{time}}", "", "I am {{agent.name}} in {{agent.home}}.",
-			"2026-03-09 14:05 CET\n\nI am bob in /agents/bob."},
-		{"spaces in braces", "{{ date }}|{{  agent.name}}", "", "", "2026-03-09|bob"},
-		{"unknown left alone", "{{user}} {{ agent.mood }} {{date}}", "", "", "{{user}} {{ agent.mood }} 2026-03-09"},
-		{"unclosed", "{{date}} and {{date", "", "", "2026-03-09 and {{date"},
-		{"braces inside", "{{{date}}}", "", "", "{{{date}}}"},
+		{"nothing but the prime directives", Agent{}, ""},
+		{"parts in order, empty ones skipped", Agent{Soul: "Soul.\n", SystemPrompt: "  \n", Instructions: "Instr. {{date}}"},
+			"Soul.\n\nInstr. 2026-03-09"},
+		{"directives: shared, then the agent's", Agent{Instructions: "I.",
+			SharedDirectives: []Directive{{Name: "a", Text: "Shared one."}},
+			Directives:       []Directive{{Name: "b", Text: "Mine\nover two lines."}}},
+			"I.\n\n## Directives\n- Shared one.\n- Mine\nover two lines.\n"},
+		{"skills, escaped", Agent{Skills: []Skill{
+			{Name: "task-extraction", Description: "Find <tasks> & \"todos\"", Path: "/a/skills/task-extraction/SKILL.md"},
+			{Name: "b", Description: "B", Path: "/a/skills/b/SKILL.md"}}},
+			"<available_skills>\n  <skill>\n    <name>task-extraction</name>\n" +
+				"    <description>Find &lt;tasks&gt; &amp; &quot;todos&quot;</description>\n" +
+				"    <location>/a/skills/task-extraction/SKILL.md</location>\n  </skill>\n" +
+				"  <skill>\n    <name>b</name>\n    <description>B</description>\n" +
+				"    <location>/a/skills/b/SKILL.md</location>\n  </skill>\n</available_skills>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := &Agent{Name: "bob", Dir: "/agents/bob", Soul: tt.soul, SystemPrompt: tt.system, Instructions: tt.instructions}
-			assert.Equal(t, tt.want, a.RenderSystem(now))
+			got := tt.a.RenderSystem(now)
+			rest, ok := strings.CutPrefix(got, PrimeDirectives)
+			assert.True(t, ok, "the prime directives come first")
+			if tt.want == "" {
+				assert.Empty(t, rest)
+				return
+			}
+			assert.Equal(t, "\n\n"+tt.want, rest)
 		})
 	}
 }

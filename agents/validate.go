@@ -27,6 +27,11 @@ func (af *agentFile) validate(doc *Doc) error {
 	if err := validateTools(doc, af.Spec.Tools); err != nil {
 		return err
 	}
+	warnings, err := validateHooks(doc, &af.Spec.Hooks)
+	if err != nil {
+		return err
+	}
+	af.warnings = append(af.warnings, warnings...)
 	return localRefs(doc, &af.Spec)
 }
 
@@ -48,14 +53,24 @@ func (af *agentFile) validateHeader(doc *Doc) error {
 	return nil
 }
 
-func validateModel(doc *Doc, m *Model) error {
+func validateModel(doc *Doc, mf *modelFile) error {
 	const p = "spec.model."
+	m := &mf.Model
+	if mf.MaxTokens != 0 {
+		if m.MaxOutputTokens != 0 {
+			return doc.Errorf(p+"max_tokens", "spec.model has both max_output_tokens and max_tokens, its older name; keep one")
+		}
+		if err := atLeast(doc, p+"max_tokens", mf.MaxTokens, 1); err != nil {
+			return err
+		}
+		m.MaxOutputTokens = mf.MaxTokens
+	}
 	switch {
 	case m.Provider == "":
 		return doc.Errorf(p+"provider", "spec.model.provider is required (ollama, openai, anthropic or openrouter)")
 	case m.Name == "":
 		return doc.Errorf(p+"name", "spec.model.name is required")
-	case !(*m.Temperature >= 0 && *m.Temperature <= 2): // also rejects NaN
+	case m.Temperature != nil && !(*m.Temperature >= 0 && *m.Temperature <= 2): // also rejects NaN
 		return doc.Errorf(p+"temperature", "spec.model.temperature %s is out of range 0..2", fmtFloat(*m.Temperature))
 	}
 	if err := oneOf(doc, p+"provider", m.Provider, "ollama", "openai", "anthropic", "openrouter"); err != nil {
@@ -82,9 +97,9 @@ func validateSession(doc *Doc, s *Session) error {
 		oneOf(doc, p+"on_disconnect", string(s.OnDisconnect), string(OnDisconnectPause), string(OnDisconnectContinue)),
 		inRange(doc, p+"max_tool_iterations", s.MaxToolIterations, 1, 100),
 		atLeast(doc, p+"llm_timeout_seconds", s.LLMTimeoutSeconds, 1),
-		atLeast(doc, p+"ttl_hours", s.TTLHours, 0),
-		oneOf(doc, p+"compaction", s.Compaction, "discard", "archive", "disabled"),
-		atLeast(doc, p+"context.max_history_tokens", s.Context.MaxHistoryTokens, 1),
+		optAtLeast(doc, p+"ttl_hours", s.TTLHours, 0),
+		optOneOf(doc, p+"compaction", s.Compaction, "discard", "archive", "disabled"),
+		atLeast(doc, p+"context.max_history_tokens", s.Context.MaxHistoryTokens, 0), // 0: no cap
 		atLeast(doc, p+"context.max_tool_result_tokens", s.Context.MaxToolResultTokens, 1),
 		oneOf(doc, p+"context.tool_result_truncation", s.Context.ToolResultTruncation, "head", "tail", "both"),
 		atLeast(doc, p+"context.tool_result_keep_first", s.Context.ToolResultKeepFirst, 0),
@@ -156,6 +171,22 @@ func oneOf(doc *Doc, path, v string, allowed ...string) error {
 		return nil
 	}
 	return doc.Errorf(path, "%s %q is not one of %s", path, v, strings.Join(allowed, ", "))
+}
+
+// optOneOf is oneOf for a value that may be absent ("").
+func optOneOf(doc *Doc, path, v string, allowed ...string) error {
+	if v == "" {
+		return nil
+	}
+	return oneOf(doc, path, v, allowed...)
+}
+
+// optAtLeast is atLeast for a value that may be absent (nil).
+func optAtLeast(doc *Doc, path string, v *int, lo int) error {
+	if v == nil {
+		return nil
+	}
+	return atLeast(doc, path, *v, lo)
 }
 
 func inRange(doc *Doc, path string, v, lo, hi int) error {

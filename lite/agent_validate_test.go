@@ -23,8 +23,8 @@ func TestValidateAgents_SameErrorAsLoad(t *testing.T) {
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "tools", "x"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "tools", "x", "tool.yaml"), []byte("name: x\ndescription: d\n"), 0o644))
 		},
-		"missing prompt file": func(t *testing.T, dir string) {
-			setSpec(t, dir, "  soul: ./GONE.md\n")
+		"zero tool result tokens": func(t *testing.T, dir string) {
+			setSpec(t, dir, "  session:\n    context: {max_tool_result_tokens: 0}\n")
 		},
 		"bad policy": func(t *testing.T, dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, agents.PolicyFile), []byte("mode: [\n"), 0o644))

@@ -205,13 +205,22 @@ func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mo
 		if !force {
 			c.log.Info("agent reloaded", "agent", name)
 		}
+		c.logWarnings(la)
 		c.retire(name, ca.agent.Tools)
 		ca.agent, ca.checked, ca.used, ca.badMod = la, now, now, time.Time{}
 		return la, nil
 	}
+	c.logWarnings(la)
 	c.loaded[name] = &cachedAgent{agent: la, checked: now, used: now}
 	c.evictOver(name)
 	return la, nil
+}
+
+// logWarnings logs each warning of a newly built agent, once per build.
+func (c *agentCache) logWarnings(la *runtime.LoadedAgent) {
+	for _, w := range la.Spec.Warnings {
+		c.log.Warn("agent warning", "agent", la.Spec.Name, "warning", w)
+	}
 }
 
 // fresh reports whether a loaded agent can be used as it is: its files
@@ -249,6 +258,7 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 		return nil, &agents.Error{File: filepath.Join(dir, agents.FileName), Line: 0,
 			Msg: fmt.Sprintf("metadata.name %q does not match the folder name %q: rename one so they agree", spec.Name, name)}
 	}
+	c.addSharedDirectives(spec)
 	spec.Workspace = c.cfg.WorkspaceDir(spec.Name)
 	if err := os.MkdirAll(spec.Workspace, 0o700); err != nil {
 		return nil, fmt.Errorf("create workspace of agent %s: %w", name, err)
@@ -267,6 +277,24 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 		return nil, err
 	}
 	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy}, nil
+}
+
+// addSharedDirectives gives the agent the data dir's directives (shared by
+// every agent, as Agnx's {workspace}/directives) and their warnings; the
+// folder and its files join the agent's Files so that an edit reloads it.
+func (c *agentCache) addSharedDirectives(spec *agents.Agent) {
+	dir := filepath.Join(c.cfg.DataDir, agents.DirectivesDir)
+	ds, warnings := agents.LoadDirectives(dir)
+	spec.SharedDirectives = ds
+	spec.Warnings = append(spec.Warnings, warnings...)
+	files := []string{dir}
+	for _, d := range ds {
+		files = append(files, filepath.Join(dir, d.Name+".md"))
+	}
+	spec.Files = append(spec.Files, files...)
+	if mod := newestMod(files); mod.After(spec.ModTime) {
+		spec.ModTime = mod
+	}
 }
 
 // policyFiles are the tiers of an agent's policy: the data dir's, the
@@ -345,18 +373,38 @@ func LoadAgentTools(cfg *Config, name string, log *slog.Logger) (*runtime.Loaded
 // ok only for an agent that would load. It returns one error per name, nil
 // for a good agent. A nil log discards the build's messages.
 func ValidateAgents(cfg *Config, names []string, log *slog.Logger) []error {
+	errs := make([]error, len(names))
+	for i, r := range CheckAgents(cfg, names, log) {
+		errs[i] = r.Err
+	}
+	return errs
+}
+
+// AgentCheck is the outcome of building one agent for "agent validate".
+type AgentCheck struct {
+	Name string
+	// Err is why the agent does not load; nil for a good agent.
+	Err error
+	// Warnings are the agent's warnings (agents.Agent.Warnings, with the
+	// data dir's directives): it loads, but something is odd.
+	Warnings []string
+}
+
+// CheckAgents is ValidateAgents with each good agent's warnings.
+func CheckAgents(cfg *Config, names []string, log *slog.Logger) []AgentCheck {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := newAgentCache(cfg, log)
 	defer c.close()
-	errs := make([]error, len(names))
+	out := make([]AgentCheck, len(names))
 	for i, name := range names {
 		la, err := c.build(name, filepath.Join(cfg.AgentsDir, name))
+		out[i] = AgentCheck{Name: name, Err: err}
 		if err == nil {
+			out[i].Warnings = la.Spec.Warnings
 			closeTools(la.Tools)
 		}
-		errs[i] = err
 	}
-	return errs
+	return out
 }

@@ -101,6 +101,13 @@ func agentsCheck(cfg *Config) ([]*agents.Agent, []Check) {
 			continue
 		}
 		loaded = append(loaded, a)
+		for _, w := range a.Warnings {
+			out = append(out, Check{Name: "agent " + e.Name, Status: "warn", Detail: w})
+		}
+	}
+	_, shared := agents.LoadDirectives(filepath.Join(cfg.DataDir, agents.DirectivesDir))
+	for _, w := range shared {
+		out = append(out, Check{Name: "directives", Status: "warn", Detail: w})
 	}
 	out = append(out, ok("agents", fmt.Sprintf("%d of %d valid", len(loaded), len(entries))))
 	return loaded, out
@@ -114,8 +121,11 @@ func providerChecks(ctx context.Context, list []*agents.Agent) []Check {
 	var order []server
 	for _, a := range list {
 		s := server{a.Model.Provider, a.Model.BaseURL}
-		if s.provider == "ollama" && s.url == "" {
-			s.url = ollama.DefaultBaseURL()
+		if s.provider == "ollama" {
+			s.url = ollama.Root(s.url)
+			if s.url == "" {
+				s.url = ollama.DefaultBaseURL()
+			}
 		}
 		if _, seen := models[s]; !seen {
 			order = append(order, s)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,4 +73,30 @@ func TestDoctor(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(cfg.AgentsDir, "assistant", "agent.yaml"), []byte("kind: Agent\n"), 0o644))
 	got = checks(t, cfg)
 	assert.Equal(t, "fail", got["agent assistant"].Status)
+}
+
+// doctor lists an agent's warnings, and those of the shared directives;
+// an Ollama base_url in Agnx's form (ending in /v1) is probed at its root.
+func TestDoctor_AgentWarnings(t *testing.T) {
+	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	cfg := crashConfig(t.TempDir())
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	yaml := filepath.Join(cfg.AgentsDir, "assistant", "agent.yaml")
+	data, err := os.ReadFile(yaml)
+	require.NoError(t, err)
+	data = []byte(strings.Replace(string(data), "  instructions: ./INSTRUCTIONS.md\n", "  instructions: ./MISSING.md\n", 1))
+	data = []byte(strings.Replace(string(data), "    name: qwen3:1.7b", "    name: qwen3:1.7b\n    base_url: "+fake.BaseURL()+"/v1", 1))
+	require.NoError(t, os.WriteFile(yaml, data, 0o644))
+	shared := filepath.Join(cfg.DataDir, "directives")
+	require.NoError(t, os.MkdirAll(shared, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(shared, "huge.md"), []byte(strings.Repeat("x", 20<<10)), 0o644))
+
+	got := checks(t, cfg)
+	assert.Equal(t, "warn", got["agent assistant"].Status)
+	assert.Contains(t, got["agent assistant"].Detail, "spec.instructions names ./MISSING.md, which does not exist")
+	assert.Equal(t, "warn", got["directives"].Status)
+	assert.Contains(t, got["directives"].Detail, "huge.md: directive left out")
+	assert.Equal(t, "ok", got["agents"].Status)
+	assert.Equal(t, "ok", got["ollama "+fake.BaseURL()].Status, got["ollama "+fake.BaseURL()].Detail)
 }

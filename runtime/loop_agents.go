@@ -18,10 +18,11 @@ type agentBuilds struct {
 	running int
 }
 
-// historyBudget is the agent's max_history_tokens, or the default.
+// historyBudget is the agent's history budget (agents.Agent.HistoryBudget:
+// max_history_tokens within the model's input tokens), or the default.
 func historyBudget(a *LoadedAgent) int {
-	if a != nil && a.Spec.Session.Context.MaxHistoryTokens > 0 {
-		return a.Spec.Session.Context.MaxHistoryTokens
+	if a != nil && a.Spec != nil {
+		return a.Spec.HistoryBudget()
 	}
 	return agents.DefaultMaxHistoryTokens
 }

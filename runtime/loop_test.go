@@ -38,7 +38,7 @@ func TestLoop_SimpleTurn(t *testing.T) {
 	req := h.fake.Requests()[0]
 	assert.Equal(t, "qwen3:1.7b", req.Model)
 	assert.Equal(t, "system", req.Messages[0].Role)
-	assert.Equal(t, "You are assistant, a test agent.", req.Messages[0].Content)
+	assert.Equal(t, agents.PrimeDirectives+"\n\nYou are assistant, a test agent.", req.Messages[0].Content)
 	assert.Equal(t, []string{"read_file", "list_dir"}, req.ToolNames())
 	assert.Equal(t, "5m", req.KeepAlive)
 }
@@ -201,7 +201,7 @@ func TestLoop_ConversationSurvivesRestart(t *testing.T) {
 		contents = append(contents, m.Role+":"+m.Content)
 	}
 	assert.Equal(t, []string{
-		"system:You are assistant, a test agent.",
+		"system:" + agents.PrimeDirectives + "\n\nYou are assistant, a test agent.",
 		"user:my name is Ada", "assistant:echo: my name is Ada",
 		`user:use read_file {"path":"notes.txt"}`, "assistant:", "tool:buy milk", "assistant:read_file said: buy milk",
 		"user:what is my name?",

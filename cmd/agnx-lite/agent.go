@@ -104,13 +104,24 @@ func validateAgents(g *globals, cfg *lite.Config, names []string) error {
 		return fmt.Errorf("no agents in %s: run \"agnx-lite init\"", dir)
 	}
 	bad := 0
-	for i, err := range lite.ValidateAgents(cfg, names, g.logger()) {
-		if err != nil {
+	for _, r := range lite.CheckAgents(cfg, names, g.logger()) {
+		if r.Err != nil {
 			bad++
-			fmt.Fprintf(g.stdout, "FAIL  %s\n", err)
+			fmt.Fprintf(g.stdout, "FAIL  %s\n", r.Err)
 			continue
 		}
-		fmt.Fprintf(g.stdout, "ok    %s\n", names[i])
+		if len(r.Warnings) == 0 {
+			fmt.Fprintf(g.stdout, "ok    %s\n", r.Name)
+			continue
+		}
+		plural := "s"
+		if len(r.Warnings) == 1 {
+			plural = ""
+		}
+		fmt.Fprintf(g.stdout, "ok    %s (%d warning%s)\n", r.Name, len(r.Warnings), plural)
+		for _, w := range r.Warnings {
+			fmt.Fprintf(g.stdout, "warn  %s\n", w)
+		}
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d of %d agents are invalid", bad, len(names))

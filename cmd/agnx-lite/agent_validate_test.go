@@ -84,3 +84,26 @@ func TestCLI_AgentImportNeedsTrust(t *testing.T) {
 	assert.Contains(t, out, "imported agent outsider")
 	assert.FileExists(t, filepath.Join(installed, agents.FileName))
 }
+
+// An agent that loads with warnings is ok, and each warning is shown.
+func TestCLI_AgentValidateShowsWarnings(t *testing.T) {
+	c := newCLI(t)
+	code, _, _ := c.run("init")
+	require.Equal(t, 0, code)
+	dir := filepath.Join(c.dir, "agents", "assistant")
+	yaml := filepath.Join(dir, "agent.yaml")
+	data, err := os.ReadFile(yaml)
+	require.NoError(t, err)
+	data = []byte(strings.Replace(string(data), "  instructions: ./INSTRUCTIONS.md\n", "  instructions: ./MISSING.md\n  flavour: mint\n", 1))
+	require.NoError(t, os.WriteFile(yaml, data, 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "skills", "bad"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "skills", "bad", "SKILL.md"), []byte("no front matter"), 0o644))
+
+	code, out, _ := c.run("agent", "validate", "assistant")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "ok    assistant (3 warnings)\n")
+	assert.Contains(t, out, `warn  `+yaml)
+	assert.Contains(t, out, `unknown field "flavour" in spec (ignored)`)
+	assert.Contains(t, out, "spec.instructions names ./MISSING.md, which does not exist")
+	assert.Contains(t, out, "bad/SKILL.md: skill skipped: no front matter")
+}

@@ -31,9 +31,20 @@ func DefaultBaseURL() string {
 	return strings.TrimRight(h, "/")
 }
 
+// Root returns the server root of an Ollama base URL: without a final
+// "/" or "/v1" (Agnx's convention, "http://localhost:11434/v1", names the
+// OpenAI-style endpoint; this client and doctor use the native API at the
+// root).
+func Root(baseURL string) string {
+	return strings.TrimSuffix(strings.TrimRight(baseURL, "/"), "/v1")
+}
+
 // Options configure a Client. The zero value talks to DefaultBaseURL().
 type Options struct {
-	// BaseURL is the server root, e.g. "http://127.0.0.1:11434".
+	// BaseURL is the server root, e.g. "http://127.0.0.1:11434". A final
+	// "/v1" (Agnx's convention: its Ollama client uses the OpenAI-style
+	// endpoint, default "http://localhost:11434/v1") is dropped, since this
+	// client speaks Ollama's native /api/chat at the root.
 	BaseURL string
 	// HTTP tunes retries, timeouts and the transport.
 	HTTP llm.Options
@@ -50,7 +61,7 @@ var _ runtime.Provider = (*Client)(nil)
 
 // New returns a Client for o.
 func New(o Options) *Client {
-	base := strings.TrimRight(o.BaseURL, "/")
+	base := Root(o.BaseURL)
 	if base == "" {
 		base = DefaultBaseURL()
 	}

@@ -235,3 +235,24 @@ func TestDefaultBaseURL(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", "https://gpu.lan:443/")
 	assert.Equal(t, "https://gpu.lan:443", DefaultBaseURL())
 }
+
+// An Agnx agent.yaml names Ollama by its OpenAI-style URL (ending in /v1);
+// a plain root works too. Both reach /api/chat, and a request without
+// temperature or max_output_tokens sends neither.
+func TestClient_BaseURL_Conventions(t *testing.T) {
+	for _, suffix := range []string{"", "/", "/v1", "/v1/"} {
+		t.Run("suffix "+suffix, func(t *testing.T) {
+			srv := llmtest.NewOllama(t, llmtest.Reply{Text: "ok"})
+			c := New(Options{BaseURL: srv.BaseURL() + suffix, HTTP: llm.Options{MaxAttempts: 1, IdleTimeout: time.Minute}})
+			resp, err := c.Stream(t.Context(), simpleRequest(), func(runtime.Delta) {})
+			require.NoError(t, err)
+			assert.Equal(t, "ok", resp.Message.Content)
+			reqs := srv.Requests()
+			require.Len(t, reqs, 1)
+			assert.Equal(t, "/api/chat", reqs[0].Path)
+			assert.Nil(t, reqs[0].Temperature)
+			assert.Zero(t, reqs[0].MaxTokens)
+			assert.NotContains(t, string(reqs[0].Raw), `"options"`)
+		})
+	}
+}

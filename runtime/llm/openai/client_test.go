@@ -249,3 +249,16 @@ func TestEncodeRequest_IsValidJSON(t *testing.T) {
 	require.True(t, json.Valid(body), "%s", body)
 	assert.True(t, strings.Contains(string(body), `"arguments":"{}"`))
 }
+
+// An agent without temperature or max_output_tokens sends neither: the
+// server's defaults apply, as with Agnx.
+func TestClient_Stream_UnsetSettingsNotSent(t *testing.T) {
+	srv := llmtest.NewOpenAI(t, llmtest.Reply{Text: "ok"})
+	rec := &recorder{}
+	_, err := newTestClient(srv, rec, 0).Stream(t.Context(), simpleRequest(), rec.delta)
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.NotContains(t, string(reqs[0].Raw), `"temperature"`)
+	assert.NotContains(t, string(reqs[0].Raw), `"max_tokens"`)
+}
