@@ -25,7 +25,7 @@ type apiClient struct {
 }
 
 func newAPIClient(base, token string) *apiClient {
-	return &apiClient{base: strings.TrimRight(base, "/"), token: token, hc: &http.Client{Timeout: 20 * time.Second}}
+	return &apiClient{base: strings.TrimRight(base, "/"), token: token, hc: &http.Client{Timeout: 10 * time.Second}}
 }
 
 // httpResult is a whole response.

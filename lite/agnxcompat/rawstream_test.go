@@ -37,7 +37,7 @@ func (c *apiClient) openStream(path string, body []byte, extra map[string]string
 	if err != nil {
 		return nil, err
 	}
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	var b strings.Builder
 	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: %s\r\n", path, u.Host)
 	h := http.Header{}
