@@ -128,9 +128,26 @@ func (k *contract) approvalViaMessages(t *testing.T) {
 	require.Len(t, all, 2, "§6 GET messages: user + final assistant only; got %s", jsonText(roleContents(all)))
 	assert.Equal(t, "user:"+useBash("echo approved-1"), roleContents(all)[0])
 	assert.Equal(t, "assistant", *all[1].Role)
-	s, err = k.c.getSession(id)
-	require.NoError(t, err)
-	assert.Equal(t, sessionStatus("active"), *s.Status, "§6: idle after the turn ⇒ active")
+	k.eventuallyStatus(t, id, "active", "§6: idle after the turn ⇒ active")
+}
+
+// eventuallyStatus polls GET session until status is want: the contract
+// gives no signal for a status change other than the 202.
+func (k *contract) eventuallyStatus(t *testing.T, id string, want sessionStatus, msg string) {
+	t.Helper()
+	var last string
+	ok := assert.Eventually(t, func() bool {
+		s, err := k.c.getSession(id)
+		if err != nil {
+			last = err.Error()
+			return false
+		}
+		last = string(*s.Status)
+		return *s.Status == want
+	}, 5*time.Second, 10*time.Millisecond)
+	if !ok {
+		t.Errorf("%s: want status %q, last saw %q", msg, want, last)
+	}
 }
 
 func (k *contract) streamApprovalEnds(t *testing.T) {
@@ -147,9 +164,7 @@ func (k *contract) streamApprovalEnds(t *testing.T) {
 	last := r.Events[len(r.Events)-1]
 	assert.NotEmpty(t, last.CallID)
 	assert.Equal(t, "echo s-end", last.Command, "§7 approval_required: command")
-	st, err := k.c.getSession(id)
-	require.NoError(t, err)
-	assert.Equal(t, sessionStatus("paused"), *st.Status, "§6: awaiting approval ⇒ paused")
+	k.eventuallyStatus(t, id, "paused", "§6: awaiting approval ⇒ paused")
 }
 
 func (k *contract) cliHangUp(t *testing.T) {

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 )
 
 // The daemon under test is the real binary, built once per test run.
@@ -38,6 +40,9 @@ func TestMain(m *testing.M) {
 // agnxLite builds cmd/agnx-lite the first time a test needs it.
 func agnxLite(t *testing.T) string {
 	t.Helper()
+	if testenv.Emulated() {
+		t.Skip("the contract test builds and drives a daemon for the host; it runs natively, not under user-mode emulation")
+	}
 	buildOnce.Do(func() {
 		goBin, err := exec.LookPath("go")
 		if err != nil {
