@@ -28,6 +28,8 @@ func DefaultDataDir() string {
 // <dataDir>/agnx.yaml when it exists, else the embedded defaults. A data dir
 // given on the command line or in the environment wins over the config's
 // workspace; relative paths in a config file resolve against its folder.
+// A file given with -c that is not an agnx.yaml (Agnx's duragent.yaml)
+// keeps Agnx's layout: its workspace defaults to .duragent beside it.
 func Locate(configFile, dataDirFlag string) (*Config, error) {
 	dataDir := dataDirFlag
 	if dataDir == "" {
@@ -59,6 +61,9 @@ func Locate(configFile, dataDirFlag string) (*Config, error) {
 	}
 	if dataDir != "" {
 		cfg.DataDir = dataDir
+	}
+	if cfg.DataDir == "" && agnxLayout(cfg.File) {
+		cfg.DataDir = DefaultAgnxWorkspace
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = DefaultDataDir()
