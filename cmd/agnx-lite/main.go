@@ -36,7 +36,7 @@ func commands() map[string]command {
 		"run":     {"run [-a AGENT] [-s URL] [--approve] -m MESSAGE", "send one message, print the answer", runRun},
 		"serve":   {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one", runServe},
 		"attach":  {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
-		"session": {"session list | show ID | delete ID | export ID", "inspect and manage sessions", runSession},
+		"session": {"session list | show ID | delete ID | export ID [-o F|--dir D] | import PATH...", "inspect and manage sessions", runSession},
 		"agent":   {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents", runAgent},
 		"service": {serviceUsage, "run agnx-lite as a systemd service (boot, restart, watchdog)", runService},
 		"doctor":  {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
