@@ -133,3 +133,15 @@ func TestRouter_AgnxRules(t *testing.T) {
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "no route in the config sends this chat to an agent (add a route, or set runtime.default_agent)", ae.Why)
 }
+
+// doctor shows each config warning as a warn line of the config section.
+func TestDoctor_ConfigWarnings(t *testing.T) {
+	c, err := ParseConfig("duragent.yaml", []byte("world_memory:\n  path: m\nflavour: x\n"))
+	require.NoError(t, err)
+	checks := configChecks(c)
+	require.Len(t, checks, 3)
+	assert.Equal(t, Check{Name: "config", Status: "ok", Detail: "duragent.yaml is valid"}, checks[0])
+	assert.Equal(t, "warn", checks[1].Status)
+	assert.Equal(t, `duragent.yaml:3: unknown field "flavour" (ignored)`, checks[1].Detail)
+	assert.Equal(t, "duragent.yaml:2: world_memory.path is ignored: agnx-lite has no world memory", checks[2].Detail)
+}

@@ -64,8 +64,8 @@ func (l *AgnxLog) ReadAgnxLog(r io.Reader, read *int64) error {
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
-		seq, evs := DecodeAgnxLine(sc.Bytes())
-		if evs == nil {
+		seq, evs, ok := DecodeAgnxLine(sc.Bytes())
+		if !ok {
 			l.Skipped++
 			continue
 		}
@@ -148,6 +148,10 @@ func readAgnxState(path string) (*agnxStateIn, error) {
 	if len(data) > maxAgnxState {
 		return nil, fmt.Errorf("state.json is larger than %d MiB: this is not an Agnx session snapshot", maxAgnxState>>20)
 	}
+	return parseAgnxState(data)
+}
+
+func parseAgnxState(data []byte) (*agnxStateIn, error) {
 	var st agnxStateIn
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, fmt.Errorf("state.json cannot be read (%v): copy it again from the Agnx workspace", err)

@@ -51,12 +51,23 @@ type agnxCallIn struct {
 }
 
 // DecodeAgnxLine reads one line of an events.jsonl written by Agnx (legacy
-// types included) or by agnx-lite's session export. It returns no events
-// for a line to skip: one that does not parse, lacks what its type needs,
-// or has a type that changes nothing agnx-lite keeps (silent_message, a
-// status_change other than to completed, an unknown type). Agnx's own
-// reader skips such lines too.
-func DecodeAgnxLine(data []byte) (seq uint64, out []Event) {
+// types included) or by agnx-lite's session export. ok is false for a line
+// that cannot be read: it does not parse, lacks what its type needs, or
+// has an unknown type (Agnx's own reader skips such lines too). A type
+// that changes nothing agnx-lite keeps (silent_message, a status_change
+// other than to completed) gives no events.
+func DecodeAgnxLine(data []byte) (seq uint64, out []Event, ok bool) {
+	seq, out = decodeAgnxLine(data)
+	if out == nil {
+		return 0, nil, false
+	}
+	return seq, out[:len(out):len(out)], true
+}
+
+// ignored is decodeAgnxLine's answer for a line read and left out.
+var ignored = []Event{}
+
+func decodeAgnxLine(data []byte) (seq uint64, out []Event) {
 	var l agnxIn
 	if json.Unmarshal(data, &l) != nil {
 		return 0, nil
@@ -100,6 +111,7 @@ func DecodeAgnxLine(data []byte) (seq uint64, out []Event) {
 			e.Details = l.Result.Details
 		}
 	case "tools_skipped":
+		out = ignored
 		for _, id := range l.CallIDs {
 			out = append(out, Event{Type: EvToolResult, Time: e.Time, CallID: id,
 				Content: "the tool call was skipped: " + l.Reason})
@@ -116,7 +128,7 @@ func DecodeAgnxLine(data []byte) (seq uint64, out []Event) {
 		e.Code, e.Content = l.Code, first(l.Message, l.Content)
 	case "status_change":
 		if l.To != string(SessionCompleted) {
-			return 0, nil
+			return l.Seq, ignored
 		}
 		e.Type, e.Reason = EvSessionEnd, "completed"
 	case "session_end":
@@ -126,10 +138,10 @@ func DecodeAgnxLine(data []byte) (seq uint64, out []Event) {
 		if u := l.Usage; u != nil && u.Prompt >= 0 && u.Completion >= 0 {
 			e.Usage = Usage{PromptTokens: u.Prompt, CompletionTokens: u.Completion}
 		}
+	case "silent_message", "token":
+		return l.Seq, ignored // not part of the conversation
 	default:
-		// silent_message is not part of the conversation; other types
-		// are unknown, and Agnx skips them too.
-		return 0, nil
+		return 0, nil // unknown: Agnx skips it too
 	}
 	return l.Seq, []Event{e}
 }
