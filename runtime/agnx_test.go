@@ -86,7 +86,7 @@ func TestAgnxExport_RoundTrip(t *testing.T) {
 
 // A session folder written from the contract's table, legacy types and
 // unreadable lines included, imports as the conversation Agnx kept.
-func TestReadAgnxSession_Fixture(t *testing.T) {
+func TestAgnxImport_Fixture(t *testing.T) {
 	evs, skipped, err := runtime.ReadAgnxSession("testdata/agnx/session")
 	require.NoError(t, err)
 	assert.Equal(t, 2, skipped, "a cut line and an unknown type")
@@ -134,7 +134,7 @@ func TestReadAgnxSession_Fixture(t *testing.T) {
 
 // A folder Agnx compacted after a snapshot: state.json stands for the
 // events up to its checkpoint, the log for those after it.
-func TestReadAgnxSession_Compacted(t *testing.T) {
+func TestAgnxImport_Compacted(t *testing.T) {
 	evs, skipped, err := runtime.ReadAgnxSession("testdata/agnx/compacted")
 	require.NoError(t, err)
 	assert.Zero(t, skipped)
