@@ -49,7 +49,8 @@ type Config struct {
 	// shows them.
 	Warnings []string `yaml:"-"`
 
-	doc *agents.Doc // where each key was, for Validate; nil for defaults
+	doc     *agents.Doc // where each key was, for Validate; nil for defaults
+	missing bool        // File does not exist (a duragent.yaml): defaults
 }
 
 // ServerConfig is the HTTP API.

@@ -104,6 +104,17 @@ func TestLocate_AgnxLayout(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "d"), c.DataDir)
 
+	// A missing duragent.yaml means the defaults, as in Agnx, and says so.
+	missing := filepath.Join(dir, "sub", "duragent.yaml")
+	c, err = Locate(missing, "")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "sub", ".duragent"), c.DataDir)
+	assert.Equal(t, []string{missing + " does not exist: the defaults apply, as in Agnx (workspace .duragent beside it)"}, c.Warnings)
+	assert.Equal(t, []Check{{Name: "config", Status: "warn", Detail: c.Warnings[0],
+		Fix: "remove or correct the key, or leave it if the file is shared with Agnx"}}, configChecks(c))
+	_, err = Locate(filepath.Join(dir, "sub", "agnx.yaml"), "")
+	assert.ErrorIs(t, err, os.ErrNotExist, "agnx-lite's own file given with -c must exist")
+
 	// agnx-lite's own agnx.yaml keeps its meaning: no workspace key means
 	// the default data dir.
 	own := filepath.Join(dir, "agnx.yaml")

@@ -49,6 +49,9 @@ func configChecks(cfg *Config) []Check {
 		return []Check{ok("config", "no agnx.yaml: the embedded defaults apply")}
 	}
 	out := []Check{ok("config", cfg.File+" is valid")}
+	if cfg.missing {
+		out = out[:0]
+	}
 	for _, w := range cfg.Warnings {
 		out = append(out, Check{Name: "config", Status: "warn", Detail: w,
 			Fix: "remove or correct the key, or leave it if the file is shared with Agnx"})

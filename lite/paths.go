@@ -29,7 +29,9 @@ func DefaultDataDir() string {
 // given on the command line or in the environment wins over the config's
 // workspace; relative paths in a config file resolve against its folder.
 // A file given with -c that is not an agnx.yaml (Agnx's duragent.yaml)
-// keeps Agnx's layout: its workspace defaults to .duragent beside it.
+// keeps Agnx's layout: its workspace defaults to .duragent beside it, and
+// when it does not exist the defaults apply, as in Agnx (a warning says
+// so); a missing agnx.yaml given with -c is an error.
 func Locate(configFile, dataDirFlag string) (*Config, error) {
 	dataDir := dataDirFlag
 	if dataDir == "" {
@@ -39,10 +41,17 @@ func Locate(configFile, dataDirFlag string) (*Config, error) {
 	switch {
 	case configFile != "":
 		c, err := LoadConfig(configFile)
-		if err != nil {
+		switch {
+		case err == nil:
+			cfg = c
+		case errors.Is(err, os.ErrNotExist) && agnxLayout(configFile):
+			// As in Agnx, a missing duragent.yaml means the defaults.
+			cfg = DefaultConfig()
+			cfg.File, cfg.RouteFallback, cfg.missing = configFile, "", true
+			cfg.Warnings = []string{configFile + " does not exist: the defaults apply, as in Agnx (workspace .duragent beside it)"}
+		default:
 			return nil, err
 		}
-		cfg = c
 	default:
 		dir := dataDir
 		if dir == "" {
