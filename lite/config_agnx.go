@@ -43,6 +43,12 @@ func (c *Config) applyAgnx(seen *agnxKeys) {
 	if c.WorldMemory.Path != "" {
 		warn("world_memory.path", "world_memory.path is ignored: agnx-lite has no world memory")
 	}
+	if c.Sessions.TTLHours > 0 {
+		warn("sessions.ttl_hours", "sessions.ttl_hours is accepted but agnx-lite does not expire sessions yet: they stay until deleted (agnx-lite session delete)")
+	}
+	if c.Sessions.Compaction != "" {
+		warn("sessions.compaction", "sessions.compaction is accepted but unused: agnx-lite keeps each session's log in its database, with checkpoints")
+	}
 	if c.Gateways.Discord != nil {
 		warn("gateways.discord", "gateways.discord is ignored: agnx-lite has no built-in Discord gateway (run one as a gateways.external plugin)")
 	}

@@ -52,6 +52,8 @@ func TestParseConfig_AgnxFull(t *testing.T) {
 	assert.Equal(t, []string{
 		"testdata/agnx/full.yaml:6: services.session.path is accepted but unused: agnx-lite keeps every session in agnx.db in the workspace (bring Agnx sessions in with agnx-lite session import)",
 		"testdata/agnx/full.yaml:8: world_memory.path is ignored: agnx-lite has no world memory",
+		"testdata/agnx/full.yaml:19: sessions.ttl_hours is accepted but agnx-lite does not expire sessions yet: they stay until deleted (agnx-lite session delete)",
+		"testdata/agnx/full.yaml:20: sessions.compaction is accepted but unused: agnx-lite keeps each session's log in its database, with checkpoints",
 		"testdata/agnx/full.yaml:26: gateways.discord is ignored: agnx-lite has no built-in Discord gateway (run one as a gateways.external plugin)",
 	}, c.Warnings)
 }
