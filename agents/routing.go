@@ -3,6 +3,7 @@ package agents
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Inbound says where a message comes from, for routing and access.
@@ -17,11 +18,13 @@ type Inbound struct {
 
 // Group reports whether the message comes from a group chat.
 func (in Inbound) Group() bool {
-	return in.ChatType == "group" || in.ChatType == "supergroup" || in.ChatType == "channel"
+	return strings.EqualFold(in.ChatType, "group") || strings.EqualFold(in.ChatType, "supergroup") || strings.EqualFold(in.ChatType, "channel")
 }
 
 // RouteRule sends the chats it matches to Agent; an empty field matches
-// anything, so a rule with no fields is the default route.
+// anything, so a rule with no fields is the default route. Gateway and
+// ChatType match in any case, as in Agnx, and Agnx's chat type dm matches
+// a private chat.
 type RouteRule struct {
 	Gateway, ChatType, ChatID, SenderID string
 	Agent                               string
@@ -29,11 +32,16 @@ type RouteRule struct {
 
 func (r RouteRule) matches(in Inbound) bool {
 	ok := func(want, got string) bool { return want == "" || want == got }
-	return ok(r.Gateway, in.Gateway) && ok(r.ChatType, in.ChatType) && ok(r.ChatID, in.ChatID) && ok(r.SenderID, in.SenderID)
+	fold := func(want, got string) bool { return want == "" || strings.EqualFold(want, got) }
+	chatType := in.ChatType
+	if !in.Group() && (strings.EqualFold(r.ChatType, "dm") || strings.EqualFold(r.ChatType, "private")) {
+		chatType = r.ChatType // a direct message, whatever the gateway calls it
+	}
+	return fold(r.Gateway, in.Gateway) && fold(r.ChatType, chatType) && ok(r.ChatID, in.ChatID) && ok(r.SenderID, in.SenderID)
 }
 
 // Router is the routing table: the first rule that matches wins; with none
-// matching, the default agent.
+// matching, the default agent, which may be "" (no agent: drop).
 type Router struct {
 	rules []RouteRule
 	def   string

@@ -20,22 +20,37 @@ type Config struct {
 	DataDir string `yaml:"workspace"`
 	// AgentsDir holds one folder per agent. Empty: <DataDir>/agents, set by
 	// the caller once DataDir is known.
-	AgentsDir string         `yaml:"agents_dir"`
-	Server    ServerConfig   `yaml:"server"`
-	Sessions  SessionsConfig `yaml:"sessions"`
-	Gateways  GatewaysConfig `yaml:"gateways"`
-	// Routes pick the agent for a chat: first match wins, an empty match
-	// matches everything, and no match means Runtime.DefaultAgent.
+	AgentsDir string       `yaml:"agents_dir"`
+	Server    ServerConfig `yaml:"server"`
+	// Services and WorldMemory are Agnx's storage paths, accepted so a
+	// duragent.yaml loads unchanged: agnx-lite keeps every session in one
+	// database (DBPath) and has no world memory; Warnings says so when
+	// they are set.
+	Services    ServicesConfig `yaml:"services"`
+	WorldMemory PathConfig     `yaml:"world_memory"`
+	Sessions    SessionsConfig `yaml:"sessions"`
+	Gateways    GatewaysConfig `yaml:"gateways"`
+	// Routes pick the agent for a chat: first match wins and an empty
+	// match matches everything. With no match the message is dropped, as
+	// in Agnx, unless RouteFallback names an agent.
 	Routes  []Route       `yaml:"routes"`
 	Sandbox SandboxConfig `yaml:"sandbox"`
 	Wasm    WasmConfig    `yaml:"wasm"`
 	Runtime RuntimeConfig `yaml:"runtime"`
 
-	// Warnings are the keys the file has that agnx-lite does not know:
-	// ignored, as Agnx does, and shown by serve's log and doctor.
+	// RouteFallback is the agent for a chat no route matches: "" (drop the
+	// message, as Agnx does) when the file sets no runtime.default_agent,
+	// else that agent. Without a file it is the default agent.
+	RouteFallback string `yaml:"-"`
+
+	// Warnings are the keys the file has that agnx-lite does not know
+	// (ignored, as Agnx does) and the Agnx keys it accepts but handles
+	// its own way, one sentence each; serve logs them once and doctor
+	// shows them.
 	Warnings []string `yaml:"-"`
 
-	doc *agents.Doc // where each key was, for Validate; nil for defaults
+	doc     *agents.Doc // where each key was, for Validate; nil for defaults
+	missing bool        // File does not exist (a duragent.yaml): defaults
 }
 
 // ServerConfig is the HTTP API.
@@ -86,10 +101,31 @@ type SessionsConfig struct {
 	Compaction string `yaml:"compaction"`
 }
 
+// ServicesConfig is Agnx's services block.
+type ServicesConfig struct {
+	Session PathConfig `yaml:"session"`
+}
+
+// PathConfig is an Agnx storage location.
+type PathConfig struct {
+	Path string `yaml:"path"`
+}
+
 // GatewaysConfig lists the gateways besides the HTTP API.
 type GatewaysConfig struct {
-	Telegram TelegramConfig    `yaml:"telegram"`
+	// Telegram is enabled when its block is present unless it says
+	// enabled: false, as in Agnx.
+	Telegram TelegramConfig `yaml:"telegram"`
+	// Discord is Agnx's built-in Discord gateway, which agnx-lite does not
+	// have: accepted and ignored with a warning (use a gateway plugin).
+	Discord  *DiscordConfig    `yaml:"discord"`
 	External []ExternalGateway `yaml:"external"`
+}
+
+// DiscordConfig is read only to be reported as ignored.
+type DiscordConfig struct {
+	Enabled  *bool  `yaml:"enabled"`
+	BotToken Secret `yaml:"bot_token"`
 }
 
 // TelegramConfig is the built-in Telegram gateway.
@@ -134,8 +170,9 @@ type RouteMatch struct {
 
 // SandboxConfig says how tools run.
 type SandboxConfig struct {
-	// Mode is bwrap (default: tools run inside bubblewrap) or trust (tools
-	// run as the agnx-lite user, unconfined).
+	// Mode is bwrap (default: tools run inside bubblewrap; Agnx's
+	// bubblewrap means the same) or trust (tools run as the agnx-lite
+	// user, unconfined). Agnx's docker is refused.
 	Mode string `yaml:"mode"`
 	// RunAs is who sandboxed commands run as when agnx-lite runs as root
 	// (root is exempt from the process limit): a user name or uid:gid;
@@ -228,11 +265,16 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 	}); err != nil {
 		return nil, err
 	}
+	var seen agnxKeys
+	if err := doc.Decode(&seen); err != nil {
+		return nil, err
+	}
 	c := DefaultConfig()
 	if err := doc.Decode(c); err != nil {
 		return nil, err
 	}
 	c.File, c.doc, c.Warnings = file, doc, agents.Warnings(doc)
+	c.applyAgnx(&seen)
 	for i := range c.Gateways.External {
 		if c.Gateways.External[i].Restart == "" {
 			c.Gateways.External[i].Restart = "on_failure"

@@ -15,8 +15,9 @@ func DefaultConfig() *Config {
 			MaxConnectionsPerClient:  16,
 			MaxStreams:               128,
 		},
-		Sandbox: SandboxConfig{Mode: "bwrap", TmpMB: 64, WorkspaceMB: 1024, NetworkHelper: "auto"},
-		Wasm:    WasmConfig{Mode: "auto"},
+		Sandbox:       SandboxConfig{Mode: "bwrap", TmpMB: 64, WorkspaceMB: 1024, NetworkHelper: "auto"},
+		Wasm:          WasmConfig{Mode: "auto"},
+		RouteFallback: "assistant",
 		Runtime: RuntimeConfig{
 			MaxConcurrentTurns:     2,
 			MaxConcurrentTools:     4,
@@ -35,8 +36,9 @@ func DefaultConfig() *Config {
 func DefaultConfigYAML() []byte { return []byte(defaultConfigYAML) }
 
 const defaultConfigYAML = `# agnx-lite configuration. Every key is optional; what is shown is the
-# default. Values may use ${VAR} or ${VAR:-default} (write $$ for a literal
-# dollar). Provider API keys come from the environment only:
+# default. Values may use ${VAR} or ${VAR:-default} (the default applies
+# when VAR is unset; write $$ for a literal dollar). Agnx's duragent.yaml
+# works too: agnx-lite -c duragent.yaml. Provider API keys come from the environment only:
 # OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY.
 # Check this file with: agnx-lite doctor
 
@@ -85,7 +87,8 @@ gateways:
   #     restart: on_failure       # always | on_failure | never
 
 # Which agent answers a chat: the first matching route wins; match: {}
-# matches every chat. Without a match, runtime.default_agent answers.
+# matches every chat. Without a match, runtime.default_agent answers; with
+# no runtime.default_agent in this file the message is dropped, as in Agnx.
 # routes:
 #   - match: {gateway: telegram, chat_type: group}
 #     agent: helper

@@ -7,9 +7,12 @@ import (
 )
 
 // expandEnv replaces ${VAR} and ${VAR:-default} in a config value with the
-// environment's values and $$ with $; any other $ stays as written. The
-// default applies when VAR is unset or empty; an unset VAR without one is
-// an error at line. Errors name variables, never their values.
+// environment's values and $$ with $; any other $ stays as written. As in
+// Agnx, the default applies only when VAR is unset (a VAR set to "" stays
+// empty); an unset VAR without one is an error at line. Values are
+// expanded once: a default or a value holding ${...} is not expanded
+// again (no nesting). Only scalars are expanded, so comments never are.
+// Errors name variables, never their values.
 func expandEnv(file string, line int, s string, lookup func(string) (string, bool)) (string, error) {
 	if !strings.Contains(s, "$") {
 		return s, nil
@@ -48,7 +51,7 @@ func expandEnv(file string, line int, s string, lookup func(string) (string, boo
 		}
 		v, ok := lookup(name)
 		switch {
-		case hasDef && v == "":
+		case hasDef && !ok:
 			v = def
 		case !ok:
 			return fail("environment variable " + name + " is not set (use ${" + name + ":-default} for a default)")

@@ -1,6 +1,7 @@
 package lite
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +16,9 @@ func TestExpandEnv(t *testing.T) {
 		{"${A}", "alpha", ""},
 		{"x-${A}-${N}", "x-alpha-42", ""},
 		{"${MISSING:-dflt}", "dflt", ""},
-		{"${EMPTY:-dflt}", "dflt", ""},
+		{"${EMPTY:-dflt}", "", ""},       // set but empty: Agnx keeps it empty
+		{"${MISSING:-${A}}", "${A}", ""}, // no nesting
+		{"${A:-x}${MISSING:-$$}", "alpha$$", ""},
 		{"${EMPTY}", "", ""},
 		{"${A:-dflt}", "alpha", ""},
 		{"${MISSING:-}", "", ""},
@@ -48,6 +51,7 @@ func TestParseConfig_Env(t *testing.T) {
 	t.Setenv("AGNX_TEST_ON", "true")
 	t.Setenv("AGNX_TEST_TOKEN", "tok: with # yaml: [chars]\nand a newline")
 	t.Setenv("AGNX_TEST_HOST", "")
+	os.Unsetenv("AGNX_TEST_HOST") // unset: the default applies (t.Setenv restores it)
 	src := "# comment with ${AGNX_TEST_UNSET}\n" +
 		"server:\n" +
 		"  port: ${AGNX_TEST_PORT}\n" +

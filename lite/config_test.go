@@ -27,12 +27,16 @@ func TestParseConfig_Empty(t *testing.T) {
 		c, err := ParseConfig("agnx.yaml", []byte(src))
 		require.NoError(t, err, src)
 		c.File, c.doc = "", nil
-		assert.Equal(t, DefaultConfig(), c, src)
+		want := DefaultConfig()
+		want.RouteFallback = "" // a file without runtime.default_agent routes as Agnx does
+		assert.Equal(t, want, c, src)
 	}
 }
 
 func TestLoadConfig_Full(t *testing.T) {
+	// Unset, so the default applies (a variable set to "" would stay empty).
 	t.Setenv("AGNX_TEST_ADMIN", "")
+	os.Unsetenv("AGNX_TEST_ADMIN")
 	c, err := LoadConfig("testdata/full.yaml")
 	require.NoError(t, err)
 	assert.Equal(t, "testdata/full.yaml", c.File)
@@ -86,7 +90,7 @@ func TestParseConfig_Errors(t *testing.T) {
 			"gateways.telegram.bot_token is required when telegram is enabled (e.g. bot_token: ${TELEGRAM_BOT_TOKEN})"},
 		{"telegram enabled text", "gateways:\n  telegram:\n    enabled: yes please\n", 3, "gateways.telegram.enabled must be true or false"},
 		{"allowlist text", "gateways:\n  telegram:\n    allowlist: [alice]\n", 3, "gateways.telegram.allowlist[0] must be a whole number"},
-		{"sandbox", "sandbox:\n  mode: docker\n", 2, `sandbox.mode "docker" is not one of bwrap, trust`},
+		{"sandbox", "sandbox:\n  mode: podman\n", 2, `sandbox.mode "podman" is not one of bwrap, trust`},
 		{"route without agent", "routes:\n  - match: {}\n    agent: a\n  - match: {gateway: telegram}\n", 4,
 			"routes[1] has no agent (add agent: NAME)"},
 		{"route bad agent", "routes:\n  - agent: my agent\n", 2,

@@ -227,6 +227,9 @@ func httpURL(s string) bool {
 
 func (c *Config) validateSandbox() error {
 	sb := &c.Sandbox
+	if sb.Mode == "docker" {
+		return c.errorf("sandbox.mode", "sandbox.mode docker is not supported by agnx-lite: use bubblewrap (tools confined, no container daemon) or trust")
+	}
 	if err := c.oneOf("sandbox.mode", sb.Mode, "bwrap", "trust"); err != nil {
 		return err
 	}

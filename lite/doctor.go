@@ -34,7 +34,7 @@ func ok(name, detail string) Check { return Check{Name: name, Status: "ok", Deta
 // Doctor checks the installation: config, data dir, database, agents,
 // their providers and models, and the sandbox.
 func Doctor(ctx context.Context, cfg *Config) []Check {
-	out := []Check{configCheck(cfg), dataDirCheck(cfg), databaseCheck(cfg)}
+	out := append(configChecks(cfg), dataDirCheck(cfg), databaseCheck(cfg))
 	list, agentChecks := agentsCheck(cfg)
 	out = append(out, agentChecks...)
 	out = append(out, providerChecks(ctx, list)...)
@@ -42,11 +42,21 @@ func Doctor(ctx context.Context, cfg *Config) []Check {
 	return append(out, hostChecks(ctx, cfg)...)
 }
 
-func configCheck(cfg *Config) Check {
+// configChecks says which config applies, then one warning per key it
+// ignores or handles otherwise than Agnx (Config.Warnings).
+func configChecks(cfg *Config) []Check {
 	if cfg.File == "" {
-		return ok("config", "no agnx.yaml: the embedded defaults apply")
+		return []Check{ok("config", "no agnx.yaml: the embedded defaults apply")}
 	}
-	return ok("config", cfg.File+" is valid")
+	out := []Check{ok("config", cfg.File+" is valid")}
+	if cfg.missing {
+		out = out[:0]
+	}
+	for _, w := range cfg.Warnings {
+		out = append(out, Check{Name: "config", Status: "warn", Detail: w,
+			Fix: "remove or correct the key, or leave it if the file is shared with Agnx"})
+	}
+	return out
 }
 
 func dataDirCheck(cfg *Config) Check {

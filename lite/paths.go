@@ -28,6 +28,10 @@ func DefaultDataDir() string {
 // <dataDir>/agnx.yaml when it exists, else the embedded defaults. A data dir
 // given on the command line or in the environment wins over the config's
 // workspace; relative paths in a config file resolve against its folder.
+// A file given with -c that is not an agnx.yaml (Agnx's duragent.yaml)
+// keeps Agnx's layout: its workspace defaults to .duragent beside it, and
+// when it does not exist the defaults apply, as in Agnx (a warning says
+// so); a missing agnx.yaml given with -c is an error.
 func Locate(configFile, dataDirFlag string) (*Config, error) {
 	dataDir := dataDirFlag
 	if dataDir == "" {
@@ -37,10 +41,17 @@ func Locate(configFile, dataDirFlag string) (*Config, error) {
 	switch {
 	case configFile != "":
 		c, err := LoadConfig(configFile)
-		if err != nil {
+		switch {
+		case err == nil:
+			cfg = c
+		case errors.Is(err, os.ErrNotExist) && agnxLayout(configFile):
+			// As in Agnx, a missing duragent.yaml means the defaults.
+			cfg = DefaultConfig()
+			cfg.File, cfg.RouteFallback, cfg.missing = configFile, "", true
+			cfg.Warnings = []string{configFile + " does not exist: the defaults apply, as in Agnx (workspace .duragent beside it)"}
+		default:
 			return nil, err
 		}
-		cfg = c
 	default:
 		dir := dataDir
 		if dir == "" {
@@ -59,6 +70,9 @@ func Locate(configFile, dataDirFlag string) (*Config, error) {
 	}
 	if dataDir != "" {
 		cfg.DataDir = dataDir
+	}
+	if cfg.DataDir == "" && agnxLayout(cfg.File) {
+		cfg.DataDir = DefaultAgnxWorkspace
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = DefaultDataDir()

@@ -61,11 +61,15 @@ func (r registry) Reload() []httpapi.AgentInfo {
 }
 
 // Route picks the agent for a message from a gateway: the first of
-// agnx.yaml's routes that matches, else runtime.default_agent; then the
-// agent's spec.access decides whether it takes the message. A refusal is
-// an error whose text says why, in one sentence.
+// agnx.yaml's routes that matches, else Config.RouteFallback; with neither
+// the message is refused, as Agnx drops it. Then the agent's spec.access
+// decides whether it takes the message. A refusal is an
+// *agents.AccessError whose text says why, in one sentence.
 func (a *App) Route(in agents.Inbound) (string, error) {
 	name := a.router.Agent(in)
+	if name == "" {
+		return "", &agents.AccessError{Why: "no route in the config sends this chat to an agent (add a route, or set runtime.default_agent)"}
+	}
 	la, err := a.Agents.LoadAgent(name)
 	if err != nil {
 		return "", err
@@ -82,5 +86,5 @@ func newRouter(cfg *Config) *agents.Router {
 		rules[i] = agents.RouteRule{Gateway: r.Match.Gateway, ChatType: r.Match.ChatType,
 			ChatID: r.Match.ChatID, SenderID: r.Match.SenderID, Agent: r.Agent}
 	}
-	return agents.NewRouter(rules, cfg.Runtime.DefaultAgent)
+	return agents.NewRouter(rules, cfg.RouteFallback)
 }

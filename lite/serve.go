@@ -128,6 +128,9 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	}
 	defer os.Remove(cfg.DaemonFile())
 	log.Info("ready", "url", base, "pid", os.Getpid(), "data_dir", cfg.DataDir, "agents_dir", cfg.AgentsDir)
+	for _, w := range cfg.Warnings {
+		log.Warn("config: " + w)
+	}
 	if o.Ready != nil {
 		o.Ready(base)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agnx-lite/agnx-lite/agents"
+
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
@@ -35,6 +37,9 @@ func checkImport(events []Event) error {
 	}
 	if events[0].Agent == "" {
 		return errors.New("import session: its session_start names no agent: export the whole session again")
+	}
+	if !agents.ValidName(events[0].Agent) {
+		return fmt.Errorf("import session: its session_start names agent %q, which is not a valid agent name: correct it in the file", events[0].Agent)
 	}
 	for i := 1; i < len(events); i++ {
 		switch e := &events[i]; {

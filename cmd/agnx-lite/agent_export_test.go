@@ -78,10 +78,10 @@ func TestCLI_AgentExportImport(t *testing.T) {
 	assert.Len(t, d.sessionIDs(), 1, "an archive without sessions adds none")
 }
 
-// exportEvents returns a session's events.jsonl as events, without seq
-// and time.
+// exportEvents returns a session's own log (session export --format
+// lite) as events.
 func exportEvents(t *testing.T, c *cli, id string) []runtime.Event {
-	code, out, errs := c.run("session", "export", id)
+	code, out, errs := c.run("session", "export", id, "--format", "lite")
 	require.Equal(t, 0, code, errs)
 	var p fastjson.Parser
 	evs, err := readEvents(&p, strings.NewReader(out))

@@ -36,7 +36,7 @@ func commands() map[string]command {
 		"run":     {"run [-a AGENT] [-s URL] [--approve] -m MESSAGE", "send one message, print the answer", runRun},
 		"serve":   {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one", runServe},
 		"attach":  {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
-		"session": {"session list | show ID | delete ID | export ID", "inspect and manage sessions", runSession},
+		"session": {"session list | show ID | delete ID | export ID [-o F|--dir D] | import PATH...", "inspect and manage sessions", runSession},
 		"agent":   {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents", runAgent},
 		"service": {serviceUsage, "run agnx-lite as a systemd service (boot, restart, watchdog)", runService},
 		"doctor":  {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
@@ -50,11 +50,13 @@ func commands() map[string]command {
 type globals struct {
 	config  string
 	dataDir string
-	verbose int
-	quiet   bool
-	stdin   io.Reader
-	stdout  io.Writer
-	stderr  io.Writer
+	// agentsDir is --agents-dir: it wins over the config's agents_dir.
+	agentsDir string
+	verbose   int
+	quiet     bool
+	stdin     io.Reader
+	stdout    io.Writer
+	stderr    io.Writer
 }
 
 // exitError makes the program exit with code (after printing err).
@@ -134,15 +136,16 @@ func printUsage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-50s %s\n", cmds[n].usage, cmds[n].short)
 	}
-	fmt.Fprint(w, "\nGlobal flags: -c FILE (agnx.yaml), -d/--data-dir DIR (default ~/.agnx-lite or $AGNX_LITE_HOME), -v/-vv, -q\n")
+	fmt.Fprint(w, "\nGlobal flags: -c FILE (agnx.yaml or duragent.yaml), -d/--data-dir DIR (default ~/.agnx-lite or $AGNX_LITE_HOME), --agents-dir DIR, -v/-vv, -q\n")
 }
 
 // flags returns a flag set with the global flags registered.
 func (g *globals) flags(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(g.stderr)
-	fs.StringVarP(&g.config, "config", "c", "", "path to agnx.yaml")
+	fs.StringVarP(&g.config, "config", "c", "", "path to agnx.yaml, or to Agnx's duragent.yaml (workspace .duragent beside it)")
 	fs.StringVarP(&g.dataDir, "data-dir", "d", "", "data directory (default ~/.agnx-lite, or $AGNX_LITE_HOME)")
+	fs.StringVar(&g.agentsDir, "agents-dir", "", "folder of agents (default agents_dir, or <data-dir>/agents)")
 	fs.CountVarP(&g.verbose, "verbose", "v", "more log output (-vv for debug)")
 	fs.BoolVarP(&g.quiet, "quiet", "q", false, "only errors")
 	return fs
@@ -161,7 +164,11 @@ func parse(fs *pflag.FlagSet, args []string) error {
 
 // config finds and validates the configuration.
 func (g *globals) cfg() (*lite.Config, error) {
-	return lite.Locate(g.config, g.dataDir)
+	cfg, err := lite.Locate(g.config, g.dataDir)
+	if err == nil && g.agentsDir != "" {
+		cfg.AgentsDir = g.agentsDir
+	}
+	return cfg, err
 }
 
 // logger writes JSON logs to stderr. The CLI logs nothing unless asked

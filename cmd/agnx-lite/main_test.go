@@ -104,7 +104,7 @@ func TestCLI_Sessions(t *testing.T) {
 	code, out, _ = c.run("session", "export", id)
 	require.Equal(t, 0, code)
 	jsonl := strings.Split(strings.TrimSpace(out), "\n")
-	require.Len(t, jsonl, 4)
+	require.Len(t, jsonl, 3, "Agnx's lines: agnx-lite's turn_end is left out")
 	assert.Contains(t, jsonl[0], `"type":"session_start"`)
 	assert.Contains(t, jsonl[2], `"type":"assistant_response"`)
 

@@ -18,7 +18,6 @@ func runServe(g *globals, args []string) error {
 	fs := g.flags("serve")
 	host := fs.String("host", "", "address to bind (default server.host, 127.0.0.1)")
 	port := fs.IntP("port", "p", 0, "port to listen on (default server.port, 8080)")
-	agentsDir := fs.String("agents-dir", "", "folder of agents (default <data-dir>/agents)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -34,9 +33,6 @@ func runServe(g *globals, args []string) error {
 	}
 	if *port != 0 {
 		cfg.Server.Port = *port
-	}
-	if *agentsDir != "" {
-		cfg.AgentsDir = *agentsDir
 	}
 	if err := ensureInit(g, cfg); err != nil {
 		return err

@@ -16,15 +16,23 @@ import (
 
 func runSession(g *globals, args []string) error {
 	fs := g.flags("session")
-	out := fs.StringP("output", "o", "", "export: write to this file instead of standard output")
+	out := fs.StringP("output", "o", "", "export: write events.jsonl to this file instead of standard output")
+	dir := fs.String("dir", "", "export: write Agnx's session folder DIR/<id>/ (events.jsonl, state.json); DIR is Agnx's {workspace}/sessions")
+	format := fs.String("format", "agnx", "export: agnx (Agnx's events.jsonl) or lite (agnx-lite's own log, with turn_end and tool_call lines)")
 	server := fs.StringP("server", "s", "", "the daemon's URL (default: the running one, if any)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usagef("say what to do: list, show, delete or export")
+		return usagef("say what to do: list, show, delete, export or import")
 	}
 	sub, rest := fs.Arg(0), fs.Args()[1:]
+	if sub == "import" {
+		return importSessionPaths(g, *server, rest)
+	}
+	if *format != "agnx" && *format != "lite" || *format == "lite" && *dir != "" {
+		return usagef("--format is agnx or lite, and --dir writes Agnx's format only")
+	}
 	needID := sub == "show" || sub == "delete" || sub == "export"
 	if needID && len(rest) != 1 {
 		return usagef("%s needs one session id", sub)
@@ -49,7 +57,10 @@ func runSession(g *globals, args []string) error {
 	case "show":
 		return showSession(g, src, rest[0])
 	case "export":
-		return exportSession(g, src, rest[0], *out)
+		if *dir != "" {
+			return exportSessionDir(g, src, rest[0], *dir)
+		}
+		return exportSession(g, src, rest[0], *out, *format == "lite")
 	}
 	if err := src.delete(rest[0]); err != nil {
 		return notFound(err, rest[0])
@@ -160,9 +171,9 @@ func showSession(g *globals, src *sessionSource, id string) error {
 	})
 }
 
-// exportSession writes the session's events as JSON Lines, Agnx's
-// events.jsonl form.
-func exportSession(g *globals, src *sessionSource, id, path string) error {
+// exportSession writes the session's events as JSON Lines: Agnx's
+// events.jsonl, or with native agnx-lite's own log.
+func exportSession(g *globals, src *sessionSource, id, path string, native bool) error {
 	w := bufio.NewWriter(g.stdout)
 	var f *os.File
 	if path != "" && path != "-" {
@@ -174,7 +185,11 @@ func exportSession(g *globals, src *sessionSource, id, path string) error {
 		w = bufio.NewWriter(f)
 	}
 	var buf []byte
+	ax := runtime.NewAgnxWriter(w)
 	err := src.events(id, func(e runtime.Event) error {
+		if !native {
+			return ax.Write(e)
+		}
 		buf = append(e.AppendJSON(buf[:0]), '\n')
 		_, err := w.Write(buf)
 		return err
