@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,11 +60,25 @@ type Delivery struct {
 	URL  string `yaml:"url"`
 }
 
-// Rule matches tool calls: "bash:git *" matches bash calls whose command
-// matches the glob "git *"; "read_file" matches every read_file call;
-// "mcp:github:*" matches every tool of the MCP server github. In globs, *
-// matches any run of characters (spaces and slashes included), ? one
-// character, and \ escapes the next one.
+// Rule matches tool calls. A rule comes in two forms.
+//
+// The parent's (Agnx/Duragent) form is "type:pattern", split at the first
+// colon, where type is bash, builtin, cli, mcp or wasm (or a glob over
+// them, like *) and pattern is matched against the call's invocation: a
+// bash call's command line, a builtin's name or name:action, a cli or
+// wasm tool's name, an MCP tool's server:tool. A rule without a colon is
+// "*:rule" too. As a deny (or notify) pattern it matches as the parent's
+// does, unanchored: without a *, the pattern anywhere in the invocation;
+// with *s, its pieces in order anywhere. As an allow pattern it must match
+// the whole invocation (a bare builtin name also covers its actions), and
+// a bash line only when every command of it does (see below).
+//
+// Lite's own form names a tool: "read_file:notes/*" matches read_file
+// calls whose subject (the path, the command, the URL) matches the glob
+// "notes/*"; "read_file" (no colon, no space) every read_file call, as
+// well as invocations the parent form matches. In globs, * matches any
+// run of characters (spaces and slashes included), ? one character, and \
+// escapes the next one.
 //
 // Subjects are normalised before they are matched, and patterns with
 // them. The paths of read_file, write_file, edit_file and list_dir are
@@ -75,85 +90,174 @@ type Delivery struct {
 // line or any one command, in any of the forms unwrapCommand gives
 // (without VAR=value prefixes, sudo, env, command ...), or that command
 // with only the short options the pattern names; an allow rule allows
-// only when every command is matched by an allow rule as written.
+// only when every command is matched by an allow rule as written, or when
+// the rule, without globs, is the whole line (what allow_always saves). A
+// line that cannot be split whole, or holds a here-document, is allowed
+// by no glob.
 //
 // Rules are a convenience that catches the obvious, not a boundary: a
 // shell can spell a command in more ways than any matcher can follow
 // (variables, scripts it writes, symlinks, other tools). The sandbox is
 // the boundary: what must never happen has to be impossible in it.
 type Rule struct {
+	// Tool and Subject are lite's form: the tool's name (a glob), and
+	// the subject's glob (empty: any call of the tool). Tool is empty for
+	// a rule of the parent's form only.
 	Tool    string
-	Subject string // empty: any call of the tool
+	Subject string
+	// Type and Pattern are the parent's form: the tool type's glob and
+	// the invocation's pattern. Type is empty for a rule of lite's form
+	// only.
+	Type    string
+	Pattern string
 	Raw     string
-	// path and shell are Subject as it is matched, worked out once by
-	// ParseRule (Decide runs on the event loop, for every call): cleaned
-	// as a path (pathTool), and as a bash pattern.
-	path  string
-	shell shellPattern
+	// path and shell are Subject (or, for a typed rule, Pattern) as it is
+	// matched, worked out once by ParseRule (Decide runs on the event
+	// loop, for every call): cleaned as a path (pathTool), and as a bash
+	// pattern. literal is the pattern unescaped when it has no glob.
+	path      string
+	shell     shellPattern
+	literal   string
+	isLiteral bool
 }
 
-// ParseRule parses "tool[:subject]".
+// ToolTypes are the tool types of the parent's rule form and invocations.
+var ToolTypes = []string{"bash", "builtin", "cli", "mcp", "wasm"}
+
+// typedPrefix reports whether the text before a rule's first colon is a
+// tool type (or a glob over them): the rule is then of the parent's form.
+func typedPrefix(t string) bool {
+	return slices.Contains(ToolTypes, t) || strings.ContainsAny(t, "*?")
+}
+
+// ParseRule parses a rule, "type:pattern", "tool:subject" or "pattern".
 func ParseRule(s string) (Rule, error) {
 	r := Rule{Raw: s}
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return r, errors.New("a rule may not be empty")
 	}
-	if strings.HasPrefix(t, "mcp:") {
-		r.Tool = t
-		return r, nil
+	head, rest, colon := strings.Cut(t, ":")
+	head = strings.TrimSpace(head)
+	switch {
+	case !colon:
+		r.Type, r.Pattern = "*", t
+		if !strings.ContainsAny(t, " \t") {
+			r.Tool = t
+		}
+	case typedPrefix(head):
+		r.Type, r.Pattern = head, rest
+	case head == "":
+		return r, fmt.Errorf("rule %q names no tool: write type:pattern or tool:pattern, e.g. bash:git *", s)
+	case strings.ContainsAny(head, " \t"):
+		return r, fmt.Errorf("rule %q: a tool name has no spaces; write type:pattern or tool:pattern, e.g. bash:git *", s)
+	default:
+		r.Tool, r.Subject = head, rest
 	}
-	tool, subject, _ := strings.Cut(t, ":")
-	r.Tool, r.Subject = strings.TrimSpace(tool), subject
-	if r.Tool == "" {
-		return r, fmt.Errorf("rule %q names no tool: write tool:pattern, e.g. bash:git *", s)
+	pattern := r.Subject
+	if r.Tool == "" || r.Subject == "" {
+		pattern = r.Pattern
 	}
-	if strings.ContainsAny(r.Tool, " \t") {
-		return r, fmt.Errorf("rule %q: a tool name has no spaces; write tool:pattern, e.g. bash:git *", s)
-	}
-	if r.Subject != "" {
-		r.path, r.shell = cleanRulePath(r.Subject), newShellPattern(r.Subject)
+	if pattern != "" {
+		r.path, r.shell = cleanRulePath(pattern), newShellPattern(pattern)
+		r.literal, r.isLiteral = unescapeGlob(pattern)
 	}
 	return r, nil
+}
+
+// Call is one tool call as a policy sees it.
+type Call struct {
+	Tool string // the tool's name
+	// Type is bash, builtin, cli, mcp or wasm; empty is worked out from
+	// Tool (bash for the tool bash, mcp for mcp:…, else builtin).
+	Type string
+	// Subject is what the call acts on, for lite's rules: the command
+	// line, the path, the URL.
+	Subject string
+	// Invocation is what the parent's rules match: bash's command line,
+	// a builtin's name or name:action, a cli or wasm tool's name, an MCP
+	// tool's server:tool. Empty is worked out as Type is.
+	Invocation string
+}
+
+// fill works out what the call leaves empty.
+func (c Call) fill() Call {
+	if c.Type == "" {
+		switch {
+		case c.Tool == shellTool:
+			c.Type = "bash"
+		case strings.HasPrefix(c.Tool, "mcp:"):
+			c.Type = "mcp"
+		default:
+			c.Type = "builtin"
+		}
+	}
+	if c.Invocation == "" {
+		switch c.Type {
+		case "bash":
+			c.Invocation = c.Subject
+		case "mcp":
+			c.Invocation = strings.TrimPrefix(c.Tool, "mcp:")
+		default:
+			c.Invocation = c.Tool
+		}
+	}
+	return c
+}
+
+// String is the call as allow_always saves it: type:invocation, with
+// the invocation's glob characters escaped so that the rule matches it
+// alone.
+func (c Call) String() string {
+	c = c.fill()
+	return c.Type + ":" + EscapeGlob(c.Invocation)
 }
 
 // Matches reports whether the rule covers a call of tool with subject, as
 // a deny rule does: for bash, the whole line or any one of its commands.
 func (r Rule) Matches(tool, subject string) bool {
-	return r.denies(newCall(tool, subject))
+	return r.denies(newCall(Call{Tool: tool, Subject: subject}.fill()))
 }
 
 // Decide applies the policy to one call; it also returns the rule that
 // decided, when one did.
 func (p *Policy) Decide(tool, subject string) (Decision, string) {
-	return p.decide(p.newCall(tool, subject, p.Deny, p.Allow))
+	c := Call{Tool: tool, Subject: subject}.fill()
+	return p.decide(p.newCall(c, p.Deny, p.Allow))
 }
 
 // Notifies reports whether a call is to be reported.
 func (p *Policy) Notifies(tool, subject string) bool {
-	return p.notifies(p.newCall(tool, subject, p.Notify.Patterns))
+	c := Call{Tool: tool, Subject: subject}.fill()
+	return p.notifies(p.newCall(c, p.Notify.Patterns))
 }
 
 // Check is Decide and Notifies in one, the event loop's question for every
 // call: a bash line is split once for both.
 func (p *Policy) Check(tool, subject string) (Decision, string, bool) {
-	c := p.newCall(tool, subject, p.Deny, p.Allow, p.Notify.Patterns)
-	d, rule := p.decide(c)
-	return d, rule, p.notifies(c)
+	return p.CheckCall(Call{Tool: tool, Subject: subject})
+}
+
+// CheckCall is Check for a call whose type and invocation are known.
+func (p *Policy) CheckCall(c Call) (Decision, string, bool) {
+	cc := p.newCall(c.fill(), p.Deny, p.Allow, p.Notify.Patterns)
+	d, rule := p.decide(cc)
+	return d, rule, p.notifies(cc)
 }
 
 // newCall prepares a call for the rules of the lists given; the bash
 // line is split, which is not free for a long one, only when one of them
-// names tool.
-func (p *Policy) newCall(tool, subject string, lists ...[]Rule) call {
+// can match it.
+func (p *Policy) newCall(c Call, lists ...[]Rule) call {
+	cc := call{Call: c, complete: true}
 	for _, rules := range lists {
 		for _, r := range rules {
-			if Wildcard(r.Tool, tool) {
-				return newCall(tool, subject)
+			if r.names(cc) {
+				return newCall(c)
 			}
 		}
 	}
-	return call{tool: tool, subject: subject, complete: true}
+	return cc
 }
 
 func (p *Policy) decide(c call) (Decision, string) {
@@ -161,7 +265,7 @@ func (p *Policy) decide(c call) (Decision, string) {
 		if r.denies(c) {
 			return Deny, r.Raw
 		}
-		if !c.complete && Wildcard(r.Tool, c.tool) {
+		if !c.complete && r.names(c) {
 			return Deny, r.Raw + "; the command has too many parts to check against it"
 		}
 	}
