@@ -213,6 +213,21 @@ func (c Call) String() string {
 	return c.Type + ":" + EscapeGlob(c.Invocation)
 }
 
+// AllowRule is the rule allow_always saves for the call: one that allows
+// this call alone (its text glob-escaped, and allow rules are anchored).
+// A call with a subject other than a bash line (a path, a URL, a cli
+// tool's arguments) gets lite's form, tool:subject: the parent's
+// type:invocation, builtin:read_file, would allow every call of the tool
+// after the user approved one path. Others get type:invocation, as the
+// parent saves them.
+func (c Call) AllowRule() string {
+	c = c.fill()
+	if c.Type != "bash" && c.Subject != "" && !slices.Contains(ToolTypes, c.Tool) && !strings.ContainsAny(c.Tool, ":*?\\ \t") {
+		return c.Tool + ":" + EscapeGlob(c.Subject)
+	}
+	return c.String()
+}
+
 // Matches reports whether the rule covers a call of tool with subject, as
 // a deny rule does: for bash, the whole line or any one of its commands.
 func (r Rule) Matches(tool, subject string) bool {

@@ -132,3 +132,29 @@ func TestAddLocalAllow_Concurrent(t *testing.T) {
 	assert.Len(t, p.Allow, 17)
 	assert.True(t, strings.HasPrefix(readLocal(t, dir), "# hand-written\n"))
 }
+
+// What allow_always saves allows that call and no other.
+func TestCall_AllowRule(t *testing.T) {
+	tests := []struct {
+		c          Call
+		rule       string
+		same, next Call
+	}{
+		{Call{Tool: "read_file", Subject: "notes/a*.txt"}, `read_file:notes/a\*.txt`,
+			Call{Tool: "read_file", Subject: "./notes/a*.txt"}, Call{Tool: "read_file", Subject: "notes/ab.txt"}},
+		{Call{Tool: "report", Type: "cli", Subject: `{"q":"x"}`}, `report:{"q":"x"}`,
+			Call{Tool: "report", Type: "cli", Subject: `{"q":"x"}`}, Call{Tool: "report", Type: "cli", Subject: `{"q":"y"}`}},
+		{Call{Tool: "bash", Subject: "git status"}, "bash:git status",
+			Call{Tool: "bash", Subject: "git status"}, Call{Tool: "bash", Subject: "git status; reboot"}},
+		{Call{Tool: "memory", Invocation: "memory:recall"}, "builtin:memory:recall",
+			Call{Tool: "memory", Invocation: "memory:recall"}, Call{Tool: "memory", Invocation: "memory:forget"}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.rule, tt.c.AllowRule())
+		p := mustPolicy(t, "ask", nil, []string{tt.c.AllowRule()})
+		d, _, _ := p.CheckCall(tt.same)
+		assert.Equal(t, Allow, d, "%+v", tt.same)
+		d, _, _ = p.CheckCall(tt.next)
+		assert.Equal(t, Ask, d, "%+v", tt.next)
+	}
+}

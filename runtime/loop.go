@@ -130,6 +130,7 @@ type Loop struct {
 	turnSeq     uint64
 	parser      fastjson.Parser
 	builds      agentBuilds
+	policy      policyState // allow_always answers (loop_policy.go)
 
 	// The batch being built for the next group commit.
 	ops     []func(*storage.Tx) error
