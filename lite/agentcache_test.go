@@ -162,8 +162,14 @@ func TestAgentCache_PolicyTiers(t *testing.T) {
 	d, _ = a.Policy.Decide("read_file", "x")
 	assert.Equal(t, agents.Allow, d, "a new local tier is picked up on the next use")
 
-	edit(t, local, func(string) string { return "mode: sometimes\n" })
-	a2, err := c.LoadAgent("assistant")
-	require.NoError(t, err, "a broken policy edit keeps the last good agent")
-	assert.Same(t, a, a2)
+	edit(t, local, func(string) string { return "allow: [read_file\n" })
+	_, err = c.LoadAgent("assistant")
+	require.Error(t, err, "a broken policy edit refuses the agent: the edit may have been a deny rule")
+	assert.Contains(t, err.Error(), local+":")
+	_, err = c.LoadAgent("assistant")
+	require.Error(t, err, "until it is fixed")
+	edit(t, local, func(string) string { return "mode: restrict\n" })
+	a, err = c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Equal(t, "restrict", a.Policy.Mode)
 }
