@@ -25,6 +25,8 @@ type LoadedAgent struct {
 	// Policy decides which tool calls run, wait for a user, or are denied;
 	// nil allows every call.
 	Policy *agents.Policy
+	// Hooks are the agent's spec.hooks (see Hooks).
+	Hooks Hooks
 }
 
 // AgentLoader gives the loop the agents it runs. LoadAgent builds an

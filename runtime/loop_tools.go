@@ -70,6 +70,7 @@ func (a *LoadedAgent) tool(name string) Tool {
 func (a *LoadedAgent) hasTool(name string) bool { return a.tool(name) != nil }
 
 // startTools puts the calls of one model answer through the agent's
+// before_tool hooks (a refused call gets its failed result at once) and
 // policy: allowed calls are queued, denied ones get an error result at
 // once, and those the policy asks about wait for a user's decision (the
 // turn gives its slot back while that is all it waits on: see
@@ -80,6 +81,10 @@ func (l *Loop) startTools(s *session, calls []ToolCall) {
 	for _, c := range calls {
 		if a, ok := s.st.approval(c.ID); ok {
 			l.armApproval(s, t, a) // still waiting, from before a restart
+			continue
+		}
+		if msg, rejected := l.beforeTool(s, t.agent, c); rejected {
+			l.toolResult(toolJob{s: s, t: t, call: c}, ErrorResult(msg))
 			continue
 		}
 		pc := t.agent.policyCall(c)
@@ -228,6 +233,7 @@ func (r *toolDone) handle(l *Loop) {
 		return // stale, or shutting down (a cancelled tool's result is not one)
 	}
 	l.notifyDone(r.job, r.res)
+	l.steer(r.job, r.res)
 	l.toolResult(r.job, r.res)
 }
 
@@ -242,6 +248,7 @@ func (l *Loop) toolResult(j toolJob, res Result) {
 		l.parkIfWaiting(s)
 		return
 	}
+	l.flushSteering(s, t)
 	if t.pause {
 		l.endTurn(s, TurnPaused)
 		return
