@@ -31,8 +31,10 @@ const (
 func (d Decision) String() string { return [...]string{"allow", "ask", "deny"}[d] }
 
 // Policy is the merged tool policy of an agent: deny and allow rules and
-// notify patterns are the union of every tier, the mode is the most
-// specific tier's. Deny wins over allow.
+// notify patterns are the union of every tier (deliveries without
+// repeats), notify is enabled when a tier enables it, the mode is the most
+// specific tier's (dangerous when none sets it), except that dangerous
+// does not loosen a mode a more general tier set. Deny wins over allow.
 type Policy struct {
 	// Mode is dangerous (run what is not denied), ask (ask for what is not
 	// allowed) or restrict (run only what is allowed).
@@ -42,8 +44,10 @@ type Policy struct {
 	Notify Notify
 	// Files are the policy files read, for reloads.
 	Files []string
-	// Warnings are the keys the files have that a policy does not (ignored).
+	// Warnings are the keys the files have that a policy does not, and
+	// settings that were ignored.
 	Warnings []string
+	modeSet  bool // a tier set Mode
 }
 
 // Notify says which calls are reported, and where.
@@ -456,7 +460,13 @@ func (p *Policy) merge(file string, data []byte) error {
 		if err := oneOf(doc, "mode", pf.Mode, "dangerous", "ask", "restrict"); err != nil {
 			return err
 		}
-		p.Mode = pf.Mode
+		// As the parent merges: a more specific tier's dangerous does not
+		// loosen a mode a more general one set.
+		if pf.Mode == "dangerous" && p.modeSet && p.Mode != "dangerous" {
+			p.Warnings = append(p.Warnings, doc.Errorf("mode", "mode dangerous does not loosen the mode %s of a more general policy file (ignored); change that file instead", p.Mode).Error())
+		} else {
+			p.Mode, p.modeSet = pf.Mode, true
+		}
 	}
 	rules := func(key string, in []string, out *[]Rule) error {
 		for i, s := range in {
@@ -486,7 +496,9 @@ func (p *Policy) merge(file string, data []byte) error {
 		if d.Type == "webhook" && !strings.HasPrefix(d.URL, "http://") && !strings.HasPrefix(d.URL, "https://") {
 			return doc.Errorf(key+".url", "%s.url must be an http or https URL", key)
 		}
-		p.Notify.Deliveries = append(p.Notify.Deliveries, d)
+		if !slices.Contains(p.Notify.Deliveries, d) {
+			p.Notify.Deliveries = append(p.Notify.Deliveries, d)
+		}
 	}
 	return nil
 }

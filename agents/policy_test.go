@@ -439,3 +439,26 @@ func TestCall_String(t *testing.T) {
 		assert.True(t, Wildcard(EscapeGlob(s), s), s)
 	}
 }
+
+// Tiers merge as the parent merges them.
+func TestLoadPolicy_Merge(t *testing.T) {
+	dir := t.TempDir()
+	ws := writePolicy(t, dir, "ws.yaml", "mode: restrict\nnotify: {enabled: true, deliveries: [{type: log}, {type: webhook, url: 'http://h/x'}]}\n")
+	agent := writePolicy(t, dir, "agent.yaml", "mode: dangerous\nallow: [bash:ls]\nnotify: {deliveries: [{type: webhook, url: 'http://h/x'}]}\n")
+	local := writePolicy(t, dir, "local.yaml", "allow: [bash:pwd]\nnotify: {enabled: false}\n")
+	p, err := LoadPolicy(ws, agent, local)
+	require.NoError(t, err)
+	assert.Equal(t, "restrict", p.Mode, "dangerous does not loosen a more general tier's mode")
+	require.Len(t, p.Warnings, 1)
+	assert.Contains(t, p.Warnings[0], "agent.yaml:1: mode dangerous does not loosen the mode restrict")
+	assert.True(t, p.Notify.Enabled, "enabled is an OR")
+	assert.Len(t, p.Notify.Deliveries, 2, "a delivery named twice is made once")
+	assert.Len(t, p.Allow, 2)
+
+	p, err = LoadPolicy(writePolicy(t, dir, "a.yaml", "mode: restrict\n"), writePolicy(t, dir, "b.yaml", "mode: ask\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "ask", p.Mode, "the most specific tier that sets it")
+	p, err = LoadPolicy(writePolicy(t, dir, "c.yaml", "allow: [x]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "dangerous", p.Mode, "none sets it")
+}
