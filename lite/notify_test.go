@@ -43,7 +43,7 @@ func testNotifier(log *slog.Logger) *notifier {
 	return startNotifier(&notifier{log: log, allowLoopback: true})
 }
 
-func TestNotifier_Webhook(t *testing.T) {
+func TestNotify_Webhook(t *testing.T) {
 	url, got := webhookSink(t)
 	n := testNotifier(slog.New(slog.DiscardHandler))
 	n.notify(webhookNote(url, "ls"))
@@ -61,7 +61,7 @@ func TestNotifier_Webhook(t *testing.T) {
 }
 
 // What is queued when the daemon stops is still posted.
-func TestNotifier_CloseFlushesQueue(t *testing.T) {
+func TestNotify_CloseFlushesQueue(t *testing.T) {
 	url, got := webhookSink(t)
 	n := testNotifier(slog.New(slog.DiscardHandler))
 	for _, s := range []string{"a", "b", "c"} {
@@ -75,7 +75,7 @@ func TestNotifier_CloseFlushesQueue(t *testing.T) {
 }
 
 // A webhook that does not answer holds shutdown for drain, no longer.
-func TestNotifier_CloseCancelsSlowWebhook(t *testing.T) {
+func TestNotify_CloseCancelsSlowWebhook(t *testing.T) {
 	arrived, release := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived <- struct{}{}
@@ -105,7 +105,7 @@ func isClosed(c chan struct{}) bool {
 
 // A webhook may not reach this host or its link (the daemon's API, cloud
 // metadata), nor be redirected; no delivery named means the log.
-func TestNotifier_Refuses(t *testing.T) {
+func TestNotify_Refuses(t *testing.T) {
 	var logs bytes.Buffer
 	var mu sync.Mutex
 	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
