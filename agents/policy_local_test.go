@@ -158,3 +158,35 @@ func TestCall_AllowRule(t *testing.T) {
 		assert.Equal(t, Ask, d, "%+v", tt.next)
 	}
 }
+
+// Whatever the file looks like, a rule added is there afterwards with the
+// rules before it, or the file is left as it was.
+func FuzzAddLocalAllow(f *testing.F) {
+	for _, s := range []string{"", "allow:\n  - a\n", "allow: [a]\n", "allow:\n- a\n  # c\n-   b\nx: 1\n",
+		"allow:\n  - |\n    a\n    b\n", "allow: # c\n\n  - a\n", "deny: [x]\r\nallow:\r\n  - a\r\n", "allow:\n\tx"} {
+		f.Add(s, "bash:ls")
+	}
+	f.Fuzz(func(t *testing.T, body, rule string) {
+		dir := t.TempDir()
+		file := filepath.Join(dir, PolicyLocalFile)
+		require.NoError(t, os.WriteFile(file, []byte(body), 0o600))
+		before, err := decodePolicyFile(file, []byte(body))
+		if err != nil {
+			return
+		}
+		if _, err := AddLocalAllow(dir, rule); err != nil {
+			data, _ := os.ReadFile(file)
+			assert.Equal(t, body, string(data), "a failed add leaves the file")
+			return
+		}
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		after, err := decodePolicyFile(file, data)
+		require.NoError(t, err)
+		assert.Contains(t, after.Allow, rule)
+		assert.Equal(t, before.Deny, after.Deny)
+		for _, r := range before.Allow {
+			assert.Contains(t, after.Allow, r)
+		}
+	})
+}
