@@ -122,3 +122,14 @@ func TestHooks_SteeringSenderIsTheLoops(t *testing.T) {
 	require.NotEmpty(t, u)
 	assert.Empty(t, u[0].SenderID)
 }
+
+// A call of a tool that names no subject is asked about by its
+// invocation, tool:action.
+func TestApproval_ShowsInvocation(t *testing.T) {
+	h := hookHarness(t, runtime.Hooks{}, []string{"memory"},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("memory", `{"action":"recall","days":1}`)}},
+		llmtest.Reply{Text: "done"})
+	h.agent.Policy = askPolicy(t)
+	_, _, ask := startAsking(t, h, "go")
+	assert.Equal(t, "memory:recall", ask.Content)
+}

@@ -69,6 +69,16 @@ func (a *LoadedAgent) policyCall(c ToolCall) agents.Call {
 	return pc
 }
 
+// approvalSubject is what a user is asked about: what the call acts on
+// (the command, the path), or its invocation (memory:recall) when the
+// tool does not say.
+func approvalSubject(pc agents.Call) string {
+	if pc.Subject != "" {
+		return pc.Subject
+	}
+	return pc.Invocation
+}
+
 // deniedResult is the result of a call the policy denies, in the parent's
 // words, with the rule that denied it when one did.
 func deniedResult(pc agents.Call, rule string) Result {

@@ -89,14 +89,15 @@ func (l *Loop) startTools(s *session, calls []ToolCall) {
 		}
 		pc := t.agent.policyCall(c)
 		decision, rule := t.agent.decide(pc)
-		if decision == agents.Ask && (s.st.alwaysAllowed(c.Name, pc.Subject) || l.alwaysAllowed(s.st.Agent, pc)) {
+		shown := approvalSubject(pc)
+		if decision == agents.Ask && (s.st.alwaysAllowed(c.Name, shown) || l.alwaysAllowed(s.st.Agent, pc)) {
 			decision = agents.Allow
 		}
 		switch decision {
 		case agents.Deny:
 			l.toolResult(toolJob{s: s, t: t, call: c}, deniedResult(pc, rule))
 		case agents.Ask:
-			l.record(s, Event{Type: EvApprovalRequired, CallID: c.ID, ToolName: c.Name, Content: pc.Subject})
+			l.record(s, Event{Type: EvApprovalRequired, CallID: c.ID, ToolName: c.Name, Content: shown})
 			a, _ := s.st.approval(c.ID)
 			l.armApproval(s, t, a)
 		default:
