@@ -3,10 +3,7 @@ package agents
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 )
 
@@ -30,8 +27,10 @@ const (
 func (d Decision) String() string { return [...]string{"allow", "ask", "deny"}[d] }
 
 // Policy is the merged tool policy of an agent: deny and allow rules and
-// notify patterns are the union of every tier, the mode is the most
-// specific tier's. Deny wins over allow.
+// notify patterns are the union of every tier (deliveries without
+// repeats), notify is enabled when a tier enables it, the mode is the most
+// specific tier's (dangerous when none sets it), except that dangerous
+// does not loosen a mode a more general tier set. Deny wins over allow.
 type Policy struct {
 	// Mode is dangerous (run what is not denied), ask (ask for what is not
 	// allowed) or restrict (run only what is allowed).
@@ -41,8 +40,10 @@ type Policy struct {
 	Notify Notify
 	// Files are the policy files read, for reloads.
 	Files []string
-	// Warnings are the keys the files have that a policy does not (ignored).
+	// Warnings are the keys the files have that a policy does not, and
+	// settings that were ignored.
 	Warnings []string
+	modeSet  bool // a tier set Mode
 }
 
 // Notify says which calls are reported, and where.
@@ -59,11 +60,25 @@ type Delivery struct {
 	URL  string `yaml:"url"`
 }
 
-// Rule matches tool calls: "bash:git *" matches bash calls whose command
-// matches the glob "git *"; "read_file" matches every read_file call;
-// "mcp:github:*" matches every tool of the MCP server github. In globs, *
-// matches any run of characters (spaces and slashes included), ? one
-// character, and \ escapes the next one.
+// Rule matches tool calls. A rule comes in two forms.
+//
+// The parent's (Agnx/Duragent) form is "type:pattern", split at the first
+// colon, where type is bash, builtin, cli, mcp or wasm (or a glob over
+// them, like *) and pattern is matched against the call's invocation: a
+// bash call's command line, a builtin's name or name:action, a cli or
+// wasm tool's name, an MCP tool's server:tool. A rule without a colon is
+// "*:rule" too. As a deny (or notify) pattern it matches as the parent's
+// does, unanchored: without a *, the pattern anywhere in the invocation;
+// with *s, its pieces in order anywhere. As an allow pattern it must match
+// the whole invocation (a bare builtin name also covers its actions), and
+// a bash line only when every command of it does (see below).
+//
+// Lite's own form names a tool: "read_file:notes/*" matches read_file
+// calls whose subject (the path, the command, the URL) matches the glob
+// "notes/*"; "read_file" (no colon, no space) every read_file call, as
+// well as invocations the parent form matches. In globs, * matches any
+// run of characters (spaces and slashes included), ? one character, and \
+// escapes the next one.
 //
 // Subjects are normalised before they are matched, and patterns with
 // them. The paths of read_file, write_file, edit_file and list_dir are
@@ -75,44 +90,77 @@ type Delivery struct {
 // line or any one command, in any of the forms unwrapCommand gives
 // (without VAR=value prefixes, sudo, env, command ...), or that command
 // with only the short options the pattern names; an allow rule allows
-// only when every command is matched by an allow rule as written.
+// only when every command is matched by an allow rule as written, or when
+// the rule, without globs, is the whole line (what allow_always saves). A
+// line that cannot be split whole, or holds a here-document, is allowed
+// by no glob.
 //
 // Rules are a convenience that catches the obvious, not a boundary: a
 // shell can spell a command in more ways than any matcher can follow
 // (variables, scripts it writes, symlinks, other tools). The sandbox is
 // the boundary: what must never happen has to be impossible in it.
 type Rule struct {
+	// Tool and Subject are lite's form: the tool's name (a glob), and
+	// the subject's glob (empty: any call of the tool). Tool is empty for
+	// a rule of the parent's form only.
 	Tool    string
-	Subject string // empty: any call of the tool
+	Subject string
+	// Type and Pattern are the parent's form: the tool type's glob and
+	// the invocation's pattern. Type is empty for a rule of lite's form
+	// only.
+	Type    string
+	Pattern string
 	Raw     string
-	// path and shell are Subject as it is matched, worked out once by
-	// ParseRule (Decide runs on the event loop, for every call): cleaned
-	// as a path (pathTool), and as a bash pattern.
-	path  string
-	shell shellPattern
+	// path and shell are Subject (or, for a typed rule, Pattern) as it is
+	// matched, worked out once by ParseRule (Decide runs on the event
+	// loop, for every call): cleaned as a path (pathTool), and as a bash
+	// pattern. literal is the pattern unescaped when it has no glob.
+	path      string
+	shell     shellPattern
+	literal   string
+	isLiteral bool
 }
 
-// ParseRule parses "tool[:subject]".
+// ToolTypes are the tool types of the parent's rule form and invocations.
+var ToolTypes = []string{"bash", "builtin", "cli", "mcp", "wasm"}
+
+// typedPrefix reports whether the text before a rule's first colon is a
+// tool type (or a glob over them): the rule is then of the parent's form.
+func typedPrefix(t string) bool {
+	return slices.Contains(ToolTypes, t) || strings.ContainsAny(t, "*?")
+}
+
+// ParseRule parses a rule, "type:pattern", "tool:subject" or "pattern".
 func ParseRule(s string) (Rule, error) {
 	r := Rule{Raw: s}
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return r, errors.New("a rule may not be empty")
 	}
-	if strings.HasPrefix(t, "mcp:") {
-		r.Tool = t
-		return r, nil
+	head, rest, colon := strings.Cut(t, ":")
+	head = strings.TrimSpace(head)
+	switch {
+	case !colon:
+		r.Type, r.Pattern = "*", t
+		if !strings.ContainsAny(t, " \t") {
+			r.Tool = t
+		}
+	case typedPrefix(head):
+		r.Type, r.Pattern = head, rest
+	case head == "":
+		return r, fmt.Errorf("rule %q names no tool: write type:pattern or tool:pattern, e.g. bash:git *", s)
+	case strings.ContainsAny(head, " \t"):
+		return r, fmt.Errorf("rule %q: a tool name has no spaces; write type:pattern or tool:pattern, e.g. bash:git *", s)
+	default:
+		r.Tool, r.Subject = head, rest
 	}
-	tool, subject, _ := strings.Cut(t, ":")
-	r.Tool, r.Subject = strings.TrimSpace(tool), subject
-	if r.Tool == "" {
-		return r, fmt.Errorf("rule %q names no tool: write tool:pattern, e.g. bash:git *", s)
+	pattern := r.Subject
+	if r.Tool == "" || r.Subject == "" {
+		pattern = r.Pattern
 	}
-	if strings.ContainsAny(r.Tool, " \t") {
-		return r, fmt.Errorf("rule %q: a tool name has no spaces; write tool:pattern, e.g. bash:git *", s)
-	}
-	if r.Subject != "" {
-		r.path, r.shell = cleanRulePath(r.Subject), newShellPattern(r.Subject)
+	if pattern != "" {
+		r.path, r.shell = cleanRulePath(pattern), newShellPattern(pattern)
+		r.literal, r.isLiteral = unescapeGlob(pattern)
 	}
 	return r, nil
 }
@@ -120,40 +168,48 @@ func ParseRule(s string) (Rule, error) {
 // Matches reports whether the rule covers a call of tool with subject, as
 // a deny rule does: for bash, the whole line or any one of its commands.
 func (r Rule) Matches(tool, subject string) bool {
-	return r.denies(newCall(tool, subject))
+	return r.denies(newCall(Call{Tool: tool, Subject: subject}.fill()))
 }
 
 // Decide applies the policy to one call; it also returns the rule that
 // decided, when one did.
 func (p *Policy) Decide(tool, subject string) (Decision, string) {
-	return p.decide(p.newCall(tool, subject, p.Deny, p.Allow))
+	c := Call{Tool: tool, Subject: subject}.fill()
+	return p.decide(p.newCall(c, p.Deny, p.Allow))
 }
 
 // Notifies reports whether a call is to be reported.
 func (p *Policy) Notifies(tool, subject string) bool {
-	return p.notifies(p.newCall(tool, subject, p.Notify.Patterns))
+	c := Call{Tool: tool, Subject: subject}.fill()
+	return p.notifies(p.newCall(c, p.Notify.Patterns))
 }
 
 // Check is Decide and Notifies in one, the event loop's question for every
 // call: a bash line is split once for both.
 func (p *Policy) Check(tool, subject string) (Decision, string, bool) {
-	c := p.newCall(tool, subject, p.Deny, p.Allow, p.Notify.Patterns)
-	d, rule := p.decide(c)
-	return d, rule, p.notifies(c)
+	return p.CheckCall(Call{Tool: tool, Subject: subject})
+}
+
+// CheckCall is Check for a call whose type and invocation are known.
+func (p *Policy) CheckCall(c Call) (Decision, string, bool) {
+	cc := p.newCall(c.fill(), p.Deny, p.Allow, p.Notify.Patterns)
+	d, rule := p.decide(cc)
+	return d, rule, p.notifies(cc)
 }
 
 // newCall prepares a call for the rules of the lists given; the bash
 // line is split, which is not free for a long one, only when one of them
-// names tool.
-func (p *Policy) newCall(tool, subject string, lists ...[]Rule) call {
+// can match it.
+func (p *Policy) newCall(c Call, lists ...[]Rule) call {
+	cc := call{Call: c, complete: true}
 	for _, rules := range lists {
 		for _, r := range rules {
-			if Wildcard(r.Tool, tool) {
-				return newCall(tool, subject)
+			if r.names(cc) {
+				return newCall(c)
 			}
 		}
 	}
-	return call{tool: tool, subject: subject, complete: true}
+	return cc
 }
 
 func (p *Policy) decide(c call) (Decision, string) {
@@ -161,7 +217,7 @@ func (p *Policy) decide(c call) (Decision, string) {
 		if r.denies(c) {
 			return Deny, r.Raw
 		}
-		if !c.complete && Wildcard(r.Tool, c.tool) {
+		if !c.complete && r.names(c) {
 			return Deny, r.Raw + "; the command has too many parts to check against it"
 		}
 	}
@@ -232,142 +288,4 @@ func Wildcard(pattern, s string) bool {
 		p++
 	}
 	return p == len(pattern)
-}
-
-// policyFile is policy.yaml.
-type policyFile struct {
-	APIVersion string     `yaml:"apiVersion"`
-	Kind       string     `yaml:"kind"`
-	Mode       string     `yaml:"mode"`
-	Deny       []string   `yaml:"deny"`
-	Allow      []string   `yaml:"allow"`
-	Notify     notifyFile `yaml:"notify"`
-}
-
-type notifyFile struct {
-	Enabled    bool       `yaml:"enabled"`
-	Patterns   []string   `yaml:"patterns"`
-	Deliveries []Delivery `yaml:"deliveries"`
-}
-
-// LoadPolicy reads the policy tiers in order, most general first; missing
-// files are skipped. No file at all gives mode dangerous with no rules.
-// The files are read by their paths, symlinks followed: it is for the
-// tiers the user's own config names. An agent's own tiers are read by
-// LoadAgentPolicy.
-func LoadPolicy(files ...string) (*Policy, error) {
-	p := &Policy{Mode: "dangerous"}
-	for _, f := range files {
-		if err := p.load(f, func() ([]byte, error) { data, _, err := readFile(f); return data, err }); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
-}
-
-// LoadAgentPolicy reads the policy of the agent in dir: general (the data
-// dir's policy.yaml, which the user's config names; "" for none), then
-// the agent's PolicyFile and PolicyLocalFile. The agent's tiers are read
-// through an os.Root on its folder, as the files agent.yaml names are: an
-// agent folder may be imported or edited by others, and a tier that is a
-// symlink out of it (to another agent's policy, or a file whose text a
-// parse error would quote) is refused.
-func LoadAgentPolicy(general, dir string) (*Policy, error) {
-	p, err := LoadPolicy()
-	if general != "" {
-		p, err = LoadPolicy(general)
-	}
-	if err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("load the policy of agent folder %s: %w", dir, err)
-	}
-	defer root.Close()
-	for _, name := range []string{PolicyFile, PolicyLocalFile} {
-		file := filepath.Join(dir, name)
-		err := p.load(file, func() ([]byte, error) { data, _, err := readInside(root, name); return data, err })
-		if errors.Is(err, ErrOutside) {
-			return nil, &Error{File: file, Msg: "is a link that " + ErrOutside.Error() + outsideFix}
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
-}
-
-// load merges the tier file, read by read, into p; a missing file is
-// skipped.
-func (p *Policy) load(file string, read func() ([]byte, error)) error {
-	data, err := read()
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := p.merge(file, data); err != nil {
-		return err
-	}
-	p.Files = append(p.Files, file)
-	return nil
-}
-
-func (p *Policy) merge(file string, data []byte) error {
-	doc, err := ParseYAML(file, data)
-	if err != nil {
-		return err
-	}
-	var pf policyFile
-	if err := doc.Decode(&pf); err != nil {
-		return err
-	}
-	p.Warnings = append(p.Warnings, Warnings(doc)...)
-	if pf.APIVersion != "" {
-		if err := oneOf(doc, "apiVersion", pf.APIVersion, "agnx/v1alpha1", "duragent/v1alpha1"); err != nil {
-			return err
-		}
-	}
-	if pf.Kind != "" && pf.Kind != "Policy" {
-		return doc.Errorf("kind", "kind must be Policy, not %q", pf.Kind)
-	}
-	if pf.Mode != "" {
-		if err := oneOf(doc, "mode", pf.Mode, "dangerous", "ask", "restrict"); err != nil {
-			return err
-		}
-		p.Mode = pf.Mode
-	}
-	rules := func(key string, in []string, out *[]Rule) error {
-		for i, s := range in {
-			r, err := ParseRule(s)
-			if err != nil {
-				return doc.Errorf(key+"["+strconv.Itoa(i)+"]", "%s", err)
-			}
-			*out = append(*out, r)
-		}
-		return nil
-	}
-	if err := rules("deny", pf.Deny, &p.Deny); err != nil {
-		return err
-	}
-	if err := rules("allow", pf.Allow, &p.Allow); err != nil {
-		return err
-	}
-	if err := rules("notify.patterns", pf.Notify.Patterns, &p.Notify.Patterns); err != nil {
-		return err
-	}
-	p.Notify.Enabled = p.Notify.Enabled || pf.Notify.Enabled
-	for i, d := range pf.Notify.Deliveries {
-		key := "notify.deliveries[" + strconv.Itoa(i) + "]"
-		if err := oneOf(doc, key+".type", d.Type, "log", "webhook"); err != nil {
-			return err
-		}
-		if d.Type == "webhook" && !strings.HasPrefix(d.URL, "http://") && !strings.HasPrefix(d.URL, "https://") {
-			return doc.Errorf(key+".url", "%s.url must be an http or https URL", key)
-		}
-		p.Notify.Deliveries = append(p.Notify.Deliveries, d)
-	}
-	return nil
 }

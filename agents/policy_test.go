@@ -41,16 +41,20 @@ func TestWildcard(t *testing.T) {
 func TestParseRule(t *testing.T) {
 	r, err := ParseRule("bash:git *")
 	require.NoError(t, err)
-	assert.Equal(t, [3]string{"bash", "git *", "bash:git *"}, [3]string{r.Tool, r.Subject, r.Raw})
+	assert.Equal(t, [3]string{"bash", "git *", "bash:git *"}, [3]string{r.Type, r.Pattern, r.Raw})
 	r, err = ParseRule("mcp:github:*")
 	require.NoError(t, err)
-	assert.Equal(t, "mcp:github:*", r.Tool)
+	assert.Equal(t, [3]string{"", "mcp", "github:*"}, [3]string{r.Tool, r.Type, r.Pattern})
 	assert.True(t, r.Matches("mcp:github:create_issue", ""))
 	assert.False(t, r.Matches("mcp:gitlab:x", ""))
 	r, err = ParseRule("read_file")
 	require.NoError(t, err)
 	assert.True(t, r.Matches("read_file", "anything"))
-	for _, bad := range []string{"", "  ", ":x", "rm -rf"} {
+	r, err = ParseRule("rm -rf")
+	require.NoError(t, err)
+	assert.Equal(t, [3]string{"", "*", "rm -rf"}, [3]string{r.Tool, r.Type, r.Pattern}, "no colon: the parent's *:rm -rf")
+	assert.True(t, r.Matches("bash", "sudo rm -rf /"))
+	for _, bad := range []string{"", "  ", ":x", "x y:z"} {
 		_, err := ParseRule(bad)
 		assert.Error(t, err, bad)
 	}
@@ -157,7 +161,7 @@ func TestLoadPolicy_Errors(t *testing.T) {
 		{"mode: yolo\n", `p.yaml:1: mode "yolo" is not one of dangerous, ask, restrict`},
 		{"kind: Agent\n", `p.yaml:1: kind must be Policy, not "Agent"`},
 		{"allow:\n  - \"bash:ok\"\n  - \":x\"\n", `p.yaml:3: rule ":x" names no tool`},
-		{"deny: [rm -rf]\n", `p.yaml:1: rule "rm -rf": a tool name has no spaces`},
+		{"deny: [\"x y:z\"]\n", `p.yaml:1: rule "x y:z": a tool name has no spaces`},
 		{"notify:\n  deliveries:\n    - {type: email}\n", `p.yaml:3: notify.deliveries[0].type "email" is not one of log, webhook`},
 		{"notify:\n  deliveries:\n    - {type: webhook, url: ftp://x}\n", `p.yaml:3: notify.deliveries[0].url must be an http or https URL`},
 	}
@@ -179,7 +183,7 @@ func FuzzParseRule(f *testing.F) {
 			return
 		}
 		_ = r.Matches("bash", subject)
-		if r.Subject == "*" && r.Tool == "bash" && !r.Matches("bash", subject) {
+		if r.Pattern == "*" && r.Type == "bash" && !r.Matches("bash", subject) {
 			t.Fatalf("* must match %q", subject)
 		}
 	})
@@ -264,6 +268,11 @@ func TestPolicy_DenyBypasses(t *testing.T) {
 		{"read_file", "/secret.txt"},
 		{"edit_file", "conf/app.yaml"},
 		{"edit_file", "./conf/../conf/app.yaml"},
+		// The parent's deny is a match anywhere in the line: lite denies
+		// all it denies, words that only mention the command too.
+		{"bash", "echo rm -rf /"},
+		{"bash", "ls # rm -rf /"},
+		{"bash", "echo 'rm -rf /'"},
 	}
 	for _, tt := range denied {
 		d, rule := p.Decide(tt.tool, tt.subject)
@@ -273,9 +282,6 @@ func TestPolicy_DenyBypasses(t *testing.T) {
 	allowed := []struct{ tool, subject string }{
 		{"bash", "rm -r /tmp/x"},
 		{"bash", "rm x"},
-		{"bash", "echo rm -rf /"},
-		{"bash", "ls # rm -rf /"},
-		{"bash", "echo 'rm -rf /'"},
 		{"read_file", "notes/secret.txt"},
 		{"read_file", "public.txt"},
 		{"edit_file", "app.yaml"},
@@ -368,4 +374,91 @@ func TestLoadPolicy_UnknownKeysWarn(t *testing.T) {
 	assert.Equal(t, "restrict", p.Mode)
 	require.Len(t, p.Warnings, 1)
 	assert.Contains(t, p.Warnings[0], `p.yaml:1: unknown field "mod" (did you mean "mode"?) (ignored)`)
+}
+
+// The parent's typed rules: deny as the parent does (anywhere in the
+// invocation), allow only what it would and stricter (anchored, every
+// command of a bash line).
+func TestPolicy_ParentRules(t *testing.T) {
+	p := mustPolicy(t, "ask",
+		[]string{"*:*password*", "mcp:*:delete*", "bash:rm -rf", "cli:danger"},
+		[]string{"bash:ls", "bash:git *", "mcp:github:*", "builtin:memory", "builtin:web:fetch", "cli:report", "wasm:hello*", "*:read*"})
+	tests := []struct {
+		c    Call
+		want Decision
+	}{
+		{Call{Tool: "bash", Subject: "echo password1"}, Deny},
+		{Call{Tool: "vault", Type: "mcp", Invocation: "vault:get_password"}, Deny},
+		{Call{Tool: "github", Type: "mcp", Invocation: "github:delete_repo"}, Deny},
+		{Call{Tool: "bash", Subject: "sudo rm -rf /"}, Deny},
+		{Call{Tool: "bash", Subject: "x=1; rm -rf ~"}, Deny},
+		{Call{Tool: "danger", Type: "cli", Invocation: "danger"}, Deny},
+		{Call{Tool: "danger2", Type: "cli"}, Deny},
+		// allow: anchored, each command
+		{Call{Tool: "bash", Subject: "ls"}, Allow},
+		{Call{Tool: "bash", Subject: "ls -la"}, Ask},
+		{Call{Tool: "bash", Subject: "curl x|sh; ls"}, Ask},
+		{Call{Tool: "bash", Subject: "git status && ls"}, Allow},
+		{Call{Tool: "bash", Subject: "git status && $(curl x)"}, Ask},
+		{Call{Tool: "bash", Subject: "git apply <<EOF\nx\nEOF"}, Ask},
+		{Call{Tool: "github", Type: "mcp", Invocation: "github:create_issue"}, Allow},
+		{Call{Tool: "memory", Invocation: "memory:recall"}, Allow},
+		{Call{Tool: "memory"}, Allow},
+		{Call{Tool: "web", Invocation: "web:fetch"}, Allow},
+		{Call{Tool: "web", Invocation: "web:search"}, Ask},
+		{Call{Tool: "report", Type: "cli"}, Allow},
+		{Call{Tool: "reporter", Type: "cli"}, Ask},
+		{Call{Tool: "report", Type: "wasm"}, Ask},
+		{Call{Tool: "hello_world", Type: "wasm"}, Allow},
+		{Call{Tool: "read_file", Subject: "a.txt"}, Allow},
+		{Call{Tool: "bash", Subject: "cat readme.txt"}, Ask},
+	}
+	for _, tt := range tests {
+		d, _, _ := p.CheckCall(tt.c)
+		assert.Equal(t, tt.want, d, "%+v", tt.c)
+	}
+	d, rule, _ := p.CheckCall(Call{Tool: "bash", Subject: "sudo rm -rf /"})
+	assert.Equal(t, []any{Deny, "bash:rm -rf"}, []any{d, rule})
+
+	r := mustPolicy(t, "restrict", nil, []string{"bash:echo*"})
+	d, _ = r.Decide("bash", "echo hi")
+	assert.Equal(t, Allow, d)
+	d, _ = r.Decide("bash", "echo hi; reboot")
+	assert.Equal(t, Deny, d, "restrict: the parent would allow it, lite does not")
+}
+
+func TestCall_String(t *testing.T) {
+	assert.Equal(t, `bash:rm \*.tmp \\x`, Call{Tool: "bash", Subject: `rm *.tmp \x`}.String())
+	assert.Equal(t, "builtin:memory:recall", Call{Tool: "memory", Invocation: "memory:recall"}.String())
+	assert.Equal(t, "cli:report", Call{Tool: "report", Type: "cli"}.String())
+	assert.Equal(t, "mcp:github:x", Call{Tool: "mcp:github:x"}.String())
+	for _, s := range []string{"a*b?c\\", "plain", `\*`} {
+		lit, ok := unescapeGlob(EscapeGlob(s))
+		assert.True(t, ok)
+		assert.Equal(t, s, lit)
+		assert.True(t, Wildcard(EscapeGlob(s), s), s)
+	}
+}
+
+// Tiers merge as the parent merges them.
+func TestLoadPolicy_Merge(t *testing.T) {
+	dir := t.TempDir()
+	ws := writePolicy(t, dir, "ws.yaml", "mode: restrict\nnotify: {enabled: true, deliveries: [{type: log}, {type: webhook, url: 'http://h/x'}]}\n")
+	agent := writePolicy(t, dir, "agent.yaml", "mode: dangerous\nallow: [bash:ls]\nnotify: {deliveries: [{type: webhook, url: 'http://h/x'}]}\n")
+	local := writePolicy(t, dir, "local.yaml", "allow: [bash:pwd]\nnotify: {enabled: false}\n")
+	p, err := LoadPolicy(ws, agent, local)
+	require.NoError(t, err)
+	assert.Equal(t, "restrict", p.Mode, "dangerous does not loosen a more general tier's mode")
+	require.Len(t, p.Warnings, 1)
+	assert.Contains(t, p.Warnings[0], "agent.yaml:1: mode dangerous does not loosen the mode restrict")
+	assert.True(t, p.Notify.Enabled, "enabled is an OR")
+	assert.Len(t, p.Notify.Deliveries, 2, "a delivery named twice is made once")
+	assert.Len(t, p.Allow, 2)
+
+	p, err = LoadPolicy(writePolicy(t, dir, "a.yaml", "mode: restrict\n"), writePolicy(t, dir, "b.yaml", "mode: ask\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "ask", p.Mode, "the most specific tier that sets it")
+	p, err = LoadPolicy(writePolicy(t, dir, "c.yaml", "allow: [x]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "dangerous", p.Mode, "none sets it")
 }

@@ -182,7 +182,8 @@ func (c *agentCache) load(name string, force bool) (*runtime.LoadedAgent, error)
 // install puts a finished build in the cache, with c.mu held. A failed
 // rebuild keeps the last good version: a reload reports the error, a
 // change found on use is logged and not tried again until the files
-// change again.
+// change again. A policy that does not load is the exception: the agent
+// is dropped and refused.
 func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mod time.Time, force bool) (*runtime.LoadedAgent, error) {
 	now := time.Now()
 	if c.closed {
@@ -194,6 +195,14 @@ func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mo
 	ca := c.loaded[name] // evicted while it built: nil
 	switch {
 	case err != nil && ca == nil:
+		return nil, err
+	case errors.As(err, new(*policyError)):
+		// Unlike other edits, a policy that does not parse is not worked
+		// around with the last good one: the edit may have been a deny
+		// rule. The agent is refused until the file is fixed.
+		c.log.Error("agent policy is invalid; the agent is refused until it is fixed", "agent", name, "err", err)
+		c.retire(name, ca.agent.Tools)
+		delete(c.loaded, name)
 		return nil, err
 	case err != nil && force:
 		return ca.agent, err
@@ -263,6 +272,12 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if err := os.MkdirAll(spec.Workspace, 0o700); err != nil {
 		return nil, fmt.Errorf("create workspace of agent %s: %w", name, err)
 	}
+	// The policy first: a broken one refuses the agent (policyError)
+	// before any tool is built.
+	policy, err := agents.LoadAgentPolicy(filepath.Join(c.cfg.DataDir, agents.PolicyFile), dir)
+	if err != nil {
+		return nil, &policyError{err}
+	}
 	p, err := c.newProvider(spec.Model)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
@@ -271,12 +286,7 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}
-	policy, err := agents.LoadAgentPolicy(filepath.Join(c.cfg.DataDir, agents.PolicyFile), dir)
-	if err != nil {
-		closeTools(ts)
-		return nil, err
-	}
-	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy}, nil
+	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy, Hooks: runtime.HooksFrom(spec.Hooks)}, nil
 }
 
 // addSharedDirectives gives the agent the data dir's directives (shared by
@@ -296,6 +306,13 @@ func (c *agentCache) addSharedDirectives(spec *agents.Agent) {
 		spec.ModTime = mod
 	}
 }
+
+// policyError is an agent's policy that does not load: it refuses the
+// agent, even one built before (AGNX-COMPAT §14.3).
+type policyError struct{ err error }
+
+func (e *policyError) Error() string { return e.err.Error() }
+func (e *policyError) Unwrap() error { return e.err }
 
 // policyFiles are the tiers of an agent's policy: the data dir's, the
 // agent's, the agent's local one.

@@ -162,8 +162,42 @@ func TestAgentCache_PolicyTiers(t *testing.T) {
 	d, _ = a.Policy.Decide("read_file", "x")
 	assert.Equal(t, agents.Allow, d, "a new local tier is picked up on the next use")
 
-	edit(t, local, func(string) string { return "mode: sometimes\n" })
-	a2, err := c.LoadAgent("assistant")
-	require.NoError(t, err, "a broken policy edit keeps the last good agent")
-	assert.Same(t, a, a2)
+	edit(t, local, func(string) string { return "allow: [read_file\n" })
+	_, err = c.LoadAgent("assistant")
+	require.Error(t, err, "a broken policy edit refuses the agent: the edit may have been a deny rule")
+	assert.Contains(t, err.Error(), local+":")
+	_, err = c.LoadAgent("assistant")
+	require.Error(t, err, "until it is fixed")
+	edit(t, local, func(string) string { return "mode: restrict\n" })
+	a, err = c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Equal(t, "restrict", a.Policy.Mode)
+}
+
+// An allow_always rule the loop saves is in the agent's next build.
+func TestAgentCache_PolicyAllowAlwaysReload(t *testing.T) {
+	c, cfg := newTestCache(t)
+	dir := filepath.Join(cfg.AgentsDir, "assistant")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, agents.PolicyFile), []byte("mode: ask\n"), 0o644))
+	past := time.Now().Add(-time.Hour) // the save below is certainly newer
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range append(entries, nil) {
+		p := dir
+		if e != nil {
+			p = filepath.Join(dir, e.Name())
+		}
+		require.NoError(t, os.Chtimes(p, past, past))
+	}
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	d, _ := a.Policy.Decide("read_file", "notes.md")
+	assert.Equal(t, agents.Ask, d)
+
+	_, err = agents.AddLocalAllow(dir, agents.Call{Tool: "read_file", Subject: "notes.md"}.AllowRule())
+	require.NoError(t, err)
+	a, err = c.LoadAgent("assistant")
+	require.NoError(t, err)
+	d, _ = a.Policy.Decide("read_file", "notes.md")
+	assert.Equal(t, agents.Allow, d)
 }

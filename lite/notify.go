@@ -4,11 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
+	"strings"
+	"syscall"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -34,6 +40,8 @@ type notifier struct {
 	done   chan struct{}
 	cancel context.CancelFunc
 	drain  time.Duration
+	// allowLoopback lets webhooks reach this host (tests' httptest).
+	allowLoopback bool
 }
 
 type webhookPost struct {
@@ -43,23 +51,45 @@ type webhookPost struct {
 
 // newNotifier starts the webhook worker; close stops it.
 func newNotifier(log *slog.Logger) *notifier {
-	n := &notifier{log: log, queue: make(chan webhookPost, webhookQueue),
-		stop: make(chan struct{}), done: make(chan struct{}), drain: webhookDrain}
+	return startNotifier(&notifier{log: log})
+}
+
+func startNotifier(n *notifier) *notifier {
+	n.queue, n.stop, n.done = make(chan webhookPost, webhookQueue), make(chan struct{}), make(chan struct{})
+	if n.drain == 0 {
+		n.drain = webhookDrain
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
 	go n.work(ctx)
 	return n
 }
 
+// maxNotifiedCommand is how much of a command a notification carries.
+const maxNotifiedCommand = 4 << 10
+
+// notify reports one executed call: to the log, and to the webhooks
+// queued (the parent's body, {"event":"command_notification",
+// "session_id", "agent", "command", "success"}, plus tool, tool_type and
+// time). A policy that names no delivery logs.
 func (n *notifier) notify(x runtime.Notification) {
-	for _, d := range x.Deliveries {
+	deliveries := x.Deliveries
+	if len(deliveries) == 0 {
+		deliveries = []agents.Delivery{{Type: "log"}}
+	}
+	cmd := x.Command
+	if len(cmd) > maxNotifiedCommand {
+		cmd = strings.ToValidUTF8(cmd[:maxNotifiedCommand], "") + "…"
+	}
+	for _, d := range deliveries {
 		switch d.Type {
 		case "log":
-			n.log.Info("policy notification", "session", x.Session, "agent", x.Agent, "tool", x.Tool,
-				"subject", x.Subject, "decision", x.Decision)
+			n.log.Info("command notification", "session", x.Session, "agent", x.Agent, "tool", x.Tool,
+				"tool_type", x.Type, "command", cmd, "success", x.Success)
 		case "webhook":
-			body, _ := json.Marshal(map[string]string{"session_id": x.Session, "agent": x.Agent, "tool": x.Tool,
-				"subject": x.Subject, "decision": x.Decision, "time": time.Now().UTC().Format(time.RFC3339)})
+			body, _ := json.Marshal(map[string]any{"event": "command_notification", "session_id": x.Session,
+				"agent": x.Agent, "command": cmd, "success": x.Success, "tool": x.Tool, "tool_type": x.Type,
+				"time": time.Now().UTC().Format(time.RFC3339)})
 			select {
 			case <-n.stop:
 				n.log.Warn("notification webhook after shutdown; dropped one", "url", d.URL)
@@ -83,8 +113,14 @@ func (n *notifier) close() {
 
 func (n *notifier) work(ctx context.Context) {
 	defer close(n.done)
-	// Its own transport, so that the connections it keeps open go with it.
-	client := &http.Client{Timeout: webhookTimeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	// Its own transport, so that the connections it keeps open go with it,
+	// and a dialer that refuses addresses a webhook has no business with.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil // the address checked is the one dialled
+	dialer := &net.Dialer{Timeout: webhookTimeout, Control: webhookDialControl(n.allowLoopback)}
+	tr.DialContext = dialer.DialContext
+	client := &http.Client{Timeout: webhookTimeout, Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	defer client.CloseIdleConnections()
 	for {
 		select {
@@ -127,5 +163,33 @@ func (n *notifier) post(ctx context.Context, client *http.Client, p webhookPost)
 	}
 	if err != nil {
 		n.log.Warn("notification webhook failed", "err", err)
+	}
+}
+
+// errWebhookAddress is why a webhook on a refused address was not posted.
+var errWebhookAddress = errors.New("a notification webhook may not post to a loopback, link-local (cloud metadata), " +
+	"unspecified or multicast address: use the host's network address, or a log delivery")
+
+// webhookDialControl refuses, at the moment of connecting (after DNS, so
+// a name that resolves there is caught too), the addresses of this host
+// and of its link: the daemon's own API, services listening on
+// localhost, cloud metadata at 169.254.169.254. Private network addresses
+// (a home server's webhook) are allowed.
+func webhookDialControl(allowLoopback bool) func(network, address string, _ syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return err
+		}
+		ip, err := netip.ParseAddr(host)
+		if err != nil {
+			return err
+		}
+		ip = ip.Unmap()
+		if (ip.IsLoopback() && !allowLoopback) || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+			ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
+			return errWebhookAddress
+		}
+		return nil
 	}
 }

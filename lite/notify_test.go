@@ -1,11 +1,14 @@
 package lite
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,10 +20,10 @@ import (
 )
 
 // webhookSink is an httptest server that hands each body it receives to C.
-func webhookSink(t *testing.T) (string, chan map[string]string) {
-	c := make(chan map[string]string, 32)
+func webhookSink(t *testing.T) (string, chan map[string]any) {
+	c := make(chan map[string]any, 32)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]string
+		var body map[string]any
 		data, _ := io.ReadAll(r.Body)
 		assert.NoError(t, json.Unmarshal(data, &body), "%s", data)
 		assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
@@ -30,19 +33,27 @@ func webhookSink(t *testing.T) (string, chan map[string]string) {
 	return srv.URL, c
 }
 
-func webhookNote(url, subject string) runtime.Notification {
-	return runtime.Notification{Session: "s1", Agent: "assistant", Tool: "bash", Subject: subject, Decision: "allow",
-		Deliveries: []agents.Delivery{{Type: "log"}, {Type: "webhook", URL: url}}}
+func webhookNote(url, command string) runtime.Notification {
+	return runtime.Notification{Session: "s1", Agent: "assistant", Tool: "bash", Type: "bash", Command: command, Subject: command,
+		Success: true, Deliveries: []agents.Delivery{{Type: "log"}, {Type: "webhook", URL: url}}}
 }
 
-func TestNotifier_Webhook(t *testing.T) {
+// testNotifier may post to this host, where httptest listens.
+func testNotifier(log *slog.Logger) *notifier {
+	return startNotifier(&notifier{log: log, allowLoopback: true})
+}
+
+func TestNotify_Webhook(t *testing.T) {
 	url, got := webhookSink(t)
-	n := newNotifier(slog.New(slog.DiscardHandler))
+	n := testNotifier(slog.New(slog.DiscardHandler))
 	n.notify(webhookNote(url, "ls"))
 	body := <-got
+	assert.Equal(t, "command_notification", body["event"])
 	assert.Equal(t, "s1", body["session_id"])
-	assert.Equal(t, "ls", body["subject"])
-	assert.Equal(t, "allow", body["decision"])
+	assert.Equal(t, "assistant", body["agent"])
+	assert.Equal(t, "ls", body["command"])
+	assert.Equal(t, true, body["success"])
+	assert.Equal(t, "bash", body["tool_type"])
 	n.close()
 	assert.True(t, isClosed(n.done), "close waits for the worker")
 	n.notify(webhookNote(url, "after")) // dropped, and does not block
@@ -50,21 +61,21 @@ func TestNotifier_Webhook(t *testing.T) {
 }
 
 // What is queued when the daemon stops is still posted.
-func TestNotifier_CloseFlushesQueue(t *testing.T) {
+func TestNotify_CloseFlushesQueue(t *testing.T) {
 	url, got := webhookSink(t)
-	n := newNotifier(slog.New(slog.DiscardHandler))
+	n := testNotifier(slog.New(slog.DiscardHandler))
 	for _, s := range []string{"a", "b", "c"} {
 		n.notify(webhookNote(url, s))
 	}
 	n.close()
 	require.Len(t, got, 3, "every queued post was made before close returned")
 	for _, s := range []string{"a", "b", "c"} {
-		assert.Equal(t, s, (<-got)["subject"])
+		assert.Equal(t, s, (<-got)["command"])
 	}
 }
 
 // A webhook that does not answer holds shutdown for drain, no longer.
-func TestNotifier_CloseCancelsSlowWebhook(t *testing.T) {
+func TestNotify_CloseCancelsSlowWebhook(t *testing.T) {
 	arrived, release := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived <- struct{}{}
@@ -75,8 +86,7 @@ func TestNotifier_CloseCancelsSlowWebhook(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	n := newNotifier(slog.New(slog.DiscardHandler))
-	n.drain = 10 * time.Millisecond
+	n := startNotifier(&notifier{log: slog.New(slog.DiscardHandler), allowLoopback: true, drain: 10 * time.Millisecond})
 	n.notify(webhookNote(srv.URL, "slow"))
 	n.notify(webhookNote(srv.URL, "queued behind it"))
 	<-arrived
@@ -91,4 +101,50 @@ func isClosed(c chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// A webhook may not reach this host or its link (the daemon's API, cloud
+// metadata), nor be redirected; no delivery named means the log.
+func TestNotify_Refuses(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+	hits := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits <- r.URL.Path
+		if r.URL.Path == "/redirect" {
+			http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+		}
+	}))
+	defer srv.Close()
+
+	n := newNotifier(log)
+	n.notify(webhookNote(srv.URL+"/hook", "ls"))
+	n.notify(webhookNote("http://169.254.169.254/latest", "ls"))
+	n.notify(runtime.Notification{Session: "s2", Agent: "assistant", Tool: "web", Type: "builtin", Command: "web:fetch"})
+	n.close()
+	assert.Empty(t, hits, "loopback is refused")
+	mu.Lock()
+	out := logs.String()
+	mu.Unlock()
+	assert.Equal(t, 2, strings.Count(out, "may not post to a loopback, link-local"), out)
+	assert.Contains(t, out, `session=s2`, "no delivery: logged")
+	assert.Contains(t, out, `command=web:fetch`)
+
+	n = testNotifier(slog.New(slog.DiscardHandler))
+	n.notify(webhookNote(srv.URL+"/redirect", "ls"))
+	n.close()
+	require.Len(t, hits, 1, "a redirect is not followed")
+	assert.Equal(t, "/redirect", <-hits)
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -25,6 +25,8 @@ type LoadedAgent struct {
 	// Policy decides which tool calls run, wait for a user, or are denied;
 	// nil allows every call.
 	Policy *agents.Policy
+	// Hooks are the agent's spec.hooks (see Hooks).
+	Hooks Hooks
 }
 
 // AgentLoader gives the loop the agents it runs. LoadAgent builds an
@@ -130,6 +132,7 @@ type Loop struct {
 	turnSeq     uint64
 	parser      fastjson.Parser
 	builds      agentBuilds
+	policy      policyState // allow_always answers (loop_policy.go)
 
 	// The batch being built for the next group commit.
 	ops     []func(*storage.Tx) error

@@ -112,6 +112,9 @@ func (r *sendReq) handle(l *Loop) {
 		return
 	}
 	queued := s.st.TurnActive
+	if r.in.SenderID == steeringSender {
+		r.in.SenderID = "" // only the loop's hooks steer a running turn
+	}
 	l.record(s, Event{Type: EvUserMessage, Content: r.in.Content, SenderID: r.in.SenderID, SenderName: r.in.SenderName})
 	if c := r.in.Cursor; c != nil {
 		key, val := c.Key, append([]byte(nil), c.Value...)

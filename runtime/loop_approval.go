@@ -5,16 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/agnx-lite/agnx-lite/agents"
 )
-
-// Notification tells of a tool call an agent's policy wants reported.
-type Notification struct {
-	Session, Agent, Tool, Subject string
-	Decision                      string // allow | ask | deny
-	Deliveries                    []agents.Delivery
-}
 
 // ErrNoApproval is returned by Approve when the call waits for no decision.
 var ErrNoApproval = errors.New("no approval is pending for that call")
@@ -49,7 +40,8 @@ func (r *approvalTimeout) handle(l *Loop) {
 }
 
 // Approve answers a call waiting for a decision: allow_once, allow_always
-// (this tool and command for the rest of the session) or deny.
+// (this call's type:invocation for every later call of the agent: see
+// allowAlways) or deny.
 func (l *Loop) Approve(ctx context.Context, sessionID, callID, decision string) error {
 	switch decision {
 	case AllowOnce, AllowAlways, DenyCall:
@@ -119,6 +111,9 @@ func (l *Loop) decide(s *session, callID, decision, reason string) {
 		}
 	}
 	j := toolJob{s: s, t: t, call: c}
+	if decision == AllowAlways {
+		l.allowAlways(s, c)
+	}
 	if decision == DenyCall {
 		msg := "error: the user denied this call"
 		if reason == "timeout" {

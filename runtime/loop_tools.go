@@ -70,6 +70,7 @@ func (a *LoadedAgent) tool(name string) Tool {
 func (a *LoadedAgent) hasTool(name string) bool { return a.tool(name) != nil }
 
 // startTools puts the calls of one model answer through the agent's
+// before_tool hooks (a refused call gets its failed result at once) and
 // policy: allowed calls are queued, denied ones get an error result at
 // once, and those the policy asks about wait for a user's decision (the
 // turn gives its slot back while that is all it waits on: see
@@ -82,24 +83,21 @@ func (l *Loop) startTools(s *session, calls []ToolCall) {
 			l.armApproval(s, t, a) // still waiting, from before a restart
 			continue
 		}
-		subject := t.agent.subject(c)
-		decision, rule, notify := t.agent.decide(c.Name, subject)
-		if decision == agents.Ask && s.st.alwaysAllowed(c.Name, subject) {
-			decision = agents.Allow
+		if msg, rejected := l.beforeTool(s, t.agent, c); rejected {
+			l.toolResult(toolJob{s: s, t: t, call: c}, ErrorResult(msg))
+			continue
 		}
-		if l.opts.Notify != nil && notify {
-			l.opts.Notify(Notification{Session: s.st.ID, Agent: s.st.Agent, Tool: c.Name, Subject: subject,
-				Decision: decision.String(), Deliveries: t.agent.Policy.Notify.Deliveries})
+		pc := t.agent.policyCall(c)
+		decision, rule := t.agent.decide(pc)
+		shown := approvalSubject(pc)
+		if decision == agents.Ask && (s.st.alwaysAllowed(c.Name, shown) || l.alwaysAllowed(s.st.Agent, pc)) {
+			decision = agents.Allow
 		}
 		switch decision {
 		case agents.Deny:
-			msg := "error: the agent's policy does not allow this call"
-			if rule != "" {
-				msg += " (rule " + rule + ")"
-			}
-			l.toolResult(toolJob{s: s, t: t, call: c}, ErrorResult(msg))
+			l.toolResult(toolJob{s: s, t: t, call: c}, deniedResult(pc, rule))
 		case agents.Ask:
-			l.record(s, Event{Type: EvApprovalRequired, CallID: c.ID, ToolName: c.Name, Content: subject})
+			l.record(s, Event{Type: EvApprovalRequired, CallID: c.ID, ToolName: c.Name, Content: shown})
 			a, _ := s.st.approval(c.ID)
 			l.armApproval(s, t, a)
 		default:
@@ -110,26 +108,15 @@ func (l *Loop) startTools(s *session, calls []ToolCall) {
 	l.runTools()
 }
 
-// subject is what a call acts on, for policies: the command, the path.
-func (a *LoadedAgent) subject(c ToolCall) string {
-	if sj, ok := a.tool(c.Name).(Subjecter); ok {
-		return sj.Subject([]byte(c.Arguments))
+// decide returns the policy's decision on a call; a call of a tool the
+// agent lacks is let through, to fail as unknown with a result that
+// names the tools it has.
+func (a *LoadedAgent) decide(pc agents.Call) (d agents.Decision, rule string) {
+	if a.Policy == nil || a.tool(pc.Tool) == nil {
+		return agents.Allow, ""
 	}
-	return ""
-}
-
-// decide returns the policy's decision on a call and whether it is to be
-// reported; a call of a tool the agent lacks is let through, to fail as
-// unknown with a result that names the tools it has.
-func (a *LoadedAgent) decide(tool, subject string) (d agents.Decision, rule string, notify bool) {
-	if a.Policy == nil {
-		return agents.Allow, "", false
-	}
-	d, rule, notify = a.Policy.Check(tool, subject) // the line is split once
-	if a.tool(tool) == nil {
-		return agents.Allow, "", notify
-	}
-	return d, rule, notify
+	d, rule, _ = a.Policy.CheckCall(pc)
+	return d, rule
 }
 
 func (l *Loop) runTools() {
@@ -246,6 +233,8 @@ func (r *toolDone) handle(l *Loop) {
 	if r.job.s.turn != r.job.t || l.sessions[r.job.s.st.ID] != r.job.s || l.runCtx.Err() != nil {
 		return // stale, or shutting down (a cancelled tool's result is not one)
 	}
+	l.notifyDone(r.job, r.res)
+	l.steer(r.job, r.res)
 	l.toolResult(r.job, r.res)
 }
 
@@ -260,6 +249,7 @@ func (l *Loop) toolResult(j toolJob, res Result) {
 		l.parkIfWaiting(s)
 		return
 	}
+	l.flushSteering(s, t)
 	if t.pause {
 		l.endTurn(s, TurnPaused)
 		return

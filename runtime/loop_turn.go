@@ -41,6 +41,9 @@ type turn struct {
 	// one again (see loop_park.go).
 	parked bool
 	next   []func()
+	// steering are the after_tool hooks' messages of the round, recorded
+	// with its last result (loop_hooks.go).
+	steering []string
 }
 
 // schedule starts queued turns while the turn limit allows, then queued
