@@ -30,6 +30,7 @@ type Config struct {
 	Sandbox SandboxConfig `yaml:"sandbox"`
 	Wasm    WasmConfig    `yaml:"wasm"`
 	Runtime RuntimeConfig `yaml:"runtime"`
+	Web     WebConfig     `yaml:"web"`
 
 	// Warnings are the keys the file has that agnx-lite does not know:
 	// ignored, as Agnx does, and shown by serve's log and doctor.

@@ -18,6 +18,7 @@ type toolFactory struct {
 	sandboxes *sandboxes
 	log       *slog.Logger
 	wasm      *wasmEngine
+	search    *tools.WebSearch // the web tool's search backend
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session,
@@ -105,7 +106,7 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 	case "grep":
 		return &tools.Grep{Workspace: ws}, nil
 	case "web":
-		return &tools.Web{AllowPrivate: ref.AllowPrivate}, nil
+		return &tools.Web{AllowPrivate: ref.AllowPrivate, Search: f.search}, nil
 	case "session":
 		return tools.Session{}, nil
 	case "reload_tools":

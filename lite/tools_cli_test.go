@@ -175,3 +175,14 @@ func TestBuiltin_DroppedWithWarning(t *testing.T) {
 	require.Len(t, a.Spec.Warnings, 3)
 	assert.Contains(t, a.Spec.Warnings[0], `spec.tools lists the built-in tool "memory", which this build does not have`)
 }
+
+func TestWebConfig_Search(t *testing.T) {
+	_, err := ParseConfig("agnx.yaml", []byte("web:\n  searxng_url: ftp://x\n"))
+	assert.ErrorContains(t, err, `web.searxng_url "ftp://x" is not an http or https URL`)
+	cfg, err := ParseConfig("agnx.yaml", []byte("web:\n  searxng_url: http://127.0.0.1:8888\n"))
+	require.NoError(t, err)
+	t.Setenv("BRAVE_API_KEY", "k")
+	s := webSearch(cfg)
+	assert.Equal(t, "k", s.BraveKey)
+	assert.Equal(t, "http://127.0.0.1:8888", s.SearXNG)
+}
