@@ -19,6 +19,8 @@ type toolFactory struct {
 	log       *slog.Logger
 	wasm      *wasmEngine
 	search    *tools.WebSearch // the web tool's search backend
+	// sessions is what the session tool reads; nil outside a daemon.
+	sessions tools.SessionStore
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session,
@@ -108,7 +110,7 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 	case "web":
 		return &tools.Web{AllowPrivate: ref.AllowPrivate, Search: f.search}, nil
 	case "session":
-		return tools.Session{}, nil
+		return tools.Session{Store: f.sessions}, nil
 	case "reload_tools":
 		return &tools.ReloadTools{Scan: func() tools.ToolScan { return f.discoverCLI(a, nil).scan }}, nil
 	}
