@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,7 +35,8 @@ var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 //     leading outside is refused;
 //   - an absolute path: as Agnx allows, the operator's choice; it must be
 //     an executable file, and only that file is bound into the sandbox;
-//   - a bare name (jq): found on the sandbox's PATH, the system's.
+//   - a bare name: a file of the agent's folder when there is one (as lite
+//     always read it), else a program on the sandbox's PATH (jq).
 //
 // It runs with the agent's folder (read-only) as its working directory.
 func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, error) {
@@ -55,8 +57,13 @@ func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, er
 			return nil, fmt.Errorf("cli tool %q: %s is not an executable file: check spec.tools command and its permissions (chmod +x)", ref.Name, prog)
 		}
 		t.ReadOnly = append(t.ReadOnly, prog)
-	case strings.ContainsRune(prog, '/'):
+	default:
+		// A path, or a bare name that names a file of the folder (lite
+		// always took it so): a file inside the folder.
 		st, err := a.StatFile(prog)
+		if !strings.ContainsRune(prog, '/') && errors.Is(err, fs.ErrNotExist) {
+			break // a program on the sandbox's PATH
+		}
 		if errors.Is(err, agents.ErrOutside) {
 			return nil, fmt.Errorf("cli tool %q: %s %v: a tool may run only a file inside its agent's folder", ref.Name, prog, agents.ErrOutside)
 		}
