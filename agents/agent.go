@@ -153,4 +153,8 @@ type ToolRef struct {
 	// string as command-line words, or json, the call's arguments as a
 	// JSON object on stdin (extension).
 	Input string `yaml:"input"`
+	// Env names the variables a cli tool gets, from the operator's
+	// sandbox.env (and TZ, LANG, LC_ALL); nothing else of the daemon's
+	// environment reaches it (extension).
+	Env []string `yaml:"env"`
 }

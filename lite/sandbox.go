@@ -126,6 +126,7 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 	}
 	p.ReadOnly = e.ReadOnly
 	p.Chdir = e.Dir
+	p.Env = e.Env
 	p.SplitStderr = true
 	p.Timeout = e.Timeout
 	p.TmpMB = a.s.cfg.TmpMB

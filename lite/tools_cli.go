@@ -75,7 +75,28 @@ func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, er
 	}
 	t.Command = append(append([]string{prog}, words[1:]...), ref.Args...)
 	t.Description = f.cliDescription(a, ref)
+	if t.Env, err = f.cliEnv(ref); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// cliEnv is what a cli tool's env: names pick from the operator's
+// sandbox.env and the daemon's TZ, LANG and LC_ALL.
+func (f *toolFactory) cliEnv(ref agents.ToolRef) (map[string]string, error) {
+	if len(ref.Env) == 0 {
+		return nil, nil
+	}
+	offered := environ(f.sandboxes.cfg.Env, os.LookupEnv)
+	env := make(map[string]string, len(ref.Env))
+	for _, k := range ref.Env {
+		v, ok := offered[k]
+		if !ok {
+			return nil, fmt.Errorf("cli tool %q: env names %s, which sandbox.env in the configuration does not have: add it there or remove it from the tool's env", ref.Name, k)
+		}
+		env[k] = v
+	}
+	return env, nil
 }
 
 // cliDescription is Agnx's: the description, then the README after a

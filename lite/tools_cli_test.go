@@ -186,3 +186,30 @@ func TestWebConfig_Search(t *testing.T) {
 	assert.Equal(t, "k", s.BraveKey)
 	assert.Equal(t, "http://127.0.0.1:8888", s.SearXNG)
 }
+
+func TestCLI_MinimalEnvPlusDeclared(t *testing.T) {
+	needSandbox(t)
+	t.Setenv("OPENAI_API_KEY", "sk-daemon")
+	t.Setenv("TZ", "Europe/Oslo")
+	c, cfg := newTestCache(t)
+	c.tools.sandboxes.cfg.Mode = "bwrap"
+	c.tools.sandboxes.cfg.Env = map[string]Secret{"WEATHER_KEY": "w-1", "OTHER": "o"}
+	dir := filepath.Join(cfg.AgentsDir, "assistant")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "env.sh"), []byte("#!/bin/sh\nenv | sort\n"), 0o755))
+	yaml := filepath.Join(dir, "agent.yaml")
+	data, err := os.ReadFile(yaml)
+	require.NoError(t, err)
+	head := string(data[:strings.Index(string(data), "  tools:")])
+	require.NoError(t, os.WriteFile(yaml, []byte(head+"  tools:\n    - {type: cli, name: env, command: ./env.sh, env: [WEATHER_KEY, TZ]}\n"), 0o644))
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	out := call(t, a, "env", `{}`).Content
+	assert.Contains(t, out, "WEATHER_KEY=w-1\n")
+	assert.Contains(t, out, "TZ=Europe/Oslo\n")
+	assert.NotContains(t, out, "sk-daemon", "the daemon's provider keys never reach a tool")
+	assert.NotContains(t, out, "OTHER=", "only the names the tool lists")
+
+	edit(t, yaml, func(s string) string { return strings.Replace(s, "env: [WEATHER_KEY, TZ]", "env: [OPENAI_API_KEY]", 1) })
+	_, err = c.load("assistant", true)
+	assert.ErrorContains(t, err, "env names OPENAI_API_KEY, which sandbox.env in the configuration does not have")
+}

@@ -21,6 +21,8 @@ type Exec struct {
 	// Dir is where the command starts, one of ReadOnly or under one;
 	// empty: the workspace.
 	Dir string
+	// Env is added to the sandbox's minimal environment.
+	Env map[string]string
 }
 
 // ExecResult is what the command did.

@@ -32,7 +32,9 @@ type CLI struct {
 	Dir string
 	// ReadOnly are the host paths bound read-only: Dir unless it is in
 	// the workspace, and an absolute command outside it.
-	ReadOnly  []string
+	ReadOnly []string
+	// Env is the tool's environment besides the sandbox's minimal one.
+	Env       map[string]string
 	JSONInput bool
 	Sandbox   Sandbox
 	Timeout   time.Duration // default DefaultTimeout
@@ -83,7 +85,7 @@ func cliArgs(raw []byte) string {
 // Run runs the command.
 func (t *CLI) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	e := Exec{Command: t.Command, Timeout: t.Deadline(nil), Dir: t.Dir,
-		ReadOnly: t.ReadOnly}
+		ReadOnly: t.ReadOnly, Env: t.Env}
 	if t.JSONInput {
 		args := bytes.TrimSpace(raw)
 		if len(args) == 0 {
