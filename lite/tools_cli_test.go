@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
@@ -212,4 +213,18 @@ func TestCLI_MinimalEnvPlusDeclared(t *testing.T) {
 	edit(t, yaml, func(s string) string { return strings.Replace(s, "env: [WEATHER_KEY, TZ]", "env: [OPENAI_API_KEY]", 1) })
 	_, err = c.load("assistant", true)
 	assert.ErrorContains(t, err, "env names OPENAI_API_KEY, which sandbox.env in the configuration does not have")
+}
+
+func TestDiscover_TrustModeRunsInTheToolFolder(t *testing.T) {
+	testenv.SkipIfNoReexec(t, "trust mode runs the re-executed test binary as the init that sets the limits")
+	c, cfg, _ := toolAgentCache(t, "trust", "    - {type: builtin, name: reload_tools}\n",
+		map[string]string{"tools/here/run": "#!/bin/sh\npwd\n"})
+	p := filepath.Join(cfg.WorkspaceDir("assistant"), "tools", "ws", "run")
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\npwd\n"), 0o755))
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	real := func(p string) string { r, err := filepath.EvalSymlinks(p); require.NoError(t, err); return r }
+	assert.Equal(t, real(filepath.Join(cfg.AgentsDir, "assistant", "tools", "here"))+"\n", call(t, a, "here", `{}`).Content)
+	assert.Equal(t, real(filepath.Dir(p))+"\n", call(t, a, "ws", `{}`).Content, "the sandbox's /workspace is the workspace on the host")
 }
