@@ -345,18 +345,39 @@ func LoadAgentTools(cfg *Config, name string, log *slog.Logger) (*runtime.Loaded
 // ok only for an agent that would load. It returns one error per name, nil
 // for a good agent. A nil log discards the build's messages.
 func ValidateAgents(cfg *Config, names []string, log *slog.Logger) []error {
+	checks := CheckAgents(cfg, names, log)
+	errs := make([]error, len(checks))
+	for i, c := range checks {
+		errs[i] = c.Err
+	}
+	return errs
+}
+
+// AgentCheck is what building one agent found.
+type AgentCheck struct {
+	Err error
+	// Warnings are the agent's (Agent.Warnings), with those its tools
+	// added: Agnx built-ins this build leaves out, unreadable READMEs,
+	// tool folders that lead out.
+	Warnings []string
+}
+
+// CheckAgents is ValidateAgents that also returns each good agent's
+// warnings.
+func CheckAgents(cfg *Config, names []string, log *slog.Logger) []AgentCheck {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := newAgentCache(cfg, log)
 	defer c.close()
-	errs := make([]error, len(names))
+	out := make([]AgentCheck, len(names))
 	for i, name := range names {
 		la, err := c.build(name, filepath.Join(cfg.AgentsDir, name))
 		if err == nil {
 			closeTools(la.Tools)
+			out[i].Warnings = la.Spec.Warnings
 		}
-		errs[i] = err
+		out[i].Err = err
 	}
-	return errs
+	return out
 }

@@ -228,3 +228,16 @@ func TestDiscover_TrustModeRunsInTheToolFolder(t *testing.T) {
 	assert.Equal(t, real(filepath.Join(cfg.AgentsDir, "assistant", "tools", "here"))+"\n", call(t, a, "here", `{}`).Content)
 	assert.Equal(t, real(filepath.Dir(p))+"\n", call(t, a, "ws", `{}`).Content, "the sandbox's /workspace is the workspace on the host")
 }
+
+func TestCheckAgents_ShowsToolWarnings(t *testing.T) {
+	c, cfg := newTestCache(t)
+	c.close()
+	yaml := filepath.Join(cfg.AgentsDir, "assistant", "agent.yaml")
+	data, err := os.ReadFile(yaml)
+	require.NoError(t, err)
+	head := string(data[:strings.Index(string(data), "  tools:")])
+	require.NoError(t, os.WriteFile(yaml, []byte(head+"  tools:\n    - {type: builtin, name: memory}\n"), 0o644))
+	checks := CheckAgents(cfg, []string{"assistant"}, nil)
+	require.NoError(t, checks[0].Err)
+	assert.Contains(t, strings.Join(checks[0].Warnings, "\n"), `the built-in tool "memory", which this build does not have`)
+}
