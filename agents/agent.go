@@ -168,6 +168,14 @@ type ToolRef struct {
 	// addresses (extension; default: refused).
 	AllowPrivate bool `yaml:"allow_private"`
 	// TimeoutSeconds caps one call of bash or a cli tool (extension;
-	// default 60 for cli, the model's choice up to 600 for bash).
+	// default 120 for cli, the model's choice up to 600 for bash).
 	TimeoutSeconds int `yaml:"timeout_seconds"`
+	// Input is how a cli tool gets its arguments: empty, Agnx's args
+	// string as command-line words, or json, the call's arguments as a
+	// JSON object on stdin (extension).
+	Input string `yaml:"input"`
+	// Env names the variables a cli tool gets, from the operator's
+	// sandbox.env (and TZ, LANG, LC_ALL); nothing else of the daemon's
+	// environment reaches it (extension).
+	Env []string `yaml:"env"`
 }

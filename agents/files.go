@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -150,12 +151,14 @@ func localRef(doc *Doc, path, v string) error {
 type fileRef struct{ path, v string }
 
 // toolRefs are the files tool i names: its readme and path, and its
-// command when it is a CLI tool (for another type the command is not a
-// file).
+// command when it is a CLI tool given by a relative path (for another type
+// the command is not a file; an absolute command is the operator's
+// choice, run in the sandbox, as Agnx allows; a command line with
+// arguments is checked by the tool factory).
 func toolRefs(i int, t ToolRef) []fileRef {
 	p := "spec.tools[" + strconv.Itoa(i) + "]"
 	refs := []fileRef{{p + ".readme", t.Readme}, {p + ".path", t.Path}}
-	if t.Type == "cli" {
+	if t.Type == "cli" && !filepath.IsAbs(t.Command) && !strings.ContainsAny(t.Command, " \t'\"") {
 		refs = append(refs, fileRef{p + ".command", t.Command})
 	}
 	return refs

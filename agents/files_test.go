@@ -44,7 +44,6 @@ func TestLoad_FilesStayInsideTheFolder(t *testing.T) {
 		{"linked folder", "  system_prompt: prompts/system.md\n", map[string]string{"prompts": "DIR"}, 9, "spec.system_prompt prompts/system.md is a link"},
 		{"relative link out", "", map[string]string{"SOUL.md": "../agnx.env"}, 0, "SOUL.md: is a link that leads outside"},
 		{"linked agent.yaml", "", map[string]string{FileName: "OUT"}, 0, "agent.yaml: is a link that leads outside"},
-		{"absolute cli command", "  tools:\n    - {type: cli, name: x, command: /bin/sh}\n", nil, 10, `spec.tools[0].command "/bin/sh" leads outside`},
 		{"linked cli command", "  tools:\n    - {type: cli, name: x, command: tool}\n", map[string]string{"tool": "/bin/sh"}, 10, "spec.tools[0].command \"tool\" is a link"},
 		{"climbing readme", "  tools:\n    - {type: cli, name: x, command: run, readme: ../agnx.env}\n", nil, 10, "spec.tools[0].readme"},
 		{"linked readme", "  tools:\n    - {type: cli, name: x, command: run, readme: README.md}\n", map[string]string{"README.md": "OUT"}, 10, "spec.tools[0].readme \"README.md\" is a link"},

@@ -16,6 +16,13 @@ type Policy struct {
 	WorkDir string
 	// ReadOnly lists more host paths bound read-only at the same place.
 	ReadOnly []string
+	// Chdir is where the command starts; default WorkDir. It is under
+	// WorkDir, or one of ReadOnly or under one (bound at the same path
+	// inside): a CLI tool's folder.
+	Chdir string
+	// SplitStderr keeps stderr apart from stdout, in Result.Stderr; each
+	// is capped at MaxOutput.
+	SplitStderr bool
 	// Network gives the sandbox outbound network through slirp4netns or
 	// pasta (Runner.NetworkHelper), in a
 	// network namespace of its own where the host's loopback (the daemon,
@@ -143,7 +150,13 @@ func Args(p Policy, initPath string, command []string) []string {
 		a = append(a, "--ro-bind-try", f, f)
 	}
 	if p.Workspace != "" {
-		a = append(a, "--bind", p.Workspace, wd, "--chdir", wd)
+		a = append(a, "--bind", p.Workspace, wd)
+	}
+	switch {
+	case p.Chdir != "":
+		a = append(a, "--chdir", p.Chdir)
+	case p.Workspace != "":
+		a = append(a, "--chdir", wd)
 	}
 	a = append(a, "--clearenv")
 	for _, kv := range env(p.Env, wd) {

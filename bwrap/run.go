@@ -2,6 +2,7 @@ package bwrap
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,8 +18,11 @@ import (
 
 // Result is what a sandboxed command did.
 type Result struct {
-	// Output is stdout and stderr as they interleaved, cut at MaxOutput.
+	// Output is stdout and stderr as they interleaved, cut at MaxOutput;
+	// only stdout with Policy.SplitStderr.
 	Output []byte
+	// Stderr is stderr, cut at MaxOutput, with Policy.SplitStderr.
+	Stderr []byte
 	// Cut is how many bytes of output were dropped.
 	Cut      int64
 	ExitCode int
@@ -72,7 +76,8 @@ func (r *Runner) Run(ctx context.Context, p Policy, command []string, stdin []by
 // loopbackRace tells a sandbox that bwrap gave up on while setting up its
 // network namespace's loopback, before the command ran.
 func loopbackRace(res Result) bool {
-	return res.ExitCode == 1 && bytes.HasPrefix(res.Output, []byte("bwrap: loopback: "))
+	return res.ExitCode == 1 && (bytes.HasPrefix(res.Output, []byte("bwrap: loopback: ")) ||
+		bytes.HasPrefix(res.Stderr, []byte("bwrap: loopback: ")))
 }
 
 func (r *Runner) run(ctx context.Context, p Policy, command []string, stdin []byte) (Result, error) {
@@ -96,10 +101,14 @@ func (r *Runner) run(ctx context.Context, p Policy, command []string, stdin []by
 	}
 	cmd.Stdin = bytes.NewReader(stdin)
 	out := &capped{max: lim.MaxOutput}
-	cmd.Stdout, cmd.Stderr = out, out
+	errOut := out
+	if p.SplitStderr {
+		errOut = &capped{max: lim.MaxOutput}
+	}
+	cmd.Stdout, cmd.Stderr = out, errOut
 	start := time.Now()
 	if err := startWith(ctx, cmd, n); err != nil {
-		return Result{}, fmt.Errorf("%w: start %s: %v%s", ErrUnavailable, bin, err, said(out))
+		return Result{}, fmt.Errorf("%w: start %s: %v%s", ErrUnavailable, bin, err, said(errOut))
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -113,6 +122,9 @@ func (r *Runner) run(ctx context.Context, p Policy, command []string, stdin []by
 		werr = <-done
 	}
 	res := Result{Output: out.buf.Bytes(), Cut: out.cut, TimedOut: timedOut, Duration: time.Since(start)}
+	if errOut != out {
+		res.Stderr, res.Cut = errOut.buf.Bytes(), res.Cut+errOut.cut
+	}
 	var exit *exec.ExitError
 	switch {
 	case werr == nil:
@@ -228,6 +240,13 @@ func trusted(p Policy, lim Limits, initPath string, command []string) *exec.Cmd 
 	p.RunAs = nil // trust mode runs with the daemon's rights
 	cmd := exec.Command(initPath, append(initArgs(lim, p), command...)...)
 	cmd.Dir = p.Workspace
+	if p.Chdir != "" {
+		cmd.Dir = p.Chdir
+		wd := cmp.Or(p.WorkDir, "/workspace")
+		if rel, ok := strings.CutPrefix(p.Chdir, wd); ok && (rel == "" || rel[0] == '/') {
+			cmd.Dir = p.Workspace + rel // the workspace's path inside, on the host
+		}
+	}
 	for _, kv := range env(p.Env, p.Workspace) {
 		cmd.Env = append(cmd.Env, kv[0]+"="+kv[1])
 	}

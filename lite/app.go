@@ -68,6 +68,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	reapSandboxes(cfg, log) // what a killed instance left running
 	cache := newAgentCache(cfg, log)
 	cache.tools.sandboxes.reserveGone = st.ReserveGone
+	cache.tools.sessions = storeSessions{st}
 	m := newMetrics()
 	notify := newNotifier(log)
 	loop := runtime.New(runtime.Options{

@@ -37,6 +37,7 @@ type Config struct {
 	Sandbox SandboxConfig `yaml:"sandbox"`
 	Wasm    WasmConfig    `yaml:"wasm"`
 	Runtime RuntimeConfig `yaml:"runtime"`
+	Web     WebConfig     `yaml:"web"`
 
 	// RouteFallback is the agent for a chat no route matches: "" (drop the
 	// message, as Agnx does) when the file sets no runtime.default_agent,

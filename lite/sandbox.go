@@ -125,6 +125,9 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 		return tools.ExecResult{}, err
 	}
 	p.ReadOnly = e.ReadOnly
+	p.Chdir = e.Dir
+	p.Env = e.Env
+	p.SplitStderr = true
 	p.Timeout = e.Timeout
 	p.TmpMB = a.s.cfg.TmpMB
 	// No single file may grow past what is left; a full workspace lets no
@@ -154,7 +157,7 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 	if full != "" {
 		out = append([]byte("["+full+"]\n"), out...)
 	}
-	return tools.ExecResult{Output: out, Cut: res.Cut, ExitCode: res.ExitCode,
+	return tools.ExecResult{Output: out, Stderr: res.Stderr, Cut: res.Cut, ExitCode: res.ExitCode,
 		TimedOut: res.TimedOut, Duration: res.Duration}, nil
 }
 

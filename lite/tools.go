@@ -1,12 +1,11 @@
 package lite
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -19,14 +18,19 @@ type toolFactory struct {
 	sandboxes *sandboxes
 	log       *slog.Logger
 	wasm      *wasmEngine
+	search    *tools.WebSearch // the web tool's search backend
+	// sessions is what the session tool reads; nil outside a daemon.
+	sessions tools.SessionStore
 }
 
-// builtins are the built-in tools by name.
-var builtins = []string{"bash", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "web", "session"}
+// builtins are the built-in tools by name: Agnx's (bash, web, session,
+// reload_tools) and lite's own file tools.
+var builtins = []string{"bash", "web", "session", "reload_tools", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep"}
 
 // agnxOnly are Agnx built-ins this build does not have; an Agnx agent
-// that lists them still loads, without them.
-var agnxOnly = map[string]bool{"schedule": true, "reload_tools": true, "recall": true, "remember": true, "reflect": true}
+// that lists them still loads, without them, with a warning.
+var agnxOnly = map[string]bool{"schedule": true, "background_process": true, "memory": true,
+	"recall": true, "remember": true, "reflect": true}
 
 // build returns the agent's tools. On error, the tools built so far are
 // closed.
@@ -66,12 +70,29 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 		}
 	}
 	found, err := f.wasm.discover(a, manifests)
-	return append(out, found...), err
+	if out = append(out, found...); err != nil {
+		return out, err
+	}
+	taken := map[string]bool{}
+	for _, t := range out {
+		taken[strings.ToLower(t.Spec().Name)] = true
+	}
+	s := f.discoverCLI(a, taken)
+	a.Warnings = append(a.Warnings, s.warns...)
+	// The tool folders are watched as the agent's other files are: a
+	// change rebuilds the agent when its next turn starts.
+	a.Files = append(a.Files, s.watch...)
+	for _, p := range s.watch {
+		if st, err := os.Stat(p); err == nil && st.ModTime().After(a.ModTime) {
+			a.ModTime = st.ModTime()
+		}
+	}
+	return append(out, s.tools...), nil
 }
 
 func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, error) {
 	ws := a.Workspace
-	switch ref.Name {
+	switch strings.ToLower(ref.Name) {
 	case "bash":
 		return &tools.Bash{Sandbox: f.sandboxes.forAgent(ws, ref.Network), MaxTimeout: seconds(ref.TimeoutSeconds, 0)}, nil
 	case "read_file":
@@ -87,41 +108,18 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 	case "grep":
 		return &tools.Grep{Workspace: ws}, nil
 	case "web":
-		return &tools.Web{AllowPrivate: ref.AllowPrivate}, nil
+		return &tools.Web{AllowPrivate: ref.AllowPrivate, Search: f.search}, nil
 	case "session":
-		return tools.Session{}, nil
+		return tools.Session{Store: f.sessions}, nil
+	case "reload_tools":
+		return &tools.ReloadTools{Scan: func() tools.ToolScan { return f.discoverCLI(a, nil).scan }}, nil
 	}
-	if agnxOnly[ref.Name] {
+	if agnxOnly[strings.ToLower(ref.Name)] {
 		f.log.Warn("agent lists an Agnx built-in tool this build does not have; it is left out", "agent", a.Name, "tool", ref.Name)
+		a.Warnings = append(a.Warnings, fmt.Sprintf("spec.tools lists the built-in tool %q, which this build does not have: "+
+			"the agent runs without it; remove it from spec.tools to silence this", ref.Name))
 		return nil, nil
 	}
 	return nil, fmt.Errorf("there is no built-in tool %q (available: %s): fix spec.tools in %s",
 		ref.Name, strings.Join(builtins, ", "), filepath.Join(a.Dir, agents.FileName))
-}
-
-// cli builds an Agnx CLI tool: its README, if any, becomes part of the
-// description the model reads.
-func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, error) {
-	cmd := filepath.Join(a.Dir, ref.Command)
-	st, err := a.StatFile(ref.Command)
-	if errors.Is(err, agents.ErrOutside) {
-		return nil, fmt.Errorf("cli tool %q: %s %v: a tool may run only a file inside its agent's folder", ref.Name, cmd, agents.ErrOutside)
-	}
-	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-		return nil, fmt.Errorf("cli tool %q: %s is not an executable file: check spec.tools command and its permissions (chmod +x)", ref.Name, cmd)
-	}
-	desc := ref.Description
-	if ref.Readme != "" {
-		// Through the agent's folder: the readme goes to the model.
-		data, err := a.ReadFile(ref.Readme)
-		if err != nil {
-			return nil, fmt.Errorf("cli tool %q: cannot read its readme %s: %v", ref.Name, filepath.Join(a.Dir, ref.Readme), err)
-		}
-		desc = strings.TrimSpace(desc + "\n\n" + string(data))
-	}
-	if desc == "" {
-		desc = "Run the " + ref.Name + " tool; it takes its arguments as a JSON object."
-	}
-	return &tools.CLI{Name: ref.Name, Description: desc, Command: cmd, Dir: filepath.Dir(cmd),
-		Sandbox: f.sandboxes.forAgent(a.Workspace, ref.Network), Timeout: seconds(ref.TimeoutSeconds, 60*time.Second)}, nil
 }

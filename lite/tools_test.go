@@ -22,6 +22,13 @@ import (
 // toolAgent writes an agent with the given spec.tools lines and loads it.
 func toolAgent(t *testing.T, mode string, toolsYAML string, files map[string]string) *runtime.LoadedAgent {
 	t.Helper()
+	_, _, a := toolAgentCache(t, mode, toolsYAML, files)
+	return a
+}
+
+// toolAgentCache is toolAgent that also returns the cache and config.
+func toolAgentCache(t *testing.T, mode string, toolsYAML string, files map[string]string) (*agentCache, *Config, *runtime.LoadedAgent) {
+	t.Helper()
 	c, cfg := newTestCache(t)
 	c.tools.sandboxes.cfg.Mode = mode
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
@@ -38,7 +45,7 @@ func toolAgent(t *testing.T, mode string, toolsYAML string, files map[string]str
 	require.NoError(t, os.WriteFile(yaml, []byte(string(data[:i])+"  tools:\n"+toolsYAML), 0o644))
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
-	return a
+	return c, cfg, a
 }
 
 func needSandbox(t *testing.T) {
@@ -80,10 +87,10 @@ func TestTools_BashInTheSandbox(t *testing.T) {
 	assert.Contains(t, res.Content, "[timed out after 1s")
 }
 
-func TestTools_CLITool(t *testing.T) {
+func TestTools_CLIToolJSONInput(t *testing.T) {
 	needSandbox(t)
 	a := toolAgent(t, "bwrap",
-		"    - {type: cli, name: weather, command: ./tools/weather/run, description: Weather for a city., readme: ./tools/weather/README.md}\n",
+		"    - {type: cli, name: weather, command: ./tools/weather/run, input: json, description: Weather for a city., readme: ./tools/weather/README.md}\n",
 		map[string]string{
 			"tools/weather/run":       "#!/bin/sh\nread args\necho \"forecast for $args: sunny\"\nls /root 2>&1 | head -1\n",
 			"tools/weather/README.md": "Pass {\"city\": NAME}.",

@@ -119,8 +119,8 @@ func TestLoop_ToolFailuresGoToTheModel(t *testing.T) {
 		all += r.Content + "\n"
 	}
 	assert.Contains(t, all, "outside the workspace")
-	assert.Contains(t, all, `no tool named "launch_rockets"`)
-	assert.Contains(t, all, "invalid arguments")
+	assert.Contains(t, all, "Tool execution failed: tool not found: launch_rockets")
+	assert.Contains(t, all, "failed to parse tool arguments")
 	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
 	// Every call got its answer, in the request too.
 	tools := 0

@@ -58,13 +58,20 @@ func (a *LoadedAgent) toolSpecs() []ToolSpec {
 	return specs
 }
 
+// tool is the agent's tool of that name; as in Agnx, case does not
+// matter (an exact match wins).
 func (a *LoadedAgent) tool(name string) Tool {
+	var folded Tool
 	for _, t := range a.Tools {
-		if t.Spec().Name == name {
+		n := t.Spec().Name
+		if n == name {
 			return t
 		}
+		if folded == nil && strings.EqualFold(n, name) {
+			folded = t
+		}
 	}
-	return nil
+	return folded
 }
 
 func (a *LoadedAgent) hasTool(name string) bool { return a.tool(name) != nil }
@@ -146,7 +153,8 @@ func unknownTool(name string, a *LoadedAgent) string {
 	for i, t := range a.Tools {
 		names[i] = t.Spec().Name
 	}
-	return fmt.Sprintf("error: there is no tool named %q; the tools are: %s", name, strings.Join(names, ", "))
+	return fmt.Sprintf("Tool execution failed: tool not found: %s (there is no tool named %q; the tools are: %s)",
+		name, name, strings.Join(names, ", "))
 }
 
 // runTool is a worker: it runs one call (see callTool) and posts the

@@ -18,11 +18,17 @@ type Exec struct {
 	// ReadOnly are host paths the command may read besides the system and
 	// the workspace (a CLI tool's own folder).
 	ReadOnly []string
+	// Dir is where the command starts, one of ReadOnly or under one;
+	// empty: the workspace.
+	Dir string
+	// Env is added to the sandbox's minimal environment.
+	Env map[string]string
 }
 
 // ExecResult is what the command did.
 type ExecResult struct {
-	Output   []byte // stdout and stderr, interleaved, capped
+	Output   []byte // stdout, capped
+	Stderr   []byte // stderr, capped
 	Cut      int64  // output bytes dropped
 	ExitCode int
 	TimedOut bool
@@ -36,12 +42,21 @@ type Sandbox interface {
 	Exec(ctx context.Context, e Exec) (ExecResult, error)
 }
 
-// Bash runs a shell command in the sandbox.
+// Bash runs a shell command in the sandbox, as Agnx's bash tool does
+// (bash -c, 120 s), in the workspace.
 type Bash struct {
 	Sandbox Sandbox
 	// MaxTimeout caps what the model may ask for; default 600 s.
 	MaxTimeout time.Duration
 }
+
+// DefaultTimeout is how long bash and CLI tools may run unless told
+// otherwise: Agnx's 120 s.
+const DefaultTimeout = 120 * time.Second
+
+// MaxOutput is where the output a model reads of a command is cut:
+// Agnx's 256 KiB.
+const MaxOutput = 256 << 10
 
 var (
 	_ runtime.Tool      = (*Bash)(nil)
@@ -55,7 +70,7 @@ type bashArgs struct {
 
 const bashSchema = `{"type":"object","properties":{` +
 	`"command":{"type":"string","description":"The shell command (bash) to run in the workspace"},` +
-	`"timeout_seconds":{"type":"integer","description":"How long it may run (default 60)"}},` +
+	`"timeout_seconds":{"type":"integer","description":"How long it may run (default 120)"}},` +
 	`"required":["command"],"additionalProperties":false}`
 
 // Spec describes bash to the model.
@@ -76,7 +91,7 @@ func (t *Bash) Subject(args []byte) string {
 func (t *Bash) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	var a bashArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		return runtime.ErrorResult("error: bash: " + err.Error()), nil
+		return runtime.ErrorResult("Tool execution failed: " + err.Error()), nil
 	}
 	if strings.TrimSpace(a.Command) == "" {
 		return runtime.ErrorResult("error: bash: command is required"), nil
@@ -95,7 +110,7 @@ func (t *Bash) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 // timeout is how long one command may run: what the model asked for,
 // up to MaxTimeout.
 func (t *Bash) timeout(a bashArgs) time.Duration {
-	timeout := 60 * time.Second
+	timeout := DefaultTimeout
 	if a.TimeoutSeconds > 0 {
 		timeout = time.Duration(min(a.TimeoutSeconds, 1<<20)) * time.Second
 	}
@@ -114,30 +129,46 @@ func (t *Bash) Deadline(args []byte) time.Duration {
 	return t.timeout(a)
 }
 
-// execResult is the model's view of a command run, plus details for
-// clients.
+// execResult is the model's view of a command run, as Agnx words it:
+// stdout, then "\n--- stderr ---\n" and stderr when there is any, or
+// "Command completed with exit code N" when there is no output at all;
+// cut at MaxOutput. Then lite's notes (cut, timed out, exit code).
 func execResult(res ExecResult, timeout time.Duration) runtime.Result {
 	var b strings.Builder
 	b.Write(res.Output)
+	if len(res.Stderr) > 0 {
+		b.WriteString("\n--- stderr ---\n")
+		b.Write(res.Stderr)
+	}
+	cut := res.Cut
+	text := b.String()
+	if len(text) > MaxOutput {
+		cut += int64(len(text) - MaxOutput)
+		text = text[:MaxOutput]
+	}
+	b.Reset()
+	b.WriteString(text)
 	note := func(format string, args ...any) {
 		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 			b.WriteByte('\n')
 		}
 		fmt.Fprintf(&b, format, args...)
 	}
-	if res.Cut > 0 {
-		note("[... %d more bytes of output were cut ...]", res.Cut)
-	}
 	switch {
-	case res.TimedOut:
-		note("[timed out after %s: the command and everything it started were killed]", timeout)
-	case res.ExitCode != 0:
-		note("[exit code %d]", res.ExitCode)
-	case b.Len() == 0:
-		b.WriteString("(no output)")
+	case b.Len() == 0 && !res.TimedOut && cut == 0:
+		fmt.Fprintf(&b, "Command completed with exit code %d", res.ExitCode)
+	default:
+		if cut > 0 {
+			note("[... %d more bytes of output were cut ...]", cut)
+		}
+		if res.TimedOut {
+			note("[timed out after %s: the command and everything it started were killed]", timeout)
+		} else if res.ExitCode != 0 {
+			note("[exit code %d]", res.ExitCode)
+		}
 	}
 	details, _ := json.Marshal(map[string]any{"exit_code": res.ExitCode, "timed_out": res.TimedOut,
-		"cut_bytes": res.Cut, "duration_ms": res.Duration.Milliseconds()})
+		"cut_bytes": cut, "duration_ms": res.Duration.Milliseconds()})
 	return runtime.Result{Content: strings.ToValidUTF8(b.String(), "\uFFFD"), Details: details,
 		IsError: res.TimedOut || res.ExitCode != 0}
 }

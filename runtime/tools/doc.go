@@ -28,5 +28,13 @@
 //     names of a folder of any size.
 //   - Long reads check the call's context, so a cancelled call ends.
 //
+// The Agnx tools keep Agnx's names, argument schemas and result texts:
+// bash (bash -c in the sandbox, 120 s; stdout, "\n--- stderr ---\n" and
+// stderr, or "Command completed with exit code N"; 256 KiB), CLI tools
+// ({args: string}, split into words by SplitArgs and run WITHOUT a shell,
+// so args never becomes shell code), web (search through Brave or
+// SearXNG, fetch with the SSRF checks above), session (list, read) and
+// reload_tools.
+//
 // tools imports runtime (for the Tool interface) and the standard library.
 package tools

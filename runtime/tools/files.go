@@ -30,7 +30,7 @@ func decodeArgs(args []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid arguments: %v", err)
+		return fmt.Errorf("failed to parse tool arguments: %v", err)
 	}
 	return nil
 }

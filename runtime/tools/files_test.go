@@ -44,8 +44,8 @@ func TestReadFile_Run(t *testing.T) {
 		{"directory", `{"path":"notes"}`, "is a directory", true},
 		{"binary", `{"path":"blob.bin"}`, "binary file", true},
 		{"no path", `{}`, "path is required", true},
-		{"bad json", `{"path":`, "invalid arguments", true},
-		{"unknown field", `{"path":"a","mode":"x"}`, "invalid arguments", true},
+		{"bad json", `{"path":`, "failed to parse tool arguments", true},
+		{"unknown field", `{"path":"a","mode":"x"}`, "failed to parse tool arguments", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

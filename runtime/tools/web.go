@@ -17,12 +17,16 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// Web fetches a URL and returns its readable text. Loopback, link-local,
-// private and other non-public addresses are refused unless AllowPrivate
+// Web is Agnx's web tool: action search asks the search backend, action
+// fetch gets a URL and returns its readable text ("Source: <url>", a
+// blank line, the text, at most 50 KiB). Fetch refuses loopback,
+// link-local, private and other non-public addresses unless AllowPrivate
 // is set; the check is made on the address actually dialled, so DNS
 // rebinding and redirects cannot get around it.
 type Web struct {
 	AllowPrivate bool
+	// Search is the search backend; nil: search says how to set one up.
+	Search *WebSearch
 	// MaxBytes caps the body read; default 1 MiB.
 	MaxBytes int64
 	// Timeout bounds the whole fetch; default 20 s.
@@ -33,24 +37,46 @@ type Web struct {
 var _ runtime.Tool = (*Web)(nil)
 
 type webArgs struct {
-	URL string `json:"url"`
+	Action string `json:"action"`
+	Query  string `json:"query"`
+	Count  *int   `json:"count"`
+	URL    string `json:"url"`
 }
 
 const webSchema = `{"type":"object","properties":{` +
-	`"url":{"type":"string","description":"The http:// or https:// URL to fetch"}},` +
-	`"required":["url"],"additionalProperties":false}`
+	`"action":{"type":"string","enum":["search","fetch"],"description":"Action to perform"},` +
+	`"query":{"type":"string","description":"(search) The search query"},` +
+	`"count":{"type":"integer","description":"(search) Number of results to return (1-20, default 5)"},` +
+	`"url":{"type":"string","description":"(fetch) The URL to fetch (http or https)"}},` +
+	`"required":["action"]}`
+
+// maxWebText caps what fetch returns: Agnx's 50 KiB.
+const maxWebText = 50 << 10
 
 // Spec describes web to the model.
 func (t *Web) Spec() runtime.ToolSpec {
-	return runtime.ToolSpec{Name: "web", Description: "Fetch a web page (HTTP GET) and return its readable text.",
+	return runtime.ToolSpec{Name: "web", Description: "Web tools. Actions: 'search' the web, 'fetch' a web page as text.",
 		Schema: []byte(webSchema)}
 }
 
-// Subject is what policies match: the URL.
+// Subject is what policies match: the URL of a fetch, the query of a
+// search.
 func (t *Web) Subject(args []byte) string {
 	var a webArgs
 	_ = decodeArgs(args, &a)
+	if a.action() == "search" {
+		return a.Query
+	}
 	return a.URL
+}
+
+// action is the action asked for; a call with only a url (lite's web
+// tool before it had actions) is a fetch.
+func (a webArgs) action() string {
+	if a.Action == "" && a.URL != "" {
+		return "fetch"
+	}
+	return a.Action
 }
 
 var errPrivate = errors.New("non-public address")
@@ -87,11 +113,39 @@ func public(a netip.Addr) bool {
 		!netip.MustParsePrefix("100.64.0.0/10").Contains(a) && !netip.MustParsePrefix("fc00::/7").Contains(a)
 }
 
-// Run fetches the page.
+// Run searches or fetches.
 func (t *Web) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	var a webArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		return runtime.ErrorResult("error: web: " + err.Error()), nil
+		return runtime.ErrorResult("Tool execution failed: " + err.Error()), nil
+	}
+	switch a.action() {
+	case "fetch":
+		return t.fetch(ctx, a)
+	case "search":
+		if strings.TrimSpace(a.Query) == "" {
+			return runtime.ErrorResult("error: web: 'query' is required for search action"), nil
+		}
+		count := 5
+		if a.Count != nil {
+			count = min(max(*a.Count, 1), 20)
+		}
+		hits, err := t.Search.search(ctx, a.Query, count)
+		if err != nil {
+			if ctx.Err() != nil {
+				return runtime.Result{}, ctx.Err()
+			}
+			return runtime.ErrorResult("error: web: " + err.Error()), nil
+		}
+		return runtime.Result{Content: strings.ToValidUTF8(formatHits(hits), "\uFFFD")}, nil
+	}
+	return runtime.ErrorResult(fmt.Sprintf("error: web: unknown action %q: use search or fetch", a.Action)), nil
+}
+
+// fetch gets a page.
+func (t *Web) fetch(ctx context.Context, a webArgs) (runtime.Result, error) {
+	if strings.TrimSpace(a.URL) == "" {
+		return runtime.ErrorResult("error: web: 'url' is required for fetch action"), nil
 	}
 	u, err := url.Parse(strings.TrimSpace(a.URL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -120,6 +174,9 @@ func (t *Web) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 		return runtime.ErrorResult(fmt.Sprintf("error: web: fetching %s failed: %v", u.Redacted(), err)), nil
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return runtime.ErrorResult(fmt.Sprintf("HTTP error: %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))), nil
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return runtime.ErrorResult(fmt.Sprintf("error: web: reading %s failed: %v", u.Redacted(), err)), nil
@@ -128,14 +185,15 @@ func (t *Web) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	if cut {
 		body = body[:limit]
 	}
-	text := readable(resp.Header.Get("Content-Type"), body)
-	if cut {
-		text += fmt.Sprintf("\n[... the page is longer than %d KiB; the rest was not read ...]", limit>>10)
+	text := "Source: " + u.Redacted() + "\n\n" + readable(resp.Header.Get("Content-Type"), body)
+	if len(text) > maxWebText {
+		text = strings.ToValidUTF8(text[:maxWebText], "")
+		cut = true
 	}
-	res := runtime.Result{Content: fmt.Sprintf("%s (%d %s)\n\n%s", resp.Request.URL.Redacted(), resp.StatusCode,
-		http.StatusText(resp.StatusCode), text)}
-	res.IsError = resp.StatusCode >= 400
-	return res, nil
+	if cut {
+		text += "\n\n[content truncated at 50 KB]"
+	}
+	return runtime.Result{Content: text}, nil
 }
 
 // readable turns a body into text the model can read: HTML loses its

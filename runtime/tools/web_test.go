@@ -51,6 +51,8 @@ func TestWeb_Run(t *testing.T) {
 			w.Write([]byte("<html><body><h1>Title</h1><p>Body text</p></body></html>"))
 		case "/big":
 			w.Write([]byte(strings.Repeat("x", 5000)))
+		case "/huge":
+			w.Write([]byte(strings.Repeat("y", 200<<10)))
 		case "/redirect":
 			http.Redirect(w, r, "/page", http.StatusFound)
 		default:
@@ -66,14 +68,17 @@ func TestWeb_Run(t *testing.T) {
 	assert.Contains(t, res.Content, "local or private address", "loopback is refused by default")
 
 	open := &Web{AllowPrivate: true, MaxBytes: 1000}
-	res, err = open.Run(ctx, []byte(`{"url":"`+srv.URL+`/redirect"}`))
+	res, err = open.Run(ctx, []byte(`{"action":"fetch","url":"`+srv.URL+`/redirect"}`))
 	require.NoError(t, err)
 	assert.False(t, res.IsError, res.Content)
-	assert.Contains(t, res.Content, "(200 OK)\n\nTitle\nBody text")
+	assert.Equal(t, "Source: "+srv.URL+"/redirect\n\nTitle\nBody text", res.Content)
 
 	res, _ = open.Run(ctx, []byte(`{"url":"`+srv.URL+`/big"}`))
-	assert.Contains(t, res.Content, "the rest was not read")
+	assert.True(t, strings.HasSuffix(res.Content, "\n\n[content truncated at 50 KB]"), "a url alone is a fetch")
 	assert.Less(t, len(res.Content), 1200)
+
+	res, _ = (&Web{AllowPrivate: true}).Run(ctx, []byte(`{"action":"fetch","url":"`+srv.URL+`/huge"}`))
+	assert.Len(t, res.Content, maxWebText+len("\n\n[content truncated at 50 KB]"), "the text is cut at 50 KiB")
 
 	res, _ = open.Run(ctx, []byte(`{"url":"`+srv.URL+`/missing"}`))
 	assert.True(t, res.IsError)
