@@ -80,6 +80,7 @@ func defaultAgentFile() agentFile {
 				ToolResultKeepLast:   DefaultToolResultKeepLast,
 			},
 		},
+		Access: DefaultAccess(),
 	}}
 }
 
