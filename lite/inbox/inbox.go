@@ -1,0 +1,224 @@
+package inbox
+
+import (
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+// Item is one message waiting in a chat's queue.
+type Item struct {
+	// Text is what the agent is sent (a group message is already
+	// prefixed with its sender's name).
+	Text       string
+	SenderID   string
+	SenderName string
+	// Ref is the gateway's own data about the message (what to reply to).
+	Ref any
+}
+
+// Join makes one message of items: their texts joined by "\n", sent as
+// the last item's sender.
+func Join(items []Item) Item {
+	if len(items) == 1 {
+		return items[0]
+	}
+	texts := make([]string, len(items))
+	for i, it := range items {
+		texts[i] = it.Text
+	}
+	last := items[len(items)-1]
+	last.Text = strings.Join(texts, "\n")
+	return last
+}
+
+// Verdict is what Offer did with a message.
+type Verdict int
+
+// The verdicts of Offer.
+const (
+	// Now: the caller hands the message on at once (the chat is idle,
+	// without a debounce window).
+	Now Verdict = iota
+	// Held: the message waits; Deliver gets it later.
+	Held
+	// Dropped: the message is dropped (queue.mode drop while a turn runs,
+	// or overflow drop_new).
+	Dropped
+	// Rejected: the queue is full and overflow is reject; the caller
+	// tells the sender queue.reject_message, when set.
+	Rejected
+)
+
+func (v Verdict) String() string { return [...]string{"now", "held", "dropped", "rejected"}[v] }
+
+// Options configure an Inbox.
+type Options struct {
+	// Busy reports whether the chat's session runs a turn. It is called
+	// from the Inbox's timers, never with its lock held.
+	Busy func(key string) bool
+	// Deliver hands waiting messages on, as one message (Join); called
+	// from the Inbox's timers, one call at a time per chat.
+	Deliver func(key string, items []Item)
+	// Recheck is how often a chat whose messages wait behind a turn looks
+	// whether it has ended (default 1 s).
+	Recheck time.Duration
+	// MaxChats bounds the chats with waiting messages (default 4096); a
+	// message of another chat beyond it is handed on at once.
+	MaxChats int
+}
+
+// Inbox holds the waiting messages of a gateway's chats. It is safe for
+// concurrent use.
+type Inbox struct {
+	o     Options
+	mu    sync.Mutex
+	chats map[string]*chat
+}
+
+type chat struct {
+	cfg     agents.Queue
+	items   []Item
+	timer   *time.Timer
+	window  bool // the timer ends a debounce window
+	running bool // a timer callback is handing items on
+}
+
+// New returns an empty Inbox.
+func New(o Options) *Inbox {
+	if o.Recheck <= 0 {
+		o.Recheck = time.Second
+	}
+	if o.MaxChats <= 0 {
+		o.MaxChats = 4096
+	}
+	return &Inbox{o: o, chats: map[string]*chat{}}
+}
+
+// Offer puts a message of chat key through its queue cfg; busy says
+// whether the chat's session runs a turn now.
+func (q *Inbox) Offer(key string, it Item, cfg agents.Queue, busy bool) Verdict {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	c := q.chats[key]
+	if c == nil {
+		switch {
+		case busy && cfg.Mode == agents.QueueDrop:
+			return Dropped
+		case !busy && !cfg.Debounce.Enabled, len(q.chats) >= q.o.MaxChats:
+			return Now
+		}
+		c = &chat{}
+		q.chats[key] = c
+	}
+	c.cfg = cfg
+	if busy && !c.window && cfg.Mode == agents.QueueDrop {
+		return Dropped
+	}
+	if v := c.add(it); v != Held {
+		return v
+	}
+	if c.timer == nil {
+		if busy {
+			q.arm(key, c, q.o.Recheck, false)
+		} else {
+			q.arm(key, c, time.Duration(cfg.Debounce.WindowMS)*time.Millisecond, true)
+		}
+	}
+	return Held
+}
+
+// add appends it within max_pending, per overflow.
+func (c *chat) add(it Item) Verdict {
+	if max := max(c.cfg.MaxPending, 1); len(c.items) >= max {
+		switch c.cfg.Overflow {
+		case agents.OverflowDropNew:
+			return Dropped
+		case agents.OverflowReject:
+			return Rejected
+		}
+		c.items = append(c.items[:0], c.items[len(c.items)-max+1:]...) // drop_old
+	}
+	c.items = append(c.items, it)
+	return Held
+}
+
+func (q *Inbox) arm(key string, c *chat, d time.Duration, window bool) {
+	c.window = window
+	c.timer = time.AfterFunc(d, func() { q.fire(key, c) })
+}
+
+// fire ends a window or a recheck: when the chat's turn still runs it
+// looks again later; else it hands on what waits (all of it joined, or
+// the first one when sequential).
+func (q *Inbox) fire(key string, c *chat) {
+	q.mu.Lock()
+	if c.running { // the previous hand-on is not done: keep the order
+		q.arm(key, c, q.o.Recheck, c.window)
+		q.mu.Unlock()
+		return
+	}
+	c.running = true
+	q.mu.Unlock()
+	busy := q.o.Busy(key)
+	q.mu.Lock()
+	c.timer, c.window, c.running = nil, false, false
+	if busy {
+		if c.cfg.Mode == agents.QueueDrop {
+			c.items = nil // what the window merged arrives during a turn
+		}
+		if len(c.items) > 0 {
+			q.arm(key, c, q.o.Recheck, false)
+		} else {
+			delete(q.chats, key)
+		}
+		q.mu.Unlock()
+		return
+	}
+	var take []Item
+	if c.cfg.Mode == agents.QueueSequential {
+		take, c.items = c.items[:1:1], c.items[1:]
+	} else {
+		take, c.items = c.items, nil
+	}
+	c.running = true
+	q.mu.Unlock()
+	if len(take) > 0 {
+		q.o.Deliver(key, take)
+	}
+	q.mu.Lock()
+	c.running = false
+	if len(c.items) > 0 {
+		if c.timer == nil {
+			q.arm(key, c, q.o.Recheck, false)
+		}
+	} else if c.timer == nil && q.chats[key] == c {
+		delete(q.chats, key)
+	}
+	q.mu.Unlock()
+}
+
+// Waiting reports how many messages of chat key wait.
+func (q *Inbox) Waiting(key string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if c := q.chats[key]; c != nil {
+		return len(c.items)
+	}
+	return 0
+}
+
+// Stop stops the timers; what waits is dropped (and logged by the
+// caller, if it wants, from Waiting before).
+func (q *Inbox) Stop() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for k, c := range q.chats {
+		if c.timer != nil {
+			c.timer.Stop()
+		}
+		delete(q.chats, k)
+	}
+}

@@ -1,0 +1,178 @@
+package inbox
+
+import (
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+// rig is an Inbox over a fake session: busy says whether its turn runs,
+// delivered collects what was handed on (each delivery joined).
+type rig struct {
+	mu        sync.Mutex
+	busy      bool
+	noTurn    bool // deliveries start no turn (several chats share busy)
+	delivered []string
+	q         *Inbox
+}
+
+func newRig() *rig {
+	r := &rig{}
+	r.q = New(Options{
+		Busy: func(string) bool { r.mu.Lock(); defer r.mu.Unlock(); return r.busy },
+		Deliver: func(_ string, items []Item) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.delivered = append(r.delivered, Join(items).Text)
+			r.busy = !r.noTurn // a delivered message starts a turn
+		},
+	})
+	return r
+}
+
+func (r *rig) setBusy(b bool) { r.mu.Lock(); r.busy = b; r.mu.Unlock() }
+
+func (r *rig) got() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.delivered...)
+}
+
+func item(s string) Item { return Item{Text: s} }
+
+func TestOffer_DebounceMergesRapidMessages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig()
+		cfg := agents.DefaultQueue()
+		assert.Equal(t, Held, r.q.Offer("c", item("a"), cfg, false))
+		time.Sleep(time.Second)
+		assert.Equal(t, Held, r.q.Offer("c", item("b"), cfg, false))
+		synctest.Wait()
+		assert.Empty(t, r.got(), "the window is still open")
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait()
+		assert.Equal(t, []string{"a\nb"}, r.got(), "one message after 1.5 s")
+		assert.Equal(t, 0, r.q.Waiting("c"))
+		assert.Empty(t, r.q.chats, "an idle chat has no entry")
+	})
+}
+
+func TestOffer_NoDebounceIdleIsNow(t *testing.T) {
+	r := newRig()
+	cfg := agents.DefaultQueue()
+	cfg.Debounce.Enabled = false
+	assert.Equal(t, Now, r.q.Offer("c", item("a"), cfg, false))
+	assert.Empty(t, r.q.chats)
+}
+
+func TestOffer_BatchWaitsForTheTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig()
+		r.setBusy(true)
+		cfg := agents.DefaultQueue()
+		for _, s := range []string{"1", "2", "3"} {
+			assert.Equal(t, Held, r.q.Offer("c", item(s), cfg, true))
+		}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		assert.Empty(t, r.got(), "the turn still runs")
+		r.setBusy(false)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Equal(t, []string{"1\n2\n3"}, r.got(), "one next turn, joined by newlines")
+	})
+}
+
+func TestOffer_SequentialOneTurnEach(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig()
+		r.setBusy(true)
+		cfg := agents.Queue{Mode: agents.QueueSequential, MaxPending: 10, Overflow: agents.OverflowDropOld}
+		r.q.Offer("c", item("1"), cfg, true)
+		r.q.Offer("c", item("2"), cfg, true)
+		r.setBusy(false)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Equal(t, []string{"1"}, r.got(), "the second waits for the first's turn")
+		r.setBusy(false)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Equal(t, []string{"1", "2"}, r.got())
+		assert.Empty(t, r.q.chats)
+	})
+}
+
+func TestOffer_DropModeDropsDuringTurn(t *testing.T) {
+	r := newRig()
+	cfg := agents.Queue{Mode: agents.QueueDrop, MaxPending: 10, Overflow: agents.OverflowDropOld}
+	assert.Equal(t, Dropped, r.q.Offer("c", item("1"), cfg, true))
+	assert.Equal(t, Now, r.q.Offer("c", item("2"), cfg, false))
+	assert.Empty(t, r.q.chats)
+}
+
+func TestOffer_Overflow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig()
+		r.noTurn = true
+		r.setBusy(true)
+		cfg := agents.Queue{Mode: agents.QueueBatch, MaxPending: 2, Overflow: agents.OverflowDropOld}
+		for _, s := range []string{"1", "2", "3"} {
+			assert.Equal(t, Held, r.q.Offer("old", item(s), cfg, true))
+		}
+		cfg.Overflow = agents.OverflowDropNew
+		r.q.Offer("new", item("1"), cfg, true)
+		r.q.Offer("new", item("2"), cfg, true)
+		assert.Equal(t, Dropped, r.q.Offer("new", item("3"), cfg, true))
+		cfg.Overflow = agents.OverflowReject
+		r.q.Offer("rej", item("1"), cfg, true)
+		r.q.Offer("rej", item("2"), cfg, true)
+		assert.Equal(t, Rejected, r.q.Offer("rej", item("3"), cfg, true))
+		assert.Equal(t, 2, r.q.Waiting("old"))
+		r.setBusy(false)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.ElementsMatch(t, []string{"2\n3", "1\n2", "1\n2"}, r.got())
+	})
+}
+
+// A message offered while earlier ones wait keeps its place, even when
+// the chat is idle and has no debounce.
+func TestOffer_KeepsOrderBehindWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig()
+		cfg := agents.DefaultQueue()
+		cfg.Debounce.Enabled = false
+		r.setBusy(true)
+		r.q.Offer("c", item("1"), cfg, true)
+		r.setBusy(false)
+		assert.Equal(t, Held, r.q.Offer("c", item("2"), cfg, false))
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Equal(t, []string{"1\n2"}, r.got())
+	})
+}
+
+func TestOffer_MaxChats(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig()
+		r.q.o.MaxChats = 1
+		cfg := agents.DefaultQueue()
+		assert.Equal(t, Held, r.q.Offer("a", item("1"), cfg, false))
+		assert.Equal(t, Now, r.q.Offer("b", item("1"), cfg, false), "beyond MaxChats a message goes on at once")
+		r.q.Stop()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		assert.Empty(t, r.got(), "Stop stops the timers")
+	})
+}
+
+func TestJoin(t *testing.T) {
+	j := Join([]Item{{Text: "Ann: a", SenderID: "1"}, {Text: "Bob: b", SenderID: "2", Ref: 7}})
+	assert.Equal(t, Item{Text: "Ann: a\nBob: b", SenderID: "2", Ref: 7}, j)
+	assert.Equal(t, "held", Held.String())
+}
