@@ -80,10 +80,15 @@ type Inbox struct {
 
 type chat struct {
 	cfg     agents.Queue
-	items   []Item
+	items   []waiting
 	timer   *time.Timer
-	window  bool // the timer ends a debounce window
 	running bool // a timer callback is handing items on
+}
+
+// waiting is an Item in a chat's queue; at is when it last grew.
+type waiting struct {
+	Item
+	at time.Time
 }
 
 // New returns an empty Inbox.
@@ -98,40 +103,44 @@ func New(o Options) *Inbox {
 }
 
 // Offer puts a message of chat key through its queue cfg; busy says
-// whether the chat's session runs a turn now.
+// whether the chat's session runs a turn now. A message to an idle chat
+// with nothing waiting goes on at once (Now: no latency for a single
+// message); one that arrives while a turn runs waits for its end (or is
+// dropped, in drop mode); with debounce on, a sender's messages within
+// window_ms of each other merge into one.
 func (q *Inbox) Offer(key string, it Item, cfg agents.Queue, busy bool) Verdict {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	c := q.chats[key]
 	if c == nil {
 		switch {
-		case busy && cfg.Mode == agents.QueueDrop:
+		case !busy || len(q.chats) >= q.o.MaxChats:
+			return Now // beyond MaxChats the runtime queues it for the next turn
+		case cfg.Mode == agents.QueueDrop:
 			return Dropped
-		case !busy && !cfg.Debounce.Enabled, len(q.chats) >= q.o.MaxChats:
-			return Now
 		}
 		c = &chat{}
 		q.chats[key] = c
+		q.arm(key, c)
 	}
 	c.cfg = cfg
-	if busy && !c.window && cfg.Mode == agents.QueueDrop {
+	if busy && cfg.Mode == agents.QueueDrop {
 		return Dropped
 	}
-	if v := c.add(it); v != Held {
-		return v
-	}
-	if c.timer == nil {
-		if busy {
-			q.arm(key, c, q.o.Recheck, false)
-		} else {
-			q.arm(key, c, time.Duration(cfg.Debounce.WindowMS)*time.Millisecond, true)
+	now := time.Now()
+	if n := len(c.items); n > 0 && cfg.Debounce.Enabled {
+		last := &c.items[n-1]
+		if last.SenderID == it.SenderID && now.Sub(last.at) <= time.Duration(cfg.Debounce.WindowMS)*time.Millisecond {
+			merged := Join([]Item{last.Item, it})
+			last.Item, last.at = merged, now
+			return Held
 		}
 	}
-	return Held
+	return c.add(it, now)
 }
 
 // add appends it within max_pending, per overflow.
-func (c *chat) add(it Item) Verdict {
+func (c *chat) add(it Item, now time.Time) Verdict {
 	if max := max(c.cfg.MaxPending, 1); len(c.items) >= max {
 		switch c.cfg.Overflow {
 		case agents.OverflowDropNew:
@@ -141,22 +150,21 @@ func (c *chat) add(it Item) Verdict {
 		}
 		c.items = append(c.items[:0], c.items[len(c.items)-max+1:]...) // drop_old
 	}
-	c.items = append(c.items, it)
+	c.items = append(c.items, waiting{it, now})
 	return Held
 }
 
-func (q *Inbox) arm(key string, c *chat, d time.Duration, window bool) {
-	c.window = window
-	c.timer = time.AfterFunc(d, func() { q.fire(key, c) })
+func (q *Inbox) arm(key string, c *chat) {
+	c.timer = time.AfterFunc(q.o.Recheck, func() { q.fire(key, c) })
 }
 
-// fire ends a window or a recheck: when the chat's turn still runs it
-// looks again later; else it hands on what waits (all of it joined, or
-// the first one when sequential).
+// fire looks whether the chat's turn still runs: then it looks again
+// later; else it hands on what waits (all of it joined, or the first one
+// when sequential).
 func (q *Inbox) fire(key string, c *chat) {
 	q.mu.Lock()
 	if c.running { // the previous hand-on is not done: keep the order
-		q.arm(key, c, q.o.Recheck, c.window)
+		q.arm(key, c)
 		q.mu.Unlock()
 		return
 	}
@@ -164,13 +172,10 @@ func (q *Inbox) fire(key string, c *chat) {
 	q.mu.Unlock()
 	busy := q.o.Busy(key)
 	q.mu.Lock()
-	c.timer, c.window, c.running = nil, false, false
+	c.timer, c.running = nil, false
 	if busy {
-		if c.cfg.Mode == agents.QueueDrop {
-			c.items = nil // what the window merged arrives during a turn
-		}
 		if len(c.items) > 0 {
-			q.arm(key, c, q.o.Recheck, false)
+			q.arm(key, c)
 		} else {
 			delete(q.chats, key)
 		}
@@ -178,11 +183,14 @@ func (q *Inbox) fire(key string, c *chat) {
 		return
 	}
 	var take []Item
+	n := len(c.items)
 	if c.cfg.Mode == agents.QueueSequential {
-		take, c.items = c.items[:1:1], c.items[1:]
-	} else {
-		take, c.items = c.items, nil
+		n = min(n, 1)
 	}
+	for _, w := range c.items[:n] {
+		take = append(take, w.Item)
+	}
+	c.items = c.items[n:]
 	c.running = true
 	q.mu.Unlock()
 	if len(take) > 0 {
@@ -192,7 +200,7 @@ func (q *Inbox) fire(key string, c *chat) {
 	c.running = false
 	if len(c.items) > 0 {
 		if c.timer == nil {
-			q.arm(key, c, q.o.Recheck, false)
+			q.arm(key, c)
 		}
 	} else if c.timer == nil && q.chats[key] == c {
 		delete(q.chats, key)
@@ -221,4 +229,35 @@ func (q *Inbox) Stop() {
 		}
 		delete(q.chats, k)
 	}
+}
+
+// Admission is what a gateway learns of an admitted message: its chat's
+// session and agent, what the message does (agents.Disposition) and the
+// chat's queue. A Block message has no session (none is created for it).
+type Admission struct {
+	Session     string
+	Agent       string
+	Disposition agents.Disposition
+	Queue       agents.Queue
+}
+
+// Label names a group message's sender as its text's prefix: the display
+// name, else the username, else the id.
+func Label(displayName, username, id string) string {
+	switch {
+	case strings.TrimSpace(displayName) != "":
+		return strings.TrimSpace(displayName)
+	case username != "":
+		return username
+	}
+	return id
+}
+
+// Text is what the agent is sent of a message: in a group, prefixed with
+// "<label>: ".
+func Text(in agents.Inbound, label, text string) string {
+	if in.Group() {
+		return label + ": " + text
+	}
+	return text
 }

@@ -45,29 +45,39 @@ func (r *rig) got() []string {
 
 func item(s string) Item { return Item{Text: s} }
 
-func TestOffer_DebounceMergesRapidMessages(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := newRig()
-		cfg := agents.DefaultQueue()
-		assert.Equal(t, Held, r.q.Offer("c", item("a"), cfg, false))
-		time.Sleep(time.Second)
-		assert.Equal(t, Held, r.q.Offer("c", item("b"), cfg, false))
-		synctest.Wait()
-		assert.Empty(t, r.got(), "the window is still open")
-		time.Sleep(500 * time.Millisecond)
-		synctest.Wait()
-		assert.Equal(t, []string{"a\nb"}, r.got(), "one message after 1.5 s")
-		assert.Equal(t, 0, r.q.Waiting("c"))
-		assert.Empty(t, r.q.chats, "an idle chat has no entry")
-	})
+func TestOffer_IdleIsNow(t *testing.T) {
+	r := newRig()
+	assert.Equal(t, Now, r.q.Offer("c", item("a"), agents.DefaultQueue(), false), "no latency for a single message")
+	assert.Empty(t, r.q.chats, "an idle chat has no entry")
 }
 
-func TestOffer_NoDebounceIdleIsNow(t *testing.T) {
-	r := newRig()
-	cfg := agents.DefaultQueue()
-	cfg.Debounce.Enabled = false
-	assert.Equal(t, Now, r.q.Offer("c", item("a"), cfg, false))
-	assert.Empty(t, r.q.chats)
+func TestOffer_DebounceMergesASendersRapidMessages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig()
+		r.setBusy(true)
+		cfg := agents.DefaultQueue()
+		cfg.Mode = agents.QueueSequential
+		ann := func(s string) Item { return Item{Text: s, SenderID: "ann"} }
+		assert.Equal(t, Held, r.q.Offer("c", ann("a"), cfg, true))
+		time.Sleep(time.Second)
+		assert.Equal(t, Held, r.q.Offer("c", ann("b"), cfg, true))
+		time.Sleep(1400 * time.Millisecond)
+		r.q.Offer("c", ann("c"), cfg, true)
+		assert.Equal(t, 1, r.q.Waiting("c"), "each within 1.5 s of the one before: one message")
+		time.Sleep(1600 * time.Millisecond)
+		r.q.Offer("c", ann("d"), cfg, true)
+		r.q.Offer("c", Item{Text: "e", SenderID: "bob"}, cfg, true)
+		assert.Equal(t, 3, r.q.Waiting("c"), "a later message and another sender's wait apart")
+		r.setBusy(false)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Equal(t, []string{"a\nb\nc"}, r.got(), "sequential: the merged message is one turn")
+
+		cfg.Debounce.Enabled = false
+		r.q.Offer("d", ann("x"), cfg, true)
+		r.q.Offer("d", ann("y"), cfg, true)
+		assert.Equal(t, 2, r.q.Waiting("d"), "no debounce: no merging")
+	})
 }
 
 func TestOffer_BatchWaitsForTheTurn(t *testing.T) {
@@ -160,10 +170,11 @@ func TestOffer_KeepsOrderBehindWaiting(t *testing.T) {
 func TestOffer_MaxChats(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig()
+		r.setBusy(true)
 		r.q.o.MaxChats = 1
 		cfg := agents.DefaultQueue()
-		assert.Equal(t, Held, r.q.Offer("a", item("1"), cfg, false))
-		assert.Equal(t, Now, r.q.Offer("b", item("1"), cfg, false), "beyond MaxChats a message goes on at once")
+		assert.Equal(t, Held, r.q.Offer("a", item("1"), cfg, true))
+		assert.Equal(t, Now, r.q.Offer("b", item("1"), cfg, true), "beyond MaxChats a message goes on at once")
 		r.q.Stop()
 		time.Sleep(time.Minute)
 		synctest.Wait()
