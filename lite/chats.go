@@ -58,9 +58,10 @@ func (c *Chats) Session(ctx context.Context, in agents.Inbound) (sid, agent stri
 // Admit applies the chat's agent's spec.access to a message before
 // anything else: the agent of the chat's session, or the routed one when
 // it has none; a refusal is an *agents.AccessError and creates nothing.
-// An admitted message gets the chat's session (started when missing)
-// unless its disposition is Block, and the chat's queue.
-func (c *Chats) Admit(ctx context.Context, in agents.Inbound) (inbox.Admission, error) {
+// An admitted message gets the chat's session (started when missing and
+// create is set, unless its disposition is Block), and the chat's queue.
+// Commands (/status, /reset) are admitted with create false.
+func (c *Chats) Admit(ctx context.Context, in agents.Inbound, create bool) (inbox.Admission, error) {
 	var ad inbox.Admission
 	e, err := c.entry(in.Gateway, in.ChatID)
 	if err != nil {
@@ -82,7 +83,7 @@ func (c *Chats) Admit(ctx context.Context, in agents.Inbound) (inbox.Admission, 
 		return inbox.Admission{}, err
 	}
 	ad.Disposition, ad.Queue = la.Spec.Disposition(in), la.Spec.QueueFor(in)
-	if ad.Session == "" && ad.Disposition != agents.Block {
+	if create && ad.Session == "" && ad.Disposition != agents.Block {
 		if ad.Session, err = c.NewSession(ctx, in, ad.Agent); err != nil {
 			return inbox.Admission{}, err
 		}

@@ -218,17 +218,28 @@ func (q *Inbox) Waiting(key string) int {
 	return 0
 }
 
-// Stop stops the timers; what waits is dropped (and logged by the
-// caller, if it wants, from Waiting before).
-func (q *Inbox) Stop() {
+// Left counts a chat's messages Stop dropped.
+type Left struct {
+	Key   string
+	Count int
+}
+
+// Stop stops the timers and drops what waits; it returns what it dropped,
+// for the caller's log.
+func (q *Inbox) Stop() []Left {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	var out []Left
 	for k, c := range q.chats {
 		if c.timer != nil {
 			c.timer.Stop()
 		}
+		if len(c.items) > 0 {
+			out = append(out, Left{k, len(c.items)})
+		}
 		delete(q.chats, k)
 	}
+	return out
 }
 
 // Admission is what a gateway learns of an admitted message: its chat's
