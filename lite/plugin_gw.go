@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 )
 
@@ -86,4 +87,12 @@ var _ plugin.Sessions = pluginSessions{}
 func (s pluginSessions) Session(ctx context.Context, in agents.Inbound) (string, error) {
 	sid, _, err := s.c.Session(ctx, in)
 	return sid, err
+}
+
+func (s pluginSessions) Admit(ctx context.Context, in agents.Inbound, create bool) (inbox.Admission, error) {
+	return s.c.Admit(ctx, in, create)
+}
+
+func (s pluginSessions) NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error) {
+	return s.c.NewSession(ctx, in, agent)
 }

@@ -56,9 +56,10 @@ func (v Verdict) String() string { return [...]string{"now", "held", "dropped", 
 
 // Options configure an Inbox.
 type Options struct {
-	// Busy reports whether the chat's session runs a turn. It is called
-	// from the Inbox's timers, never with its lock held.
-	Busy func(key string) bool
+	// Busy reports whether the chat's session runs a turn; last is the
+	// chat's latest waiting message (its Ref names the session). It is
+	// called from the Inbox's timers, never with the Inbox's lock held.
+	Busy func(key string, last Item) bool
 	// Deliver hands waiting messages on, as one message (Join); called
 	// from the Inbox's timers, one call at a time per chat.
 	Deliver func(key string, items []Item)
@@ -169,8 +170,12 @@ func (q *Inbox) fire(key string, c *chat) {
 		return
 	}
 	c.running = true
+	var last Item
+	if n := len(c.items); n > 0 {
+		last = c.items[n-1].Item
+	}
 	q.mu.Unlock()
-	busy := q.o.Busy(key)
+	busy := q.o.Busy(key, last)
 	q.mu.Lock()
 	c.timer, c.running = nil, false
 	if busy {

@@ -24,7 +24,7 @@ type rig struct {
 func newRig() *rig {
 	r := &rig{}
 	r.q = New(Options{
-		Busy: func(string) bool { r.mu.Lock(); defer r.mu.Unlock(); return r.busy },
+		Busy: func(string, Item) bool { r.mu.Lock(); defer r.mu.Unlock(); return r.busy },
 		Deliver: func(_ string, items []Item) {
 			r.mu.Lock()
 			defer r.mu.Unlock()

@@ -55,7 +55,16 @@ func runHelper(kind string) int {
 		time.Sleep(time.Hour) // never reads its stdin
 	case "v2":
 		ready("v2")
+		emit(text("c1", "still there?"))
 		return serveHelper(true)
+	case "auth": // asks to be paired, is paired, then serves
+		emit(map[string]any{"type": "auth_required", "method": map[string]any{"method": "pair_code", "code": "WXYZ-0042", "expires_in": 60}})
+		emit(map[string]any{"type": "auth_success"})
+		ready("v1alpha1")
+		return serveHelper(true)
+	case "script": // says each "|"-separated line of $AGNX_HELPER_SCRIPT after the answer to the one before
+		ready("v1alpha1")
+		return scripted(strings.Split(os.Getenv("AGNX_HELPER_SCRIPT"), "|"))
 	case "garbage":
 		ready("v1alpha1")
 		writeGarbage()
@@ -116,6 +125,33 @@ func runHelper(kind string) int {
 		emit(text("c1", msg))
 	}
 	return serveHelper(true)
+}
+
+// scripted says lines one at a time, each after an answer to the one
+// before, acknowledging every send_message; it exits after the last
+// answer.
+func scripted(lines []string) int {
+	emit(text("c1", lines[0]))
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 4<<20)
+	for i := 1; sc.Scan(); {
+		var c struct {
+			Type      string `json:"type"`
+			RequestID string `json:"request_id"`
+			Content   string `json:"content"`
+		}
+		if json.Unmarshal(sc.Bytes(), &c) != nil || c.Type != "send_message" {
+			continue
+		}
+		appendLine(os.Getenv("AGNX_HELPER_OUT"), c.Content)
+		emit(map[string]any{"type": "command_ok", "request_id": c.RequestID})
+		if i == len(lines) {
+			return 0
+		}
+		emit(text("c1", lines[i]))
+		i++
+	}
+	return 0
 }
 
 func writeGarbage() {

@@ -17,6 +17,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -110,6 +111,14 @@ func (s sessions) Session(ctx context.Context, in agents.Inbound) (string, error
 		return "", ae
 	}
 	return sid, err
+}
+
+func (s sessions) Admit(ctx context.Context, in agents.Inbound, create bool) (inbox.Admission, error) {
+	return s.c.Admit(ctx, in, create)
+}
+
+func (s sessions) NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error) {
+	return s.c.NewSession(ctx, in, agent)
 }
 
 // fast are timings that keep the tests quick.

@@ -21,12 +21,9 @@ func queueKey(chat int64) string { return strconv.FormatInt(chat, 10) }
 
 // busy reports whether the chat's session runs a turn (the queue's
 // timers ask, from their own goroutines).
-func (g *poller) busy(key string) bool {
-	sid, _, err := g.o.Chats.Current(GatewayName, key)
-	if err != nil {
-		return false
-	}
-	return g.sessionBusy(g.base, sid)
+func (g *poller) busy(_ string, last inbox.Item) bool {
+	q, _ := last.Ref.(queued)
+	return g.sessionBusy(g.base, q.sid)
 }
 
 func (g *poller) sessionBusy(ctx context.Context, sid string) bool {
