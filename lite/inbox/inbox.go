@@ -69,6 +69,11 @@ type Options struct {
 	// MaxChats bounds the chats with waiting messages (default 4096); a
 	// message of another chat beyond it is handed on at once.
 	MaxChats int
+	// MaxBytes bounds the text waiting in all chats (default 8 MiB); a
+	// message beyond it is handed on at once. MaxMerged bounds one
+	// merged message (default 64 KiB): beyond it a sender's next message
+	// waits apart.
+	MaxBytes, MaxMerged int
 }
 
 // Inbox holds the waiting messages of a gateway's chats. It is safe for
@@ -77,6 +82,7 @@ type Inbox struct {
 	o     Options
 	mu    sync.Mutex
 	chats map[string]*chat
+	bytes int // text waiting in all chats
 }
 
 type chat struct {
@@ -100,6 +106,12 @@ func New(o Options) *Inbox {
 	if o.MaxChats <= 0 {
 		o.MaxChats = 4096
 	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 8 << 20
+	}
+	if o.MaxMerged <= 0 {
+		o.MaxMerged = 64 << 10
+	}
 	return &Inbox{o: o, chats: map[string]*chat{}}
 }
 
@@ -115,8 +127,8 @@ func (q *Inbox) Offer(key string, it Item, cfg agents.Queue, busy bool) Verdict 
 	c := q.chats[key]
 	if c == nil {
 		switch {
-		case !busy || len(q.chats) >= q.o.MaxChats:
-			return Now // beyond MaxChats the runtime queues it for the next turn
+		case !busy || len(q.chats) >= q.o.MaxChats || q.bytes+len(it.Text) > q.o.MaxBytes:
+			return Now // beyond the bounds the runtime queues it for the next turn
 		case cfg.Mode == agents.QueueDrop:
 			return Dropped
 		}
@@ -128,16 +140,32 @@ func (q *Inbox) Offer(key string, it Item, cfg agents.Queue, busy bool) Verdict 
 	if busy && cfg.Mode == agents.QueueDrop {
 		return Dropped
 	}
+	if q.bytes+len(it.Text) > q.o.MaxBytes {
+		return Dropped // the chat has messages waiting: going on now would pass them
+	}
 	now := time.Now()
 	if n := len(c.items); n > 0 && cfg.Debounce.Enabled {
 		last := &c.items[n-1]
-		if last.SenderID == it.SenderID && now.Sub(last.at) <= time.Duration(cfg.Debounce.WindowMS)*time.Millisecond {
-			merged := Join([]Item{last.Item, it})
-			last.Item, last.at = merged, now
+		if last.SenderID == it.SenderID && now.Sub(last.at) <= time.Duration(cfg.Debounce.WindowMS)*time.Millisecond &&
+			len(last.Text)+1+len(it.Text) <= q.o.MaxMerged {
+			q.bytes += 1 + len(it.Text)
+			last.Item, last.at = Join([]Item{last.Item, it}), now
 			return Held
 		}
 	}
-	return c.add(it, now)
+	before := c.size()
+	v := c.add(it, now)
+	q.bytes += c.size() - before
+	return v
+}
+
+// size is the text waiting in the chat.
+func (c *chat) size() int {
+	n := 0
+	for _, w := range c.items {
+		n += len(w.Text)
+	}
+	return n
 }
 
 // add appends it within max_pending, per overflow.
@@ -194,6 +222,7 @@ func (q *Inbox) fire(key string, c *chat) {
 	}
 	for _, w := range c.items[:n] {
 		take = append(take, w.Item)
+		q.bytes -= len(w.Text)
 	}
 	c.items = c.items[n:]
 	c.running = true
@@ -244,6 +273,7 @@ func (q *Inbox) Stop() []Left {
 		}
 		delete(q.chats, k)
 	}
+	q.bytes = 0
 	return out
 }
 

@@ -187,3 +187,27 @@ func TestJoin(t *testing.T) {
 	assert.Equal(t, Item{Text: "Ann: a\nBob: b", SenderID: "2", Ref: 7}, j)
 	assert.Equal(t, "held", Held.String())
 }
+
+func TestOffer_ByteBounds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig()
+		r.noTurn = true
+		r.setBusy(true)
+		r.q.o.MaxBytes, r.q.o.MaxMerged = 10, 6
+		cfg := agents.DefaultQueue()
+		ann := func(s string) Item { return Item{Text: s, SenderID: "ann"} }
+		assert.Equal(t, Held, r.q.Offer("c", ann("abc"), cfg, true))
+		assert.Equal(t, Held, r.q.Offer("c", ann("de"), cfg, true))
+		assert.Equal(t, 1, r.q.Waiting("c"), "merged: abc\nde is 6 bytes")
+		assert.Equal(t, Held, r.q.Offer("c", ann("f"), cfg, true))
+		assert.Equal(t, 2, r.q.Waiting("c"), "a merge past MaxMerged waits apart")
+		assert.Equal(t, 7, r.q.bytes)
+		assert.Equal(t, Dropped, r.q.Offer("c", ann("xyzw"), cfg, true), "past MaxBytes, behind waiting messages")
+		assert.Equal(t, Now, r.q.Offer("d", ann("xyzw"), cfg, true), "past MaxBytes, another chat goes on at once")
+		r.setBusy(false)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Equal(t, []string{"abc\nde\nf"}, r.got())
+		assert.Equal(t, 0, r.q.bytes)
+	})
+}
