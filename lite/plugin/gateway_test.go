@@ -226,3 +226,18 @@ func TestGateway_AccessRefusal(t *testing.T) {
 	assert.Contains(t, got[0], "does not take direct messages from helper:u1")
 	assert.Equal(t, "echo: u1: hi bot", got[1], "an allowed group that mentions the bot is answered, its text prefixed with the sender")
 }
+
+// In a group, a message that does not address the bot is kept as a
+// silent_message, shown to the model as recent group conversation when
+// the bot is mentioned; group text is prefixed with the sender's name.
+func TestGateway_GroupContext(t *testing.T) {
+	e := newEnv(t)
+	out := filepath.Join(t.TempDir(), "out")
+	g := e.start(t, "script", plugin.RestartNever, fast, "AGNX_HELPER_OUT="+out,
+		"AGNX_HELPER_SCRIPT=~the train is late|@what do you think?")
+	waitDone(t, g)
+	assert.Equal(t, []string{"echo: Bea: what do you think?"}, readLines(out))
+	reqs := e.llm.Requests()
+	require.Len(t, reqs, 1, "the silent message started no turn")
+	assert.Contains(t, reqs[0].Messages[0].Content, "Recent group conversation before you were mentioned:\n\nBea: the train is late\n")
+}

@@ -129,12 +129,29 @@ func runHelper(kind string) int {
 
 // scripted says lines one at a time, each after an answer to the one
 // before, acknowledging every send_message; it exits after the last
-// answer.
+// answer. A line "~text" is said by Bea in group g1 without addressing
+// the bot (no answer is awaited), "@text" by Bea in g1 mentioning it.
 func scripted(lines []string) int {
-	emit(text("c1", lines[0]))
+	say := func(line string) bool {
+		if line == "" || (line[0] != '~' && line[0] != '@') {
+			emit(text("c1", line))
+			return true
+		}
+		m := text("g1", line[1:])
+		m["sender"] = map[string]any{"id": "u2", "display_name": "Bea"}
+		m["routing"] = map[string]any{"channel": "helper", "chat_type": "group", "chat_id": "g1", "sender_id": "u2", "thread": "t1"}
+		m["mentions_bot"] = line[0] == '@'
+		emit(m)
+		return line[0] == '@'
+	}
+	i := 0
+	for i < len(lines) && !say(lines[i]) {
+		i++
+	}
+	i++
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(nil, 4<<20)
-	for i := 1; sc.Scan(); {
+	for sc.Scan() {
 		var c struct {
 			Type      string `json:"type"`
 			RequestID string `json:"request_id"`
@@ -145,10 +162,12 @@ func scripted(lines []string) int {
 		}
 		appendLine(os.Getenv("AGNX_HELPER_OUT"), c.Content)
 		emit(map[string]any{"type": "command_ok", "request_id": c.RequestID})
-		if i == len(lines) {
+		for i < len(lines) && !say(lines[i]) {
+			i++
+		}
+		if i >= len(lines) {
 			return 0
 		}
-		emit(text("c1", lines[i]))
 		i++
 	}
 	return 0

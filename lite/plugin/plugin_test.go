@@ -56,6 +56,7 @@ func TestMain(m *testing.M) {
 
 // env is a real App (template agent, fake Ollama echoing) to plug into.
 type env struct {
+	llm    *llmtest.Server
 	app    *lite.App
 	cfg    *lite.Config
 	states chan plugin.Status
@@ -81,7 +82,7 @@ func newEnvWith(t *testing.T, h llmtest.Handler) *env {
 	cfg.Runtime.MemoryLimitMB = 0
 	_, err := lite.Init(cfg)
 	require.NoError(t, err)
-	e := &env{cfg: cfg, states: make(chan plugin.Status, 1024)}
+	e := &env{llm: fake, cfg: cfg, states: make(chan plugin.Status, 1024)}
 	e.reopen(t)
 	t.Cleanup(func() { e.app.Close() })
 	return e
