@@ -92,7 +92,9 @@ func senderLabel(u *User) string {
 }
 
 // keep stores a group message the agent listens to without answering
-// (passive or silent): its text or caption, prefixed with the sender.
+// (passive or silent): its text or caption, prefixed with the sender,
+// with the update's offset. It starts no turn, so no watcher; a failure
+// is logged, not said in a chat that did not address the bot.
 func (g *poller) keep(poll context.Context, u Update, m *Message, in agents.Inbound, sid string, how runtime.Keep) (bool, error) {
 	text := m.Text
 	if text == "" {
@@ -101,7 +103,18 @@ func (g *poller) keep(poll context.Context, u Update, m *Message, in agents.Inbo
 	if strings.TrimSpace(text) == "" {
 		return false, nil
 	}
-	return g.sendUser(poll, u, m, sid, inbox.Text(in, senderLabel(m.From), text), how)
+	name := strings.TrimSpace(m.From.FirstName + " " + m.From.LastName)
+	input := runtime.Input{Content: inbox.Text(in, senderLabel(m.From), text), SenderID: strconv.FormatInt(m.From.ID, 10),
+		SenderName: name, Cursor: cursor(u), Keep: how}
+	_, err := g.o.Loop.Send(poll, sid, input)
+	switch {
+	case err == nil:
+		return true, nil
+	case retryable(err):
+		return false, err
+	}
+	g.bot.log.Error("telegram: cannot store a group message", "chat_id", m.Chat.ID, "session", sid, "err", err)
+	return false, nil
 }
 
 // offer puts a message the agent answers through the chat's queue: at
@@ -113,7 +126,7 @@ func (g *poller) offer(poll context.Context, u Update, m *Message, in agents.Inb
 	it := inbox.Item{Text: text, SenderID: strconv.FormatInt(m.From.ID, 10), SenderName: name, Ref: queued{sid: ad.Session, chat: m.Chat.ID}}
 	switch v := g.queue.Offer(queueKey(m.Chat.ID), it, ad.Queue, g.sessionBusy(poll, ad.Session)); v {
 	case inbox.Now:
-		return g.sendUser(poll, u, m, ad.Session, text, runtime.KeepNone)
+		return g.sendUser(poll, u, m, ad.Session, text)
 	case inbox.Rejected:
 		if ad.Queue.RejectMessage != "" {
 			g.bot.say(poll, m.Chat.ID, ad.Queue.RejectMessage)

@@ -166,9 +166,9 @@ func (g *poller) refuseOnce(ctx context.Context, chat, user int64, text string) 
 // sendUser commits the message with the update's offset, with the
 // session's watcher held from before it (so the turn's replies are owed
 // to this chat and its first tokens stream) to after it.
-func (g *poller) sendUser(poll context.Context, u Update, m *Message, sid, content string, keep runtime.Keep) (bool, error) {
+func (g *poller) sendUser(poll context.Context, u Update, m *Message, sid, content string) (bool, error) {
 	name := strings.TrimSpace(m.From.FirstName + " " + m.From.LastName)
-	in := runtime.Input{Content: content, SenderID: strconv.FormatInt(m.From.ID, 10), SenderName: name, Cursor: cursor(u), Keep: keep}
+	in := runtime.Input{Content: content, SenderID: strconv.FormatInt(m.From.ID, 10), SenderName: name, Cursor: cursor(u)}
 	w, err := g.out.hold(poll, sid, m.Chat.ID)
 	if err != nil {
 		if retryable(err) {
