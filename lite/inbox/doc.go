@@ -15,6 +15,8 @@
 // has one timer (time.AfterFunc) that looks every Recheck whether the
 // turn has ended. Like the parent's queue it is kept in memory: a crash
 // loses at most the messages waiting here (max_pending per chat, behind a
-// running turn, 8 MiB of text in all); every message the queue hands on
-// is durable from then on, and so is every message that goes on at once.
+// running turn, 8 MiB of text in all); at a clean stop the gateways hand
+// what waits to the runtime, which keeps it for the next turn. Every
+// message the queue hands on is durable from then on, and so is every
+// message that goes on at once.
 package inbox

@@ -252,14 +252,15 @@ func (q *Inbox) Waiting(key string) int {
 	return 0
 }
 
-// Left counts a chat's messages Stop dropped.
+// Left is what waited in a chat when Stop was called.
 type Left struct {
 	Key   string
-	Count int
+	Items []Item
 }
 
-// Stop stops the timers and drops what waits; it returns what it dropped,
-// for the caller's log.
+// Stop stops the timers and returns what waits, for the caller to hand
+// on (the runtime keeps it durably for the turn after the running one)
+// or to log.
 func (q *Inbox) Stop() []Left {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -269,7 +270,11 @@ func (q *Inbox) Stop() []Left {
 			c.timer.Stop()
 		}
 		if len(c.items) > 0 {
-			out = append(out, Left{k, len(c.items)})
+			items := make([]Item, len(c.items))
+			for i, w := range c.items {
+				items[i] = w.Item
+			}
+			out = append(out, Left{k, items})
 		}
 		delete(q.chats, k)
 	}

@@ -175,7 +175,7 @@ func TestOffer_MaxChats(t *testing.T) {
 		cfg := agents.DefaultQueue()
 		assert.Equal(t, Held, r.q.Offer("a", item("1"), cfg, true))
 		assert.Equal(t, Now, r.q.Offer("b", item("1"), cfg, true), "beyond MaxChats a message goes on at once")
-		assert.Equal(t, []Left{{"a", 1}}, r.q.Stop())
+		assert.Equal(t, []Left{{"a", []Item{item("1")}}}, r.q.Stop())
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		assert.Empty(t, r.got(), "Stop stops the timers")

@@ -210,7 +210,7 @@ type outcome struct {
 
 func (g *Gateway) run(ctx context.Context) {
 	defer close(g.done)
-	defer g.b.stopQueue()
+	defer g.b.stopQueue(context.WithoutCancel(ctx))
 	defer g.b.abandon(errStopped)
 	defer g.b.closeWatches()
 	g.b.recover(ctx)

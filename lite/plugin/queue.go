@@ -48,10 +48,11 @@ func (b *bridge) onQueued(ctx context.Context, items []inbox.Item) {
 	b.send(ctx, inbox.Join(items))
 }
 
-// stopQueue drops what still waits, and says so in the log.
-func (b *bridge) stopQueue() {
-	for _, n := range b.queue.Stop() {
-		b.log.Warn("plugin messages waiting for a turn dropped at stop", "plugin", b.name, "messages", n.Count)
+// stopQueue hands on what waits at stop, joined per chat: the runtime
+// keeps it for the turn after the running one, also across the restart.
+func (b *bridge) stopQueue(ctx context.Context) {
+	for _, l := range b.queue.Stop() {
+		b.onQueued(ctx, l.Items)
 	}
 }
 

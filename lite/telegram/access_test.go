@@ -113,3 +113,29 @@ func TestAccess_QueueBatchesBehindATurn(t *testing.T) {
 	r.waitText(owner, "echo: second\nthird")
 	assert.Equal(t, []string{"first", "second\nthird"}, r.userMessages("42"))
 }
+
+// Messages waiting behind a running answer are handed to the runtime at
+// a clean stop: the next turn has them, after the restart too.
+func TestAccess_QueueHandedOnAtStop(t *testing.T) {
+	gate := make(chan struct{})
+	h := func(req llmtest.RecordedRequest) llmtest.Reply {
+		if strings.Contains(req.LastUser(), "first") {
+			<-gate
+		}
+		return llmtest.Echo()(req)
+	}
+	r := newRig(t, h)
+	r.say("first")
+	r.tg.Wait(t, "the first turn to run", func() bool { return len(r.llm.Requests()) == 1 })
+	r.say("second")
+	r.waitConsumed()
+	assert.Equal(t, []string{"first"}, r.userMessages("42"))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- r.gw.Stop(ctx) }()
+	r.tg.Wait(t, "the waiting message to be stored", func() bool { return len(r.userMessages("42")) == 2 })
+	close(gate)
+	<-stopped
+	assert.Equal(t, []string{"first", "second"}, r.userMessages("42"))
+}

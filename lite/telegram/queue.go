@@ -35,13 +35,15 @@ func (g *poller) sessionBusy(ctx context.Context, sid string) bool {
 
 // deliverQueued hands waiting messages on as one message, with the
 // session's watcher held around it as sendUser does (from a queue timer).
-func (g *poller) deliverQueued(key string, items []inbox.Item) {
+func (g *poller) deliverQueued(key string, items []inbox.Item) { g.handOn(g.base, key, items) }
+
+func (g *poller) handOn(base context.Context, key string, items []inbox.Item) {
 	it := inbox.Join(items)
 	q, ok := it.Ref.(queued)
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(g.base, g.o.CallTimeout)
+	ctx, cancel := context.WithTimeout(base, g.o.CallTimeout)
 	defer cancel()
 	w, err := g.out.hold(ctx, q.sid, q.chat)
 	if err != nil {
@@ -55,9 +57,11 @@ func (g *poller) deliverQueued(key string, items []inbox.Item) {
 	}
 }
 
+// stopQueue hands on what waits at stop, joined per chat: the runtime
+// keeps it for the turn after the running one, also across the restart.
 func (g *poller) stopQueue() {
-	for _, n := range g.queue.Stop() {
-		g.bot.log.Warn("telegram: messages waiting for a turn dropped at stop", "chat_id", n.Key, "messages", n.Count)
+	for _, l := range g.queue.Stop() {
+		g.handOn(context.WithoutCancel(g.base), l.Key, l.Items)
 	}
 }
 
