@@ -117,8 +117,10 @@ type Context struct {
 	ToolResultKeepLast   int    `yaml:"tool_result_keep_last"`
 }
 
-// Access is spec.access: who may talk to the agent. The loader keeps it as
-// written; gateways interpret it.
+// Access is spec.access: who may talk to the agent and how it answers in
+// groups. Load fills in the defaults of what agent.yaml leaves out; an
+// empty field (an Agent built in code) means the same default. Gateways
+// apply it with Admit, Disposition and QueueFor.
 type Access struct {
 	DM     AccessRule  `yaml:"dm"`
 	Groups GroupAccess `yaml:"groups"`
@@ -126,15 +128,66 @@ type Access struct {
 
 // AccessRule is spec.access.dm.
 type AccessRule struct {
-	Policy    string   `yaml:"policy"`
-	Allowlist []string `yaml:"allowlist"` // e.g. "telegram:12345"
+	// Policy is open (the default), allowlist or disabled.
+	Policy string `yaml:"policy"`
+	// Allowlist holds sender ids, exact or "prefix*"; agnx-lite also takes
+	// "gateway:sender" (its older form), e.g. "telegram:12345".
+	Allowlist []string `yaml:"allowlist"`
 }
 
 // GroupAccess is spec.access.groups.
 type GroupAccess struct {
-	Policy     string   `yaml:"policy"`
-	Allowlist  []string `yaml:"allowlist"`
-	Activation string   `yaml:"activation"` // e.g. mention
+	// Policy is open (the default), allowlist or disabled.
+	Policy string `yaml:"policy"`
+	// Allowlist holds "channel:chat_id" entries, exact or "prefix*", e.g.
+	// "telegram:-100123".
+	Allowlist []string `yaml:"allowlist"`
+	// SenderDefault is what a group member's message does: allow (the
+	// default: it may start a turn), passive (stored, no reply), silent
+	// (kept as background, not in the conversation) or block (dropped).
+	SenderDefault string `yaml:"sender_default"`
+	// SenderOverrides maps a sender id (exact or "prefix*") to one of the
+	// values of SenderDefault.
+	SenderOverrides map[string]string `yaml:"sender_overrides"`
+	// Activation is mention (the default: only a message that mentions or
+	// replies to the bot starts a turn) or always.
+	Activation    string        `yaml:"activation"`
+	ContextBuffer ContextBuffer `yaml:"context_buffer"`
+	Queue         Queue         `yaml:"queue"`
+}
+
+// ContextBuffer is spec.access.groups.context_buffer: what becomes of an
+// allowed group message that does not address the bot in mention mode.
+type ContextBuffer struct {
+	// Mode is silent (the default: kept as silent_message events, shown
+	// to the model as recent group conversation when it is next addressed)
+	// or passive (stored as a user message, no reply).
+	Mode string `yaml:"mode"`
+	// MaxMessages and MaxAgeHours bound what the model is shown.
+	MaxMessages int `yaml:"max_messages"`
+	MaxAgeHours int `yaml:"max_age_hours"`
+}
+
+// Queue is spec.access.groups.queue: what a chat's messages do while its
+// agent is answering.
+type Queue struct {
+	// Mode is batch (the default: the waiting messages make one next turn),
+	// sequential (one turn each) or drop (they are dropped).
+	Mode string `yaml:"mode"`
+	// MaxPending bounds the waiting messages; Overflow says what a message
+	// beyond it does: drop_old (the default), drop_new or reject (the
+	// sender is told RejectMessage, when set).
+	MaxPending    int      `yaml:"max_pending"`
+	Overflow      string   `yaml:"overflow"`
+	RejectMessage string   `yaml:"reject_message"`
+	Debounce      Debounce `yaml:"debounce"`
+}
+
+// Debounce is spec.access.groups.queue.debounce: a sender's rapid
+// messages are merged into one before a turn starts.
+type Debounce struct {
+	Enabled  bool `yaml:"enabled"`
+	WindowMS int  `yaml:"window_ms"`
 }
 
 // Memory is spec.memory.

@@ -84,6 +84,7 @@ func defaultAgentFile() agentFile {
 				ToolResultKeepLast:   DefaultToolResultKeepLast,
 			},
 		},
+		Access: DefaultAccess(),
 	}}
 }
 

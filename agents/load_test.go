@@ -65,10 +65,10 @@ func TestLoad_Full(t *testing.T) {
 	require.NotNil(t, a.Session.TTLHours)
 	assert.Equal(t, 48, *a.Session.TTLHours)
 	assert.Equal(t, Context{4000, 1000, "both", 1, 3}, a.Session.Context)
-	assert.Equal(t, Access{
-		DM:     AccessRule{Policy: "allowlist", Allowlist: []string{"telegram:12345"}},
-		Groups: GroupAccess{Policy: "open", Allowlist: []string{}, Activation: "mention"},
-	}, a.Access)
+	wantAccess := DefaultAccess()
+	wantAccess.DM = AccessRule{Policy: "allowlist", Allowlist: []string{"telegram:12345"}}
+	wantAccess.Groups.Allowlist = []string{}
+	assert.Equal(t, wantAccess, a.Access)
 	assert.Equal(t, "filesystem", a.Memory.Backend)
 	require.Len(t, a.Tools, 4)
 	assert.Equal(t, ToolRef{Type: "cli", Name: "weather", Command: "./tools/weather/run",

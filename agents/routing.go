@@ -1,24 +1,50 @@
 package agents
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
 
 // Inbound says where a message comes from, for routing and access.
 type Inbound struct {
-	Gateway  string // telegram, http, cli, or a plugin's name
-	ChatType string // private, group, supergroup, channel ("" counts as private)
+	Gateway string // telegram, http, cli, or a plugin's name
+	// Channel is the platform in a plugin's routing (whatsapp, discord);
+	// "" means Gateway. Group allowlists match "channel:chat_id".
+	Channel string
+	// ChatType is dm or private, group, supergroup or channel (any case;
+	// "" counts as a direct message); any other type is neither.
+	ChatType string
 	ChatID   string
 	SenderID string
 	// Mentioned is true when a group message mentions or replies to the bot.
 	Mentioned bool
 }
 
-// Group reports whether the message comes from a group chat.
+// Group reports whether the message comes from a group chat: chat type
+// group, supergroup or channel, in any case.
 func (in Inbound) Group() bool {
-	return strings.EqualFold(in.ChatType, "group") || strings.EqualFold(in.ChatType, "supergroup") || strings.EqualFold(in.ChatType, "channel")
+	switch strings.ToLower(in.ChatType) {
+	case "group", "supergroup", "channel":
+		return true
+	}
+	return false
+}
+
+// Direct reports whether the message is a direct message: chat type dm or
+// private (any case), or none.
+func (in Inbound) Direct() bool {
+	switch strings.ToLower(in.ChatType) {
+	case "", "dm", "private":
+		return true
+	}
+	return false
+}
+
+func (in Inbound) channel() string {
+	if in.Channel != "" {
+		return in.Channel
+	}
+	return in.Gateway
 }
 
 // RouteRule sends the chats it matches to Agent; an empty field matches
@@ -60,56 +86,4 @@ func (r *Router) Agent(in Inbound) string {
 		}
 	}
 	return r.def
-}
-
-// AccessError is a message an agent's access rules refuse; Why is one
-// sentence saying so, for the person who sent it. Every gateway reports
-// a refusal with it.
-type AccessError struct{ Why string }
-
-func (e *AccessError) Error() string { return e.Why }
-
-// Admit is Admits as an error: nil, or an *AccessError.
-func (a *Agent) Admit(in Inbound) error {
-	if ok, why := a.Admits(in); !ok {
-		return &AccessError{Why: why}
-	}
-	return nil
-}
-
-// Admits applies the agent's spec.access to a message: direct messages
-// follow access.dm, group messages access.groups (which by default also
-// need a mention). Policies: open (the default), allowlist (entries are
-// "gateway:id", matching the sender or, for groups, the chat; "*" admits
-// everyone) and disabled. When it refuses, why says so in one sentence.
-func (a *Agent) Admits(in Inbound) (ok bool, why string) {
-	if !in.Group() {
-		if admitted(a.Access.DM.Policy, a.Access.DM.Allowlist, in) {
-			return true, ""
-		}
-		return false, fmt.Sprintf("agent %s does not take direct messages from %s:%s (spec.access.dm)", a.Name, in.Gateway, in.SenderID)
-	}
-	g := a.Access.Groups
-	if !admitted(g.Policy, g.Allowlist, in) {
-		return false, fmt.Sprintf("agent %s does not take messages from the group %s:%s (spec.access.groups)", a.Name, in.Gateway, in.ChatID)
-	}
-	if g.Activation != "always" && !in.Mentioned {
-		return false, fmt.Sprintf("agent %s answers in groups only when mentioned (spec.access.groups.activation)", a.Name)
-	}
-	return true, ""
-}
-
-func admitted(policy string, allow []string, in Inbound) bool {
-	switch policy {
-	case "", "open":
-		return true
-	case "disabled":
-		return false
-	}
-	for _, id := range allow {
-		if id == "*" || id == in.Gateway+":"+in.SenderID || (in.Group() && id == in.Gateway+":"+in.ChatID) {
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -113,16 +114,85 @@ func validateSession(doc *Doc, s *Session) error {
 	return nil
 }
 
+// Bounds of spec.access: lists and numbers a gateway holds in memory.
+const (
+	maxAccessList    = 1000 // entries of an allowlist or of sender_overrides
+	maxAccessPattern = 256  // bytes of one entry
+	maxBufferedMsgs  = 200  // context_buffer.max_messages
+	maxBufferHours   = 8760 // context_buffer.max_age_hours: a year
+	maxQueuePending  = 1000
+	maxDebounceMS    = 60000
+	maxRejectMessage = 1000
+)
+
 func validateAccess(doc *Doc, a *Access) error {
-	for _, p := range []struct{ path, v string }{{"spec.access.dm.policy", a.DM.Policy}, {"spec.access.groups.policy", a.Groups.Policy}} {
-		if p.v != "" {
-			if err := oneOf(doc, p.path, p.v, "open", "allowlist", "disabled"); err != nil {
-				return err
-			}
+	const p = "spec.access."
+	g := &a.Groups
+	checks := []error{
+		oneOf(doc, p+"dm.policy", a.DM.Policy, "open", "allowlist", "disabled"),
+		validatePatterns(doc, p+"dm.allowlist", a.DM.Allowlist),
+		oneOf(doc, p+"groups.policy", g.Policy, "open", "allowlist", "disabled"),
+		validatePatterns(doc, p+"groups.allowlist", g.Allowlist),
+		oneOf(doc, p+"groups.sender_default", g.SenderDefault, SenderAllow, SenderPassive, SenderSilent, SenderBlock),
+		validateOverrides(doc, p+"groups.sender_overrides", g.SenderOverrides),
+		oneOf(doc, p+"groups.activation", g.Activation, "mention", "always"),
+		oneOf(doc, p+"groups.context_buffer.mode", g.ContextBuffer.Mode, SenderSilent, SenderPassive),
+		inRange(doc, p+"groups.context_buffer.max_messages", g.ContextBuffer.MaxMessages, 1, maxBufferedMsgs),
+		inRange(doc, p+"groups.context_buffer.max_age_hours", g.ContextBuffer.MaxAgeHours, 1, maxBufferHours),
+		oneOf(doc, p+"groups.queue.mode", g.Queue.Mode, QueueBatch, QueueSequential, QueueDrop),
+		inRange(doc, p+"groups.queue.max_pending", g.Queue.MaxPending, 1, maxQueuePending),
+		oneOf(doc, p+"groups.queue.overflow", g.Queue.Overflow, OverflowDropOld, OverflowDropNew, OverflowReject),
+		maxLen(doc, p+"groups.queue.reject_message", g.Queue.RejectMessage, maxRejectMessage),
+		inRange(doc, p+"groups.queue.debounce.window_ms", g.Queue.Debounce.WindowMS, 0, maxDebounceMS),
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
 		}
 	}
-	if a.Groups.Activation != "" {
-		return oneOf(doc, "spec.access.groups.activation", a.Groups.Activation, "mention", "always")
+	return nil
+}
+
+func maxLen(doc *Doc, path, v string, n int) error {
+	if len(v) <= n {
+		return nil
+	}
+	return doc.Errorf(path, "%s is %d bytes long; shorten it to at most %d", path, len(v), n)
+}
+
+func validatePatterns(doc *Doc, path string, list []string) error {
+	if len(list) > maxAccessList {
+		return doc.Errorf(path, "%s has %d entries; keep it to %d (use \"prefix*\" patterns)", path, len(list), maxAccessList)
+	}
+	for i, e := range list {
+		if err := validatePattern(doc, path+"["+strconv.Itoa(i)+"]", e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validatePattern(doc *Doc, path, e string) error {
+	switch {
+	case e == "" || len(e) > maxAccessPattern:
+		return doc.Errorf(path, "%s must be 1 to %d bytes long", path, maxAccessPattern)
+	case strings.Contains(strings.TrimSuffix(e, "*"), "*"):
+		return doc.Errorf(path, "%s %q may have a \"*\" only at its end (exact id or \"prefix*\")", path, e)
+	}
+	return nil
+}
+
+func validateOverrides(doc *Doc, path string, m map[string]string) error {
+	if len(m) > maxAccessList {
+		return doc.Errorf(path, "%s has %d entries; keep it to %d (use \"prefix*\" patterns)", path, len(m), maxAccessList)
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if err := validatePattern(doc, path+"."+k, k); err != nil {
+			return err
+		}
+		if err := oneOf(doc, path+"."+k, m[k], SenderAllow, SenderPassive, SenderSilent, SenderBlock); err != nil {
+			return err
+		}
 	}
 	return nil
 }

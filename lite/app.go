@@ -28,6 +28,8 @@ type App struct {
 	guard   *memGuard
 	router  *agents.Router
 	metrics *metrics
+	// plugins is what the gateway plugins last reported, for serve status.
+	plugins pluginStates
 }
 
 // WriteMetrics writes the daemon's metrics in the Prometheus text format.

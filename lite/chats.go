@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -52,6 +53,42 @@ func (c *Chats) Session(ctx context.Context, in agents.Inbound) (sid, agent stri
 	}
 	sid, err = c.NewSession(ctx, in, agent)
 	return sid, agent, err
+}
+
+// Admit applies the chat's agent's spec.access to a message before
+// anything else: the agent of the chat's session, or the routed one when
+// it has none; a refusal is an *agents.AccessError and creates nothing.
+// An admitted message gets the chat's session (started when missing and
+// create is set, unless its disposition is Block), and the chat's queue.
+// Commands (/status, /reset) are admitted with create false.
+func (c *Chats) Admit(ctx context.Context, in agents.Inbound, create bool) (inbox.Admission, error) {
+	var ad inbox.Admission
+	e, err := c.entry(in.Gateway, in.ChatID)
+	if err != nil {
+		return ad, err
+	}
+	if e != nil {
+		if _, err := c.app.Loop.Session(ctx, e.Session); err == nil {
+			ad.Session, ad.Agent = e.Session, e.Agent
+		}
+	}
+	if ad.Agent == "" {
+		ad.Agent = c.app.router.Agent(in)
+	}
+	la, err := c.app.Agents.LoadAgent(ad.Agent)
+	if err != nil {
+		return inbox.Admission{}, err
+	}
+	if err := la.Spec.Admit(in); err != nil {
+		return inbox.Admission{}, err
+	}
+	ad.Disposition, ad.Queue = la.Spec.Disposition(in), la.Spec.QueueFor(in)
+	if create && ad.Session == "" && ad.Disposition != agents.Block {
+		if ad.Session, err = c.NewSession(ctx, in, ad.Agent); err != nil {
+			return inbox.Admission{}, err
+		}
+	}
+	return ad, nil
 }
 
 // NewSession starts a fresh session for the chat with agent (/new, /reset,

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sort"
+	"sync"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 )
 
@@ -29,9 +32,12 @@ func pluginGateways(app *App, log *slog.Logger, t plugin.Timing, observe func(st
 			Name: c.Name, Command: c.Command, Args: c.Args, Env: pluginEnv(c.Env), Restart: c.Restart,
 			Sessions: pluginSessions{app.Chats()}, Runtime: app.Loop, Logger: log, Timing: t,
 		}
-		if observe != nil {
-			name := c.Name
-			o.Observe = func(s plugin.Status) { observe(name, s) }
+		name := c.Name
+		o.Observe = func(s plugin.Status) {
+			app.plugins.record(name, s)
+			if observe != nil {
+				observe(name, s)
+			}
 		}
 		g, err := plugin.New(o)
 		if err != nil {
@@ -86,4 +92,62 @@ var _ plugin.Sessions = pluginSessions{}
 func (s pluginSessions) Session(ctx context.Context, in agents.Inbound) (string, error) {
 	sid, _, err := s.c.Session(ctx, in)
 	return sid, err
+}
+
+func (s pluginSessions) Admit(ctx context.Context, in agents.Inbound, create bool) (inbox.Admission, error) {
+	return s.c.Admit(ctx, in, create)
+}
+
+func (s pluginSessions) NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error) {
+	return s.c.NewSession(ctx, in, agent)
+}
+
+// pluginStates is what each gateway plugin last reported of itself: a
+// sentence for serve status (GET /api/admin/v1/status "gateways").
+type pluginStates struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (p *pluginStates) record(name string, s plugin.Status) {
+	var line string
+	switch s.State {
+	case plugin.StateStarted, plugin.StateStopping, plugin.StateStopped, plugin.StateExited, plugin.StateBackoff:
+		line = string(s.State)
+		if s.Err != nil {
+			line += ": " + s.Err.Error()
+		}
+	case plugin.StateReady, plugin.StateAuthenticated:
+		line = "ready"
+		if s.State == plugin.StateAuthenticated {
+			line = "paired"
+		}
+	case plugin.StateAuthRequired:
+		line = "waiting to be paired with its platform"
+		if a := s.Auth; a != nil {
+			switch a.Method {
+			case plugin.AuthPairCode:
+				line += fmt.Sprintf(": enter the code %s (valid %d s)", a.Code, a.ExpiresIn)
+			default:
+				line += fmt.Sprintf(": scan the QR code in the log (valid %d s)", a.ExpiresIn)
+			}
+		}
+	default:
+		return // dropped commands are not a state
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[string]string{}
+	}
+	p.m[name] = line
+}
+
+// GatewayStates is what each gateway plugin last reported of itself, by
+// name: "ready", "waiting to be paired with its platform: ...", "backoff:
+// ...". serve status shows it.
+func (a *App) GatewayStates() map[string]string {
+	a.plugins.mu.Lock()
+	defer a.plugins.mu.Unlock()
+	return maps.Clone(a.plugins.m)
 }

@@ -3,6 +3,7 @@ package lite
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -71,6 +72,23 @@ func TestPluginGateways_Example(t *testing.T) {
 	assert.JSONEq(t, `{"chat_id":"example-chat","content":"echo: ping?"}`, string(data))
 	assert.Contains(t, logs.String(), `"plugin":"script"`)
 	assert.NotContains(t, logs.String(), "tok-3141592")
+	assert.Equal(t, map[string]string{"script": "stopped"}, app.GatewayStates(), "serve status shows the plugin's state")
+}
+
+// What a plugin reports of itself becomes one sentence for serve status.
+func TestPluginStates_Record(t *testing.T) {
+	var p pluginStates
+	p.record("wa", plugin.Status{State: plugin.StateStarted, Run: 1})
+	p.record("wa", plugin.Status{State: plugin.StateAuthRequired, Auth: &plugin.AuthMethod{Method: plugin.AuthPairCode, Code: "WXYZ-0042", ExpiresIn: 60}})
+	assert.Equal(t, "waiting to be paired with its platform: enter the code WXYZ-0042 (valid 60 s)", p.m["wa"])
+	p.record("wa", plugin.Status{State: plugin.StateAuthRequired, Auth: &plugin.AuthMethod{Method: plugin.AuthQRCode, ExpiresIn: 20}})
+	assert.Equal(t, "waiting to be paired with its platform: scan the QR code in the log (valid 20 s)", p.m["wa"])
+	p.record("wa", plugin.Status{State: plugin.StateDropped})
+	assert.Contains(t, p.m["wa"], "QR code", "a dropped command is not a state")
+	p.record("wa", plugin.Status{State: plugin.StateAuthenticated})
+	assert.Equal(t, "paired", p.m["wa"])
+	p.record("wa", plugin.Status{State: plugin.StateBackoff, Err: errors.New("exit status 3")})
+	assert.Equal(t, "backoff: exit status 3", p.m["wa"])
 }
 
 func TestPluginGateways_BadRestart(t *testing.T) {

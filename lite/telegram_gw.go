@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 )
 
@@ -85,6 +86,11 @@ type tgChats struct{ c *Chats }
 func (t tgChats) Session(ctx context.Context, in agents.Inbound) (string, string, error) {
 	sid, agent, err := t.c.Session(ctx, in)
 	return sid, agent, tgError(err)
+}
+
+func (t tgChats) Admit(ctx context.Context, in agents.Inbound, create bool) (inbox.Admission, error) {
+	ad, err := t.c.Admit(ctx, in, create)
+	return ad, tgError(err)
 }
 
 func (t tgChats) NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error) {

@@ -38,6 +38,17 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	writeUsage(w.Key("usage"), s.Usage)
 	writeMessages(w.Key("history"), s.History)
 	writeMessages(w.Key("pending"), s.Pending)
+	w.Key("pending_reply").Bool(s.PendingReply)
+	if len(s.Silent) > 0 {
+		w.Key("silent").Array()
+		for _, n := range s.Silent {
+			w.Object()
+			w.Key("content").String(n.Content)
+			w.Key("at").Int(n.At.UnixNano())
+			w.EndObject()
+		}
+		w.EndArray()
+	}
 	writeToolCalls(w.Key("open_calls"), s.OpenCalls)
 	if len(s.Approvals) > 0 {
 		w.Key("approvals").Array()
@@ -102,6 +113,10 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 		History:    decodeMessages(v.GetArray("history")),
 		Pending:    decodeMessages(v.GetArray("pending")),
 		OpenCalls:  decodeToolCalls(v.GetArray("open_calls")),
+	}
+	s.PendingReply = v.GetBool("pending_reply") || (v.Get("pending_reply") == nil && len(s.Pending) > 0)
+	for _, n := range v.GetArray("silent") {
+		s.Silent = append(s.Silent, Note{Content: string(n.GetStringBytes("content")), At: time.Unix(0, n.GetInt64("at"))})
 	}
 	for i := range s.History {
 		s.HistTokens += estimateTokens(&s.History[i])

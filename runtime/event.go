@@ -26,6 +26,9 @@ const (
 	EvError        EventType = "error"
 	EvTurnEnd      EventType = "turn_end"
 	EvSessionEnd   EventType = "session_end"
+	// EvSilentMessage is a group message kept out of the conversation: the
+	// model sees recent ones only as background when it is next addressed.
+	EvSilentMessage EventType = "silent_message"
 	// EvApprovalRequired: a tool call waits for a user's yes or no;
 	// Content is what it would do (the command, the path).
 	EvApprovalRequired EventType = "approval_required"
@@ -77,6 +80,9 @@ type Event struct {
 	SenderName string
 	ToolCalls  []ToolCall
 	Usage      Usage
+	// Passive marks a user_message stored without a turn (a group member
+	// the agent listens to but does not answer); JSON "passive": true.
+	Passive bool
 
 	// tool_call, tool_result
 	CallID    string
@@ -115,6 +121,13 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 	case EvUserMessage:
 		w.Key("content").String(e.Content)
 		w.OptString("sender_id", e.SenderID)
+		w.OptString("sender_name", e.SenderName)
+		if e.Passive {
+			w.Key("passive").Bool(true)
+		}
+	case EvSilentMessage:
+		w.Key("content").String(e.Content)
+		w.Key("sender_id").String(e.SenderID)
 		w.OptString("sender_name", e.SenderName)
 	case EvAssistant:
 		w.OptString("agent", e.Agent)
@@ -211,6 +224,9 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 		e.Agent, e.OnDisconnect = str("agent"), agents.OnDisconnect(str("on_disconnect"))
 		e.Gateway, e.ChatID = str("gateway"), str("gateway_chat_id")
 	case EvUserMessage:
+		e.Content, e.SenderID, e.SenderName = str("content"), str("sender_id"), str("sender_name")
+		e.Passive = v.GetBool("passive")
+	case EvSilentMessage:
 		e.Content, e.SenderID, e.SenderName = str("content"), str("sender_id"), str("sender_name")
 	case EvAssistant:
 		e.Agent, e.Content = str("agent"), str("content")

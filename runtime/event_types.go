@@ -19,7 +19,7 @@ type EventTypeInfo struct {
 // why the types it leaves out do not matter there.
 var eventTypes = [...]EventTypeInfo{
 	{EvSessionStart, true, "a session was created: Agent, OnDisconnect, and Gateway and ChatID when a gateway created it"},
-	{EvUserMessage, true, "a user's message, Content, from SenderID (SenderName); it starts a turn or waits for the running one to end"},
+	{EvUserMessage, true, "a user's message, Content, from SenderID (SenderName); it starts a turn or waits for the running one to end, unless Passive (JSON \"passive\": true): then it joins the conversation without a turn"},
 	{EvAssistant, true, "one model call's final answer: Content, the ToolCalls it asks for, its Usage"},
 	{EvToolCall, true, "a tool call starts: CallID, ToolName, Arguments"},
 	{EvToolResult, true, "a tool call's result: CallID, ToolName, Success, Content (what the model sees) and Details (JSON for clients)"},
@@ -28,6 +28,7 @@ var eventTypes = [...]EventTypeInfo{
 	{EvError, true, "the turn met an error: Code and Content, one sentence for the user"},
 	{EvTurnEnd, true, "a turn ended: Reason is its outcome (completed, failed, cancelled, interrupted, paused), Usage its tokens"},
 	{EvSessionEnd, true, "the session ended: Reason"},
+	{EvSilentMessage, true, "a group message kept out of the conversation: Content (prefixed with its sender's name), SenderID, SenderName; the model sees the recent ones (spec.access.groups.context_buffer) as background when it is next addressed"},
 	{EvToken, false, "a piece of the answer as the model streams it: Content; the assistant_response that follows holds the whole text"},
 }
 

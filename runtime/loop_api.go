@@ -25,7 +25,22 @@ type Input struct {
 	// Telegram update offset) moves exactly when the message is stored, so
 	// after a crash nothing is lost and nothing is taken twice.
 	Cursor *Cursor
+	// Keep, when set, stores the message without starting a turn (a group
+	// message the agent listens to but does not answer): KeepPassive as a
+	// user_message that joins the conversation, KeepSilent as a
+	// silent_message the model sees only as background.
+	Keep Keep
 }
+
+// Keep says how a message that starts no turn is stored.
+type Keep int
+
+// The values of Input.Keep.
+const (
+	KeepNone Keep = iota
+	KeepPassive
+	KeepSilent
+)
 
 // Cursor is one kv entry written with a message.
 type Cursor struct {
@@ -78,7 +93,7 @@ type Sent struct {
 }
 
 // Send appends a user message and starts a turn, or queues the message for
-// the next turn when one is running. It returns once the message is
+// the next turn when one is running; with in.Keep set it only stores it. It returns once the message is
 // committed: from then on it survives a crash.
 func (l *Loop) Send(ctx context.Context, sessionID string, in Input) (Sent, error) {
 	if in.Content == "" {
@@ -111,11 +126,16 @@ func (r *sendReq) handle(l *Loop) {
 		r.reply <- result[Sent]{err: err}
 		return
 	}
-	queued := s.st.TurnActive
+	queued := s.st.TurnActive && r.in.Keep == KeepNone
 	if r.in.SenderID == steeringSender {
 		r.in.SenderID = "" // only the loop's hooks steer a running turn
 	}
-	l.record(s, Event{Type: EvUserMessage, Content: r.in.Content, SenderID: r.in.SenderID, SenderName: r.in.SenderName})
+	e := Event{Type: EvUserMessage, Content: r.in.Content, SenderID: r.in.SenderID, SenderName: r.in.SenderName,
+		Passive: r.in.Keep == KeepPassive}
+	if r.in.Keep == KeepSilent {
+		e.Type = EvSilentMessage
+	}
+	l.record(s, e)
 	if c := r.in.Cursor; c != nil {
 		key, val := c.Key, append([]byte(nil), c.Value...)
 		l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.PutKV(key, val) })

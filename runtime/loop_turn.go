@@ -146,7 +146,7 @@ func (l *Loop) callModel(s *session) {
 	h := s.st.History
 	req := &Request{
 		Model:           spec.Model.Name,
-		System:          spec.RenderSystem(l.now()),
+		System:          withGroupContext(spec.RenderSystem(l.now()), s.st.groupContext(l.now(), spec.ContextBufferFor())),
 		Messages:        h[:len(h):len(h)],
 		Temperature:     spec.Model.Temperature,
 		MaxOutputTokens: spec.Model.MaxOutputTokens,

@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 )
@@ -26,8 +28,13 @@ type state struct {
 	History    []Message
 	HistTokens int
 	// Pending holds user messages that arrived while a turn ran; they start
-	// the next turn.
-	Pending []Message
+	// the next turn, unless all of them are passive (PendingReply false):
+	// then they only join the history.
+	Pending      []Message
+	PendingReply bool
+	// Silent are the latest silent_message events (at most maxSilent), for
+	// the group context the model is shown.
+	Silent []Note
 	// TurnActive is true from the user message that starts a turn to its
 	// turn_end.
 	TurnActive bool
@@ -47,6 +54,19 @@ type state struct {
 	Preview string
 	Ended   bool
 }
+
+// Note is a silent message as the model may see it.
+type Note struct {
+	Content string
+	At      time.Time
+}
+
+// Bounds of the silent notes a session keeps (the context buffer's
+// max_messages is at most maxSilent).
+const (
+	maxSilent     = 200
+	maxNoteLength = 2048 // bytes of one note's content
+)
 
 // Approval is a tool call waiting for a user's decision.
 type Approval struct {
@@ -83,10 +103,16 @@ func (s *state) apply(e *Event, budget int) {
 		}
 		if s.TurnActive {
 			s.Pending = append(s.Pending, m)
+			s.PendingReply = s.PendingReply || !e.Passive
 			return
 		}
 		s.push(m)
-		s.TurnActive = true
+		s.TurnActive = !e.Passive
+	case EvSilentMessage:
+		if len(s.Silent) >= maxSilent {
+			s.Silent = slices.Delete(s.Silent, 0, len(s.Silent)-maxSilent+1)
+		}
+		s.Silent = append(s.Silent, Note{Content: truncateNote(e.Content), At: e.Time})
 	case EvAssistant:
 		s.push(Message{Role: RoleAssistant, Content: e.Content, ToolCalls: e.ToolCalls})
 		s.OpenCalls = e.ToolCalls
@@ -124,7 +150,8 @@ func (s *state) apply(e *Event, budget int) {
 				s.push(m)
 			}
 			s.Pending = nil
-			s.TurnActive = true
+			s.TurnActive = s.PendingReply
+			s.PendingReply = false
 		}
 	case EvSessionEnd:
 		s.Ended = true
@@ -234,4 +261,51 @@ func (s *state) approval(callID string) (Approval, bool) {
 		}
 	}
 	return Approval{}, false
+}
+
+// truncateNote cuts a silent note's content to maxNoteLength bytes, on a
+// character boundary.
+func truncateNote(c string) string {
+	if len(c) <= maxNoteLength {
+		return c
+	}
+	c = c[:maxNoteLength]
+	for len(c) > 0 && !utf8.ValidString(c) {
+		c = c[:len(c)-1]
+	}
+	return c + "…"
+}
+
+// groupContext is the system block of recent silent notes the model is
+// shown: at most max of them, none older than maxAge. "" when none.
+func (s *state) groupContext(now time.Time, cb agents.ContextBuffer) string {
+	max, maxAge := cb.MaxMessages, time.Duration(cb.MaxAgeHours)*time.Hour
+	notes := s.Silent
+	for len(notes) > 0 && now.Sub(notes[0].At) > maxAge {
+		notes = notes[1:]
+	}
+	if len(notes) > max {
+		notes = notes[len(notes)-max:]
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Recent group conversation before you were mentioned:\n\n")
+	for _, n := range notes {
+		b.WriteString(n.Content)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// withGroupContext appends the group context block to the system prompt.
+func withGroupContext(system, group string) string {
+	switch {
+	case group == "":
+		return system
+	case system == "":
+		return group
+	}
+	return system + "\n\n" + group
 }

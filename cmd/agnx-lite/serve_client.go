@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -59,6 +61,9 @@ func serveStatus(g *globals, c *httpapi.Client) error {
 	fmt.Fprintf(w, "uptime\t%s\n", time.Duration(st.UptimeSeconds)*time.Second)
 	fmt.Fprintf(w, "sessions\t%d resident\n", st.SessionsResident)
 	fmt.Fprintf(w, "turns\t%d running, %d waiting\n", st.TurnsRunning, st.TurnsWaiting)
+	for _, name := range slices.Sorted(maps.Keys(st.Gateways)) {
+		fmt.Fprintf(w, "gateway %s\t%s\n", name, st.Gateways[name])
+	}
 	return w.Flush()
 }
 

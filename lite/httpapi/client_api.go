@@ -50,6 +50,8 @@ type Status struct {
 	Inbox            int    `json:"inbox"`
 	Goroutines       int    `json:"goroutines"`
 	HeapBytes        uint64 `json:"heap_bytes"`
+	// Gateways is each gateway plugin's state, by name.
+	Gateways map[string]string `json:"gateways,omitempty"`
 }
 
 func sessionPath(id string) string { return "/api/v1/sessions/" + url.PathEscape(id) }

@@ -100,7 +100,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	}
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
-	writeJSON(w, http.StatusOK, map[string]any{
+	res := map[string]any{
 		"pid":               os.Getpid(),
 		"version":           s.o.Version,
 		"address":           s.o.BaseURL,
@@ -111,7 +111,13 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		"inbox":             st.Inbox,
 		"goroutines":        goruntime.NumGoroutine(),
 		"heap_bytes":        ms.HeapInuse,
-	})
+	}
+	if s.o.Gateways != nil {
+		if g := s.o.Gateways(); len(g) > 0 {
+			res["gateways"] = g
+		}
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 func (s *Server) shutdown(w http.ResponseWriter, r *http.Request) {

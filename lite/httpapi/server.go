@@ -55,6 +55,9 @@ type Options struct {
 	Shutdown func()
 	// Metrics writes GET /metrics (Prometheus text); nil: 404.
 	Metrics func(io.Writer)
+	// Gateways, when set, reports each gateway plugin's state for GET
+	// /api/admin/v1/status ("gateways").
+	Gateways func() map[string]string
 	// BaseURL is the server's address as clients reach it, for the agent
 	// card ("http://127.0.0.1:8080").
 	BaseURL string

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -17,6 +18,12 @@ import (
 // is a *agents.AccessError.
 type Sessions interface {
 	Session(ctx context.Context, in agents.Inbound) (sid string, err error)
+	// Admit applies the chat's agent's spec.access before anything else;
+	// with create, an admitted message that is not blocked gets a session
+	// when the chat has none (lite.Chats.Admit).
+	Admit(ctx context.Context, in agents.Inbound, create bool) (inbox.Admission, error)
+	// NewSession starts a fresh session of agent for the chat (/reset).
+	NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error)
 }
 
 // Runtime is what a gateway needs of the runtime loop: its messages, its
@@ -72,10 +79,13 @@ type bridge struct {
 	log      *slog.Logger
 	observe  func(Status)
 	outbound chan outbound // Deliver's messages
-	limit    *limiter      // lines a plugin can make us repeat
-	p        *proc         // the running process; nil between runs
-	ready    bool          // p said ready
-	stopping bool          // Stop began: no watcher starts
+	queue    *inbox.Inbox  // messages waiting for their chat's turn
+	queued   chan []inbox.Item
+	quit     <-chan struct{} // closed when the Gateway ends
+	limit    *limiter        // lines a plugin can make us repeat
+	p        *proc           // the running process; nil between runs
+	ready    bool            // p said ready
+	stopping bool            // Stop began: no watcher starts
 	caps     caps
 	watchers
 	ledger
@@ -89,6 +99,7 @@ func newBridge(o Options, t Timing) *bridge {
 		ledger: ledger{approvals: map[string]approval{}, requests: map[string]request{}, refused: map[string]time.Time{},
 			waiting: map[string]chan<- error{}},
 		outbound: make(chan outbound),
+		queued:   make(chan []inbox.Item),
 	}
 }
 
@@ -149,37 +160,77 @@ func chatType(t string) string {
 	return t
 }
 
+// onMessage checks the chat's agent's access first (before /reset,
+// /status and before a session is created), then does what the
+// message's disposition says: drop it, keep it (passive or silent), or
+// put it through the chat's queue to the agent.
 func (b *bridge) onMessage(ctx context.Context, m MessageReceived) {
 	ctx, cancel := context.WithTimeout(ctx, b.t.CallTimeout)
 	defer cancel()
-	in := agents.Inbound{Gateway: b.name, ChatType: chatType(m.Routing.ChatType), ChatID: string(m.ChatID),
+	in := agents.Inbound{Gateway: b.name, Channel: m.Routing.Channel, ChatType: chatType(m.Routing.ChatType), ChatID: string(m.ChatID),
 		SenderID: string(m.Sender.ID), Mentioned: m.MentionsBot || m.ReplyToBot}
-	sid, err := b.sessions.Session(ctx, in)
-	b.log.Log(ctx, slog.LevelDebug, "plugin message", "plugin", b.name, "chat", in.ChatID, "session", sid, "err", err)
+	text := strings.TrimSpace(m.Content.Text)
+	if m.Content.Type == "media" {
+		text = strings.TrimSpace(m.Content.Caption)
+	}
+	cmd := coreCommand(text)
+	ad, err := b.sessions.Admit(ctx, in, cmd == "")
+	b.log.Log(ctx, slog.LevelDebug, "plugin message", "plugin", b.name, "chat", in.ChatID, "session", ad.Session,
+		"disposition", ad.Disposition.String(), "err", err)
 	if err != nil {
 		b.refuse(in, err)
 		return
 	}
 	msgID := string(m.MessageID)
-	if m.Content.Type != "text" {
+	switch {
+	case ad.Disposition == agents.Block:
+		return
+	case cmd != "":
+		if ad.Disposition == agents.Reply {
+			b.say(in.ChatID, msgID, b.runCommand(ctx, cmd, in, ad), nil)
+		}
+		return
+	case ad.Disposition != agents.Reply:
+		b.keep(ctx, in, m, ad, text)
+		return
+	case m.Content.Type != "text":
 		b.say(in.ChatID, msgID, sayOnlyText, nil)
 		return
-	}
-	text := strings.TrimSpace(m.Content.Text)
-	if text == "" {
+	case text == "":
 		return
 	}
 	if a, ok := parseApproval(text); ok {
-		b.say(in.ChatID, msgID, b.approve(ctx, sid, in.ChatID, a), nil)
+		b.say(in.ChatID, msgID, b.approve(ctx, ad.Session, in.ChatID, a), nil)
 		return
 	}
-	if err := b.deliver(ctx, sid, in, msgID, runtime.Input{Content: text, SenderID: in.SenderID, SenderName: m.Sender.Name()}); err != nil {
-		b.log.Error("plugin message not delivered to its session", "plugin", b.name, "session", sid, "err", err)
-		b.say(in.ChatID, msgID, sayNotHandled, nil)
+	it := inbox.Item{Text: inbox.Text(in, m.Sender.Name(), text), SenderID: in.SenderID, SenderName: m.Sender.Name(),
+		Ref: queuedRef{sid: ad.Session, in: in, msgID: msgID}}
+	switch v := b.queue.Offer(b.name+"\x00"+in.ChatID, it, ad.Queue, b.busy(ctx, ad.Session)); v {
+	case inbox.Now:
+		b.send(ctx, it)
+	case inbox.Rejected:
+		if ad.Queue.RejectMessage != "" {
+			b.say(in.ChatID, msgID, ad.Queue.RejectMessage, nil)
+		}
+		fallthrough
+	default:
+		b.log.Debug("plugin message queued", "plugin", b.name, "chat", in.ChatID, "verdict", v.String())
+	}
+}
+
+// send hands a message (or a queue's joined messages) to its session.
+func (b *bridge) send(ctx context.Context, it inbox.Item) {
+	q, ok := it.Ref.(queuedRef)
+	if !ok {
+		return
+	}
+	if err := b.deliver(ctx, q.sid, q.in, q.msgID, runtime.Input{Content: it.Text, SenderID: it.SenderID, SenderName: it.SenderName}); err != nil {
+		b.log.Error("plugin message not delivered to its session", "plugin", b.name, "session", q.sid, "err", err)
+		b.say(q.in.ChatID, q.msgID, sayNotHandled, nil)
 		return
 	}
 	if b.caps.typing {
-		b.command(SendTyping{ChatID: in.ChatID, Duration: 5})
+		b.command(SendTyping{ChatID: q.in.ChatID, Duration: 5})
 	}
 }
 

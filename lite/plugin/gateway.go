@@ -86,6 +86,10 @@ const (
 	StateStopping State = "stopping" // Stop began: the chats get what they are owed, then the plugin stops
 	StateStopped  State = "stopped"  // it is not restarted; Done is closed next
 	StateDropped  State = "dropped"  // a command was dropped: the plugin does not read
+	// StateAuthRequired: the plugin waits to be paired with its platform
+	// (Auth says how); StateAuthenticated: the pairing worked.
+	StateAuthRequired  State = "auth_required"
+	StateAuthenticated State = "authenticated"
 )
 
 // Status is one state change of a plugin.
@@ -95,6 +99,7 @@ type Status struct {
 	PID   int
 	Err   error
 	Wait  time.Duration
+	Auth  *AuthMethod // for StateAuthRequired
 }
 
 // Gateway supervises one plugin and bridges its chats to the runtime.
@@ -134,6 +139,8 @@ func New(o Options) (*Gateway, error) {
 	}
 	g := &Gateway{o: o, t: o.Timing.withDefaults(), log: o.Logger, hurry: make(chan struct{}), done: make(chan struct{})}
 	g.b = newBridge(o, g.t)
+	g.b.quit = g.done
+	g.b.queue = g.b.newQueue()
 	g.grace.Store(int64(g.t.StopGrace))
 	return g, nil
 }
@@ -196,14 +203,14 @@ func (g *Gateway) Done() <-chan struct{} { return g.done }
 
 // outcome is how one run of the plugin ended.
 type outcome struct {
-	err       error
-	failed    bool // a non-zero exit, a failed start, or killed for its health
-	permanent bool // never restart (a protocol version we do not speak)
-	ready     bool
+	err    error
+	failed bool // a non-zero exit, a failed start, or killed for its health
+	ready  bool
 }
 
 func (g *Gateway) run(ctx context.Context) {
 	defer close(g.done)
+	defer g.b.stopQueue(context.WithoutCancel(ctx))
 	defer g.b.abandon(errStopped)
 	defer g.b.closeWatches()
 	g.b.recover(ctx)
@@ -233,7 +240,7 @@ func (g *Gateway) run(ctx context.Context) {
 
 func (g *Gateway) restarts(out outcome) bool {
 	switch {
-	case out.permanent || g.o.Restart == RestartNever:
+	case g.o.Restart == RestartNever:
 		return false
 	case g.o.Restart == RestartAlways:
 		return true

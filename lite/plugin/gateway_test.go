@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 )
 
@@ -102,13 +103,63 @@ func TestGateway_NoPongIsRestarted(t *testing.T) {
 	assert.Equal(t, 2, e.next(t, plugin.StateStarted).Run)
 }
 
-// A plugin speaking another major version is stopped for good, whatever
-// its restart policy.
-func TestGateway_OtherMajorVersionStops(t *testing.T) {
+// A plugin speaking another major version keeps running (the log warns),
+// as with the parent.
+func TestGateway_OtherMajorVersionKeepsRunning(t *testing.T) {
 	e := newEnv(t)
-	g := e.start(t, "v2", plugin.RestartAlways, fast)
-	assert.ErrorContains(t, e.next(t, plugin.StateStopped).Err, `"v2"`)
+	out := filepath.Join(t.TempDir(), "out")
+	g := e.start(t, "v2", plugin.RestartNever, fast, "AGNX_HELPER_OUT="+out, "AGNX_HELPER_EXIT_AFTER=1")
+	e.next(t, plugin.StateReady)
 	waitDone(t, g)
+	assert.Equal(t, []string{"echo: still there?"}, readLines(out))
+}
+
+// auth_required and auth_success reach Observe (serve status shows them).
+func TestGateway_AuthEvents(t *testing.T) {
+	e := newEnv(t)
+	e.start(t, "auth", plugin.RestartNever, fast)
+	s := e.next(t, plugin.StateAuthRequired)
+	require.NotNil(t, s.Auth)
+	assert.Equal(t, plugin.AuthMethod{Method: plugin.AuthPairCode, Code: "WXYZ-0042", ExpiresIn: 60}, *s.Auth)
+	e.next(t, plugin.StateAuthenticated)
+	e.next(t, plugin.StateReady)
+}
+
+// The core answers /status and /reset, after the access check; /status
+// starts no session.
+func TestGateway_CoreCommands(t *testing.T) {
+	e := newEnv(t)
+	out := filepath.Join(t.TempDir(), "out")
+	g := e.start(t, "script", plugin.RestartNever, fast, "AGNX_HELPER_OUT="+out,
+		"AGNX_HELPER_SCRIPT=/status|/reset|hello|/status|/reset|again")
+	waitDone(t, g)
+	got := readLines(out)
+	require.Len(t, got, 6)
+	assert.Equal(t, "No active session.", got[0])
+	assert.Equal(t, "No active session to reset.", got[1])
+	assert.Equal(t, "echo: hello", got[2])
+	assert.Regexp(t, `^Session: \S+\nAgent: assistant\nStatus: (active|running)\nCreated: \d{4}-\d\d-\d\d \d\d:\d\d UTC$`, got[3])
+	assert.Equal(t, "Session reset. Send a message to start a new conversation.", got[4])
+	assert.Equal(t, "echo: again", got[5], "the fresh session has no memory of hello")
+}
+
+// A sender the agent's access refuses gets the refusal, not an answer to
+// /status or /reset, and no session is created.
+func TestGateway_CommandsAfterAccess(t *testing.T) {
+	e := newEnv(t)
+	f, err := os.OpenFile(filepath.Join(e.cfg.AgentsDir, "assistant", "agent.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("  access:\n    dm: {policy: allowlist, allowlist: [\"someone-else\"]}\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	out := filepath.Join(t.TempDir(), "out")
+	g := e.start(t, "script", plugin.RestartNever, fast, "AGNX_HELPER_OUT="+out, "AGNX_HELPER_SCRIPT=/status")
+	waitDone(t, g)
+	got := readLines(out)
+	require.Len(t, got, 1)
+	assert.Contains(t, got[0], "does not take direct messages from helper:u1")
+	_, _, err = e.app.Chats().Current("helper", "c1")
+	assert.ErrorIs(t, err, lite.ErrNoChat)
 }
 
 // A plugin that stops reading its stdin loses commands, not the daemon:
@@ -173,5 +224,20 @@ func TestGateway_AccessRefusal(t *testing.T) {
 	got := readLines(out)
 	require.Len(t, got, 2)
 	assert.Contains(t, got[0], "does not take direct messages from helper:u1")
-	assert.Equal(t, "echo: hi bot", got[1], "an allowed group that mentions the bot is answered")
+	assert.Equal(t, "echo: u1: hi bot", got[1], "an allowed group that mentions the bot is answered, its text prefixed with the sender")
+}
+
+// In a group, a message that does not address the bot is kept as a
+// silent_message, shown to the model as recent group conversation when
+// the bot is mentioned; group text is prefixed with the sender's name.
+func TestGateway_GroupContext(t *testing.T) {
+	e := newEnv(t)
+	out := filepath.Join(t.TempDir(), "out")
+	g := e.start(t, "script", plugin.RestartNever, fast, "AGNX_HELPER_OUT="+out,
+		"AGNX_HELPER_SCRIPT=~the train is late|@what do you think?")
+	waitDone(t, g)
+	assert.Equal(t, []string{"echo: Bea: what do you think?"}, readLines(out))
+	reqs := e.llm.Requests()
+	require.Len(t, reqs, 1, "the silent message started no turn")
+	assert.Contains(t, reqs[0].Messages[0].Content, "Recent group conversation before you were mentioned:\n\nBea: the train is late\n")
 }

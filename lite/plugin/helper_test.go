@@ -55,7 +55,16 @@ func runHelper(kind string) int {
 		time.Sleep(time.Hour) // never reads its stdin
 	case "v2":
 		ready("v2")
+		emit(text("c1", "still there?"))
 		return serveHelper(true)
+	case "auth": // asks to be paired, is paired, then serves
+		emit(map[string]any{"type": "auth_required", "method": map[string]any{"method": "pair_code", "code": "WXYZ-0042", "expires_in": 60}})
+		emit(map[string]any{"type": "auth_success"})
+		ready("v1alpha1")
+		return serveHelper(true)
+	case "script": // says each "|"-separated line of $AGNX_HELPER_SCRIPT after the answer to the one before
+		ready("v1alpha1")
+		return scripted(strings.Split(os.Getenv("AGNX_HELPER_SCRIPT"), "|"))
 	case "garbage":
 		ready("v1alpha1")
 		writeGarbage()
@@ -116,6 +125,52 @@ func runHelper(kind string) int {
 		emit(text("c1", msg))
 	}
 	return serveHelper(true)
+}
+
+// scripted says lines one at a time, each after an answer to the one
+// before, acknowledging every send_message; it exits after the last
+// answer. A line "~text" is said by Bea in group g1 without addressing
+// the bot (no answer is awaited), "@text" by Bea in g1 mentioning it.
+func scripted(lines []string) int {
+	say := func(line string) bool {
+		if line == "" || (line[0] != '~' && line[0] != '@') {
+			emit(text("c1", line))
+			return true
+		}
+		m := text("g1", line[1:])
+		m["sender"] = map[string]any{"id": "u2", "display_name": "Bea"}
+		m["routing"] = map[string]any{"channel": "helper", "chat_type": "group", "chat_id": "g1", "sender_id": "u2", "thread": "t1"}
+		m["mentions_bot"] = line[0] == '@'
+		emit(m)
+		return line[0] == '@'
+	}
+	i := 0
+	for i < len(lines) && !say(lines[i]) {
+		i++
+	}
+	i++
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var c struct {
+			Type      string `json:"type"`
+			RequestID string `json:"request_id"`
+			Content   string `json:"content"`
+		}
+		if json.Unmarshal(sc.Bytes(), &c) != nil || c.Type != "send_message" {
+			continue
+		}
+		appendLine(os.Getenv("AGNX_HELPER_OUT"), c.Content)
+		emit(map[string]any{"type": "command_ok", "request_id": c.RequestID})
+		for i < len(lines) && !say(lines[i]) {
+			i++
+		}
+		if i >= len(lines) {
+			return 0
+		}
+		i++
+	}
+	return 0
 }
 
 func writeGarbage() {

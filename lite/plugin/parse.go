@@ -51,6 +51,10 @@ func Parse(line []byte) (Event, error) {
 		ev, err = decode[Error](line, nil)
 	case "shutdown":
 		ev, err = decode[ShuttingDown](line, nil)
+	case "auth_required":
+		ev, err = decode[AuthRequired](line, checkAuth)
+	case "auth_success":
+		ev, err = decode[AuthSuccess](line, nil)
 	default:
 		return nil, nil
 	}
@@ -100,6 +104,14 @@ func checkMessage(m *MessageReceived) error {
 	return nil
 }
 
+func checkAuth(a *AuthRequired) error {
+	switch a.Method.Method {
+	case AuthQRCode, AuthPairCode:
+		return nil
+	}
+	return fmt.Errorf(`"method.method" %q is not qr_code or pair_code`, a.Method.Method)
+}
+
 func checkCallback(c *CallbackQuery) error {
 	switch {
 	case c.CallbackQueryID == "":
@@ -110,19 +122,23 @@ func checkCallback(c *CallbackQuery) error {
 	return nil
 }
 
-// CheckVersion reports whether a gateway's protocol version has the major
-// version agnx-lite speaks: v1alpha1, v1beta2, v1 and 1.4.2 do.
+// CheckVersion reports, as a warning, a gateway's protocol version that is
+// not the one agnx-lite speaks: another major version (v2, 2.0) or
+// another version of major 1 (v1beta1, v1). The plugin keeps running, as
+// with the parent; nil for exactly Version.
 func CheckVersion(v string) error {
+	if v == Version {
+		return nil
+	}
 	s := strings.TrimPrefix(strings.TrimPrefix(v, "v"), "V")
 	end := 0
 	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
 		end++
 	}
-	major, err := strconv.Atoi(s[:end])
-	if err != nil || major != 1 {
-		return fmt.Errorf("the plugin speaks protocol version %q; agnx-lite speaks %s (major version 1)", v, Version)
+	if major, err := strconv.Atoi(s[:end]); err != nil || major != 1 {
+		return fmt.Errorf("the plugin speaks protocol version %q, another major version than agnx-lite's %s: it may not work; update the plugin or agnx-lite", v, Version)
 	}
-	return nil
+	return fmt.Errorf("the plugin speaks protocol version %q, agnx-lite speaks %s: some messages may not work; update the plugin or agnx-lite", v, Version)
 }
 
 // lineReader reads lines of at most max bytes without holding more than

@@ -17,6 +17,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -55,6 +56,7 @@ func TestMain(m *testing.M) {
 
 // env is a real App (template agent, fake Ollama echoing) to plug into.
 type env struct {
+	llm    *llmtest.Server
 	app    *lite.App
 	cfg    *lite.Config
 	states chan plugin.Status
@@ -80,7 +82,7 @@ func newEnvWith(t *testing.T, h llmtest.Handler) *env {
 	cfg.Runtime.MemoryLimitMB = 0
 	_, err := lite.Init(cfg)
 	require.NoError(t, err)
-	e := &env{cfg: cfg, states: make(chan plugin.Status, 1024)}
+	e := &env{llm: fake, cfg: cfg, states: make(chan plugin.Status, 1024)}
 	e.reopen(t)
 	t.Cleanup(func() { e.app.Close() })
 	return e
@@ -110,6 +112,14 @@ func (s sessions) Session(ctx context.Context, in agents.Inbound) (string, error
 		return "", ae
 	}
 	return sid, err
+}
+
+func (s sessions) Admit(ctx context.Context, in agents.Inbound, create bool) (inbox.Admission, error) {
+	return s.c.Admit(ctx, in, create)
+}
+
+func (s sessions) NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error) {
+	return s.c.NewSession(ctx, in, agent)
 }
 
 // fast are timings that keep the tests quick.

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 )
@@ -190,13 +191,58 @@ type Content struct {
 }
 
 // Routing is what routes and access rules match on. ChatType is private,
-// group, supergroup or channel ("dm" counts as private).
+// group, supergroup or channel ("dm" counts as private). Extra holds the
+// platform's other routing fields (the parent flattens them into
+// routing): strings only, at most MaxRoutingExtras; anything else makes
+// the whole line invalid.
 type Routing struct {
-	Channel  string          `json:"channel"`
-	ChatType string          `json:"chat_type"`
-	ChatID   ID              `json:"chat_id"`
-	SenderID ID              `json:"sender_id"`
-	Extra    json.RawMessage `json:"extra,omitempty"`
+	Channel  string            `json:"channel"`
+	ChatType string            `json:"chat_type"`
+	ChatID   ID                `json:"chat_id"`
+	SenderID ID                `json:"sender_id"`
+	Extra    map[string]string `json:"-"`
+}
+
+// MaxRoutingExtras bounds the extra fields of a message's routing.
+const MaxRoutingExtras = 32
+
+// UnmarshalJSON reads the known fields and keeps the others, which must
+// be strings, in Extra.
+func (r *Routing) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	*r = Routing{}
+	for k, v := range fields {
+		var err error
+		switch k {
+		case "channel":
+			err = json.Unmarshal(v, &r.Channel)
+		case "chat_type":
+			err = json.Unmarshal(v, &r.ChatType)
+		case "chat_id":
+			err = json.Unmarshal(v, &r.ChatID)
+		case "sender_id":
+			err = json.Unmarshal(v, &r.SenderID)
+		default:
+			if len(r.Extra) >= MaxRoutingExtras {
+				return fmt.Errorf("routing has more than %d extra fields", MaxRoutingExtras)
+			}
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil || len(v) == 0 || v[0] != '"' {
+				return fmt.Errorf("routing field %q is not a string", k)
+			}
+			if r.Extra == nil {
+				r.Extra = map[string]string{}
+			}
+			r.Extra[k] = s
+		}
+		if err != nil {
+			return fmt.Errorf("routing field %q: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // CallbackQuery is a press on an inline button.
@@ -241,6 +287,31 @@ type ShuttingDown struct {
 	Reason string `json:"reason"`
 }
 
+// The methods of auth_required.
+const (
+	AuthQRCode   = "qr_code"
+	AuthPairCode = "pair_code"
+)
+
+// AuthRequired is the plugin asking its user to pair it with the platform
+// (scan a QR code, type a pairing code).
+type AuthRequired struct {
+	Method AuthMethod `json:"method"`
+}
+
+// AuthMethod is how to pair: Method qr_code (QRData, QRASCII to print) or
+// pair_code (Code), valid for ExpiresIn seconds.
+type AuthMethod struct {
+	Method    string `json:"method"`
+	QRData    string `json:"qr_data,omitempty"`
+	QRASCII   string `json:"qr_ascii,omitempty"`
+	Code      string `json:"code,omitempty"`
+	ExpiresIn int64  `json:"expires_in"`
+}
+
+// AuthSuccess is the plugin saying the pairing worked.
+type AuthSuccess struct{}
+
 // EventType returns the event's protocol type.
 func (Ready) EventType() string           { return "ready" }
 func (MessageReceived) EventType() string { return "message_received" }
@@ -250,6 +321,8 @@ func (CommandError) EventType() string    { return "command_error" }
 func (Pong) EventType() string            { return "pong" }
 func (Error) EventType() string           { return "error" }
 func (ShuttingDown) EventType() string    { return "shutdown" }
+func (AuthRequired) EventType() string    { return "auth_required" }
+func (AuthSuccess) EventType() string     { return "auth_success" }
 
 // ID is an identifier a platform may write as a JSON string or number.
 type ID string

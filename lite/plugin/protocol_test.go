@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -66,7 +67,7 @@ func TestParse(t *testing.T) {
 	assert.Equal(t, ID("c"), ev.(MessageReceived).ChatID, "ids given only in routing are used")
 	assert.Equal(t, ID("s"), ev.(MessageReceived).Sender.ID)
 
-	ev, err = Parse([]byte(`{"type":"auth_success"}`))
+	ev, err = Parse([]byte(`{"type":"typing_indicator_v9"}`))
 	assert.NoError(t, err)
 	assert.Nil(t, ev, "unknown types are ignored")
 
@@ -84,12 +85,47 @@ func TestParse(t *testing.T) {
 }
 
 func TestCheckVersion(t *testing.T) {
-	for _, v := range []string{"v1alpha1", "v1", "v1beta2", "1", "1.4.2", "V1"} {
-		assert.NoError(t, CheckVersion(v), v)
+	assert.NoError(t, CheckVersion(Version))
+	for _, v := range []string{"v1", "v1beta2", "1.4.2", "V1"} {
+		assert.ErrorContains(t, CheckVersion(v), "some messages may not work", v)
 	}
 	for _, v := range []string{"v2", "v2alpha1", "0.1.0", "10", "", "alpha", "v"} {
-		assert.Error(t, CheckVersion(v), v)
+		assert.ErrorContains(t, CheckVersion(v), "another major version", v)
 	}
+}
+
+func TestParse_RoutingExtras(t *testing.T) {
+	const msg = `{"type":"message_received","message_id":"1","chat_id":"c","sender":{"id":"u"},"content":{"type":"text","text":"hi"},` +
+		`"routing":{"channel":"whatsapp","chat_type":"group","chat_id":"c","sender_id":"u",%s}}`
+	ev, err := Parse([]byte(fmt.Sprintf(msg, `"thread_id":"t1","guild":"g"`)))
+	require.NoError(t, err)
+	r := ev.(MessageReceived).Routing
+	assert.Equal(t, map[string]string{"thread_id": "t1", "guild": "g"}, r.Extra)
+	assert.Equal(t, "whatsapp", r.Channel)
+	for _, bad := range []string{`"thread_id":7`, `"thread_id":null`, `"thread_id":{"a":"b"}`, `"channel":5`} {
+		_, err := Parse([]byte(fmt.Sprintf(msg, bad)))
+		assert.Error(t, err, "a bad routing field drops the line: %s", bad)
+	}
+	var many []string
+	for i := range MaxRoutingExtras + 1 {
+		many = append(many, fmt.Sprintf(`"x%d":"v"`, i))
+	}
+	_, err = Parse([]byte(fmt.Sprintf(msg, strings.Join(many, ","))))
+	assert.ErrorContains(t, err, "more than 32 extra fields")
+}
+
+func TestParse_Auth(t *testing.T) {
+	ev, err := Parse([]byte(`{"type":"auth_required","method":{"method":"pair_code","code":"ABCD-1234","expires_in":60}}`))
+	require.NoError(t, err)
+	assert.Equal(t, AuthRequired{Method: AuthMethod{Method: AuthPairCode, Code: "ABCD-1234", ExpiresIn: 60}}, ev)
+	ev, err = Parse([]byte(`{"type":"auth_required","method":{"method":"qr_code","qr_data":"2@x","qr_ascii":"##","expires_in":20}}`))
+	require.NoError(t, err)
+	assert.Equal(t, "##", ev.(AuthRequired).Method.QRASCII)
+	_, err = Parse([]byte(`{"type":"auth_required","method":{"method":"carrier_pigeon"}}`))
+	assert.ErrorContains(t, err, "is not qr_code or pair_code")
+	ev, err = Parse([]byte(`{"type":"auth_success"}`))
+	require.NoError(t, err)
+	assert.Equal(t, AuthSuccess{}, ev)
 }
 
 func TestLineReader_SkipsLongLines(t *testing.T) {

@@ -109,6 +109,8 @@ func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
 			g.b.onWatch(live, w)
 		case m := <-g.b.outbound:
 			g.b.onOutbound(m)
+		case items := <-g.b.queued:
+			g.b.onQueued(live, items)
 		case <-typing.C:
 			g.b.typing()
 		}
@@ -155,15 +157,32 @@ func (g *Gateway) handle(ctx context.Context, p *proc, ev Event, h *health, out 
 		}
 	case ShuttingDown:
 		g.log.Info("plugin gateway is shutting down", "plugin", g.o.Name, "reason", e.Reason)
+	case AuthRequired:
+		g.onAuth(p, e)
+	case AuthSuccess:
+		g.log.Info("plugin gateway is paired with its platform", "plugin", g.o.Name)
+		g.o.Observe(Status{State: StateAuthenticated, PID: p.pid()})
 	}
+}
+
+// onAuth logs what the user must do to pair the plugin (the QR code as
+// text, or the pairing code) and tells Observe, for serve status.
+func (g *Gateway) onAuth(p *proc, a AuthRequired) {
+	m := a.Method
+	args := []any{"plugin", g.o.Name, "method", m.Method, "expires_in_seconds", m.ExpiresIn}
+	if m.Method == AuthPairCode {
+		args = append(args, "code", m.Code)
+	}
+	g.log.Warn("plugin gateway needs pairing with its platform: scan the QR code or enter the code it shows", args...)
+	if m.QRASCII != "" {
+		g.log.Info("plugin gateway pairing QR code\n"+m.QRASCII, "plugin", g.o.Name)
+	}
+	g.o.Observe(Status{State: StateAuthRequired, PID: p.pid(), Auth: &m})
 }
 
 func (g *Gateway) onReady(ctx context.Context, p *proc, r Ready, h *health, out *outcome) {
 	if err := CheckVersion(r.Version); err != nil {
-		g.log.Error(err.Error()+"; stopping it", "plugin", g.o.Name, "command", g.o.Command)
-		out.permanent, out.err = true, err
-		p.terminate(g.t.StopGrace)
-		return
+		g.log.Warn(err.Error(), "plugin", g.o.Name, "command", g.o.Command)
 	}
 	h.ready.Stop()
 	if h.ping == nil {

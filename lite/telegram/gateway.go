@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -22,6 +23,10 @@ const GatewayName = "telegram"
 // gateway's own state (the offset, the outbox); PutKV joins the loop's
 // group commit.
 type Chats interface {
+	// Admit applies the chat's agent's spec.access before anything else
+	// (a refusal is an *agents.AccessError); with create, an admitted
+	// message that is not blocked gets a session when the chat has none.
+	Admit(ctx context.Context, in agents.Inbound, create bool) (inbox.Admission, error)
 	Session(ctx context.Context, in agents.Inbound) (sid, agent string, err error)
 	NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error)
 	Current(gateway, chatID string) (sid, agent string, err error)
@@ -167,6 +172,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	base := context.WithoutCancel(ctx)
 	g.out.start(base)
 	poll, cancel := context.WithCancel(base)
+	g.poll.base = poll
 	g.cancel, g.done = cancel, make(chan struct{})
 	go func() {
 		defer close(g.done)
@@ -189,6 +195,7 @@ func (g *Gateway) Stop(ctx context.Context) error {
 	}
 	g.cancel()
 	<-g.done
+	g.poll.stopQueue()
 	return g.out.stop(ctx)
 }
 

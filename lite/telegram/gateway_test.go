@@ -41,14 +41,21 @@ func TestGateway_NoAllowlistTellsTheID(t *testing.T) {
 	assert.Contains(t, r.log.String(), "gateways.telegram.allowlist: [42]", "the log says it too")
 }
 
+// In a group (mention mode, silent context buffer) a message that does
+// not address the bot starts no turn; it is kept as a silent_message and
+// shown to the model as recent group conversation when it is addressed.
+// Group text is prefixed with the sender's name.
 func TestGateway_GroupNeedsMention(t *testing.T) {
 	r := newRig(t, nil)
 	const group = -100123
 	r.tg.Queue(tgtest.Group(group, owner, "chatting among ourselves"))
 	r.tg.Queue(tgtest.Mention(tgtest.Group(group, owner, "@"+tgtest.BotUsername+" what time is it"), tgtest.BotUsername))
-	r.waitText(group, "echo: @"+tgtest.BotUsername+" what time is it")
+	r.waitText(group, "echo: user: @"+tgtest.BotUsername+" what time is it")
 	r.waitIdle("-100123")
-	assert.Len(t, r.llm.Requests(), 1, "the message without a mention is ignored")
+	reqs := r.llm.Requests()
+	require.Len(t, reqs, 1, "the message without a mention starts no turn")
+	assert.Contains(t, reqs[0].Messages[0].Content, "Recent group conversation before you were mentioned:\n\nuser: chatting among ourselves\n")
+	assert.Equal(t, []string{"user: @" + tgtest.BotUsername + " what time is it"}, r.userMessages("-100123"))
 	assert.Len(t, r.tg.Chat(group), 1)
 }
 
@@ -61,7 +68,7 @@ func TestGateway_ReplyToBotIsAMention(t *testing.T) {
 		"chat": map[string]any{"id": group, "type": "supergroup"},
 		"text": "earlier answer"}
 	r.tg.Queue(u)
-	r.waitText(group, "echo: and tomorrow?")
+	r.waitText(group, "echo: user: and tomorrow?")
 }
 
 func TestGateway_VoiceNotSupported(t *testing.T) {

@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"log/slog"
 	"math/rand/v2"
 	"strconv"
@@ -37,10 +38,17 @@ type poller struct {
 	me      User
 	offset  int64
 	refused map[int64]time.Time // last refusal per user
+
+	// queue holds the messages that arrive while their chat's turn runs;
+	// its timers hand them on with base (the poll context).
+	queue *inbox.Inbox
+	base  context.Context
 }
 
 func newPoller(o *Options, b *bot, out *outbox) *poller {
-	return &poller{o: o, bot: b, out: out, cmds: commands{o: o}, refused: map[int64]time.Time{}}
+	g := &poller{o: o, bot: b, out: out, cmds: commands{o: o}, refused: map[int64]time.Time{}, base: context.Background()}
+	g.queue = inbox.New(inbox.Options{Busy: g.busy, Deliver: g.deliverQueued})
+	return g
 }
 
 func (g *poller) lastPollTime() time.Time {

@@ -43,37 +43,51 @@ func retryable(err error) bool {
 }
 
 // onMessage admits a message and hands it to the chat's session. sent
-// reports that a user_message (carrying the offset) was committed.
+// reports that a message (carrying the offset) was committed. The chat's
+// agent's access is checked first, before commands and before a session
+// is created; then the message's disposition says what it does.
 func (g *poller) onMessage(poll context.Context, u Update, m *Message) (sent bool, err error) {
 	if m.From == nil || m.From.IsBot {
 		return false, nil
 	}
 	in := g.inbound(m)
 	cmd, arg, isCmd := g.command(m.Text)
-	if in.Group() && !in.Mentioned && !isCmd {
-		return false, nil // groups: only what is addressed to the bot
-	}
-	if !g.allowed(m.From.ID) {
-		g.refuse(poll, m)
-		return false, nil
-	}
 	if isCmd {
 		in.Mentioned = true // a command is addressed to the bot
+	}
+	if !g.allowed(m.From.ID) {
+		if !in.Group() || in.Mentioned {
+			g.refuse(poll, m)
+		}
+		return false, nil
+	}
+	ad, ok, err := g.admit(poll, m, in, !isCmd)
+	if !ok {
+		return false, err
+	}
+	if isCmd {
+		if ad.Disposition != agents.Reply {
+			return false, nil // a member the agent does not answer has no commands
+		}
 		return false, g.runCommand(poll, m, in, cmd, arg)
+	}
+	switch ad.Disposition {
+	case agents.Block:
+		return false, nil
+	case agents.Passive:
+		return g.keep(poll, u, m, in, ad.Session, runtime.KeepPassive)
+	case agents.Silent:
+		return g.keep(poll, u, m, in, ad.Session, runtime.KeepSilent)
 	}
 	if m.Voice != nil || m.Audio != nil || m.VideoNote != nil {
 		g.bot.say(poll, m.Chat.ID, "Voice messages are not supported yet: please type your message.")
 		return false, nil
 	}
-	sid, agent, err := g.session(poll, m, in)
-	if err != nil || sid == "" {
-		return false, err
-	}
-	content, ok := g.content(poll, m, agent)
+	content, ok := g.content(poll, m, ad.Agent)
 	if !ok {
 		return false, nil
 	}
-	return g.sendUser(poll, u, m, sid, content)
+	return g.offer(poll, u, m, in, ad, content)
 }
 
 // inbound describes a message for routing and access.
@@ -147,26 +161,6 @@ func (g *poller) refuseOnce(ctx context.Context, chat, user int64, text string) 
 	}
 	g.refused[user] = now
 	g.bot.say(ctx, chat, text)
-}
-
-// session finds the chat's session; refusals and errors are answered in
-// the chat (sid "" then) and only retryable errors returned.
-func (g *poller) session(ctx context.Context, m *Message, in agents.Inbound) (sid, agent string, err error) {
-	sid, agent, err = g.o.Chats.Session(ctx, in)
-	var ae *agents.AccessError
-	switch {
-	case err == nil:
-		return sid, agent, nil
-	case errors.As(err, &ae):
-		g.bot.log.Info("telegram: the agent's access refused a message", "user_id", m.From.ID, "chat_id", m.Chat.ID, "why", ae.Why)
-		g.refuseOnce(ctx, m.Chat.ID, m.From.ID, "Sorry, I cannot take this message here: "+ae.Why+".")
-		return "", "", nil
-	case retryable(err):
-		return "", "", err
-	}
-	g.bot.log.Error("telegram: no session for a chat", "chat_id", m.Chat.ID, "err", err)
-	g.bot.say(ctx, m.Chat.ID, "Sorry, I cannot answer right now: "+err.Error()+".")
-	return "", "", nil
 }
 
 // sendUser commits the message with the update's offset, with the
