@@ -24,8 +24,9 @@ const (
 	// MatchArg, when it is set).
 	HookDependsOn BeforeToolType = "depends_on"
 	// HookSkipDuplicate refuses a call matching Match that repeats an
-	// earlier one: same tool and action, and the same values of the
-	// arguments MatchArgs.
+	// earlier one with a result: same tool and action, and the same values
+	// of the arguments MatchArgs. Without MatchArgs it refuses nothing (as
+	// Agnx).
 	HookSkipDuplicate BeforeToolType = "skip_duplicate"
 )
 
@@ -42,7 +43,7 @@ type BeforeToolHook struct {
 	// same in both calls; empty means any earlier Prior call counts.
 	MatchArg string `yaml:"match_arg"`
 	// MatchArgs are, for skip_duplicate, the arguments that make two calls
-	// the same; empty means the tool and action alone do.
+	// the same; empty means the hook refuses nothing.
 	MatchArgs []string `yaml:"match_args"`
 }
 

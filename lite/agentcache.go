@@ -286,7 +286,7 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}
-	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy, Hooks: runtime.HooksFrom(spec.Hooks)}, nil
+	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy, Hooks: spec.Hooks}, nil
 }
 
 // addSharedDirectives gives the agent the data dir's directives (shared by

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"github.com/agnx-lite/agnx-lite/agents"
+
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,12 +31,12 @@ func TestHookMatch(t *testing.T) {
 func TestDefaultHooks(t *testing.T) {
 	assert.Empty(t, DefaultHooks(Hooks{}, []string{"bash"}))
 	h := DefaultHooks(Hooks{}, []string{"memory", "background_process"})
-	assert.Equal(t, []BeforeToolHook{
-		{Match: "memory:recall", Type: HookSkipDuplicate, MatchArgs: []string{"days"}},
-		{Match: "background_process:send_keys", Type: HookDependsOn, Prior: "background_process:capture", MatchArg: "handle"},
+	assert.Equal(t, []agents.BeforeToolHook{
+		{Match: "memory:recall", Type: agents.HookSkipDuplicate, MatchArgs: []string{"days"}},
+		{Match: "background_process:send_keys", Type: agents.HookDependsOn, Prior: "background_process:capture", MatchArg: "handle"},
 	}, h.BeforeTool)
 	assert.Len(t, h.AfterTool, 2)
-	own := Hooks{BeforeTool: []BeforeToolHook{{Match: "memory:recall", Type: HookSkipDuplicate, MatchArgs: []string{"query"}}}}
+	own := Hooks{BeforeTool: []agents.BeforeToolHook{{Match: "memory:recall", Type: agents.HookSkipDuplicate, MatchArgs: []string{"query"}}}}
 	h = DefaultHooks(own, []string{"memory"})
 	assert.Equal(t, own.BeforeTool, h.BeforeTool, "the agent's hook of the same match replaces the default")
 }

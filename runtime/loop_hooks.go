@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"github.com/agnx-lite/agnx-lite/agents"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -50,7 +52,7 @@ func (l *Loop) beforeTool(s *session, a *LoadedAgent, c ToolCall) (string, bool)
 			continue
 		}
 		switch h.Type {
-		case HookDependsOn:
+		case agents.HookDependsOn:
 			if h.Prior != "" && !hasPrior(s.st.History, h, c) {
 				msg := fmt.Sprintf("Hook guard: this tool requires a prior '%s' call first.", h.Prior)
 				if h.MatchArg != "" {
@@ -58,7 +60,7 @@ func (l *Loop) beforeTool(s *session, a *LoadedAgent, c ToolCall) (string, bool)
 				}
 				return msg, true
 			}
-		case HookSkipDuplicate:
+		case agents.HookSkipDuplicate:
 			if len(h.MatchArgs) > 0 && hasDuplicate(s.st.History, inv, h.MatchArgs, c) {
 				return fmt.Sprintf("Hook guard: duplicate call skipped. An identical '%s' call with the same arguments "+
 					"already has a result in this conversation.", inv), true
@@ -71,7 +73,7 @@ func (l *Loop) beforeTool(s *session, a *LoadedAgent, c ToolCall) (string, bool)
 
 // hasPrior reports whether the context holds a call matching h.Prior with
 // the same h.MatchArg value as c.
-func hasPrior(history []Message, h BeforeToolHook, c ToolCall) bool {
+func hasPrior(history []Message, h agents.BeforeToolHook, c ToolCall) bool {
 	want := argValue(c.Arguments, h.MatchArg)
 	for i := len(history) - 1; i >= 0; i-- {
 		m := history[i]

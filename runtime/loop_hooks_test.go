@@ -1,6 +1,8 @@
 package runtime_test
 
 import (
+	"github.com/agnx-lite/agnx-lite/agents"
+
 	"context"
 	"testing"
 
@@ -83,7 +85,7 @@ func TestHooks_DependsOnAndSteering(t *testing.T) {
 // is skipped; a spawn that waits is not steered; a hook the agent gives
 // replaces the default of the same match.
 func TestHooks_SkipDuplicateAndUnless(t *testing.T) {
-	hooks := runtime.Hooks{AfterTool: []runtime.AfterToolHook{{Match: "background_process:spawn", Message: "watch it",
+	hooks := runtime.Hooks{AfterTool: []agents.AfterToolHook{{Match: "background_process:spawn", Message: "watch it",
 		Unless: map[string]any{"wait": true}}}}
 	h := hookHarness(t, hooks, []string{"memory", "background_process"},
 		llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("memory", `{"action":"recall","days":3}`)}},
