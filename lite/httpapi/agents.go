@@ -48,7 +48,7 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
 		var ae *agents.Error
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			writeProblem(w, r, http.StatusNotFound, codeAgentNotFound, "no agent "+name+": GET /api/v1/agents lists them")
+			writeProblem(w, r, http.StatusNotFound, codeAgentNotFound, "no agent "+name)
 		case errors.As(err, &ae):
 			writeProblem(w, r, http.StatusUnprocessableEntity, codeAgentInvalid, err.Error())
 		default:
