@@ -1,13 +1,17 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
@@ -44,7 +48,8 @@ func TestSessions_CRUD(t *testing.T) {
 	assert.Equal(t, "assistant", s.Agent)
 	assert.Equal(t, "http", s.Gateway, "the gateway defaults to http")
 	assert.Equal(t, "c1", s.ChatID)
-	assert.NotEmpty(t, s.Status)
+	assert.Equal(t, "active", s.Status)
+	assert.Regexp(t, `^session_[0-9A-HJKMNP-TV-Z]{26}$`, s.ID, "ids are session_<ULID>, as in Agnx")
 	assert.WithinDuration(t, time.Now(), s.CreatedAt, time.Minute)
 
 	var got sessionOut
@@ -204,4 +209,71 @@ func TestApprove(t *testing.T) {
 	}
 	requireProblem(t, e.do("POST", "/api/v1/sessions/nope/approve", `{"call_id":"c1","decision":"deny"}`),
 		http.StatusNotFound, "session_not_found")
+}
+
+// GET of a session waiting for a user's decision is paused and names the
+// call, in the pending_approval Agnx's client reserves.
+func TestSessions_PendingApproval(t *testing.T) {
+	e := newAPIEnv(t, llmtest.Echo())
+	require.NoError(t, os.WriteFile(filepath.Join(e.cfg.AgentsDir, "assistant", "policy.yaml"),
+		[]byte("apiVersion: agnx/v1alpha1\nkind: Policy\nmode: ask\n"), 0o644))
+	sid := e.session()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sub, err := e.loop.Follow(ctx, sid, 0)
+	require.NoError(t, err)
+	defer sub.Close()
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		resp := e.do("POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"use list_dir {}"}`)
+		resp.Body.Close()
+	}()
+	var ask runtime.Event
+	for ev := range sub.C() {
+		if ev.Type == runtime.EvApprovalRequired {
+			ask = ev
+			break
+		}
+	}
+	require.NotEmpty(t, ask.CallID, "the turn asked")
+
+	var got struct {
+		Status  string
+		Pending *struct {
+			CallID  string `json:"call_id"`
+			Command string `json:"command"`
+		} `json:"pending_approval"`
+	}
+	e.call("GET", "/api/v1/sessions/"+sid, "", http.StatusOK, &got)
+	assert.Equal(t, "paused", got.Status)
+	require.NotNil(t, got.Pending)
+	assert.Equal(t, ask.CallID, got.Pending.CallID)
+	assert.Equal(t, ask.Content, got.Pending.Command)
+
+	e.call("POST", "/api/v1/sessions/"+sid+"/approve", `{"call_id":"`+ask.CallID+`","decision":"deny"}`, http.StatusOK, nil)
+	<-answered
+	resp := e.do("GET", "/api/v1/sessions/"+sid, "")
+	var raw map[string]any
+	require.NoError(t, jsonDecode(resp, &raw))
+	assert.NotContains(t, raw, "pending_approval", "none once decided")
+	assert.Equal(t, "active", raw["status"])
+}
+
+// A message to a session that has ended is 404, as Agnx answers for a
+// session that takes no more messages (it has no 410).
+func TestSessions_EndedTakesNoMessage(t *testing.T) {
+	e := newAPIEnv(t, llmtest.Echo())
+	at := time.Now().Add(-time.Hour)
+	info, err := e.loop.ImportSession(context.Background(), []runtime.Event{
+		{Type: runtime.EvSessionStart, Agent: "assistant", Time: at},
+		{Type: runtime.EvUserMessage, Content: "hi", Time: at},
+		{Type: runtime.EvSessionEnd, Reason: "expired", Time: at},
+	})
+	require.NoError(t, err)
+	var got sessionOut
+	e.call("GET", "/api/v1/sessions/"+info.ID, "", http.StatusOK, &got)
+	assert.Equal(t, "completed", got.Status)
+	p := requireProblem(t, e.do("POST", "/api/v1/sessions/"+info.ID+"/messages", `{"content":"x"}`), http.StatusNotFound, "session_ended")
+	assert.Equal(t, "session "+info.ID+" has ended: start a new one with POST /api/v1/sessions", p.Detail)
 }
