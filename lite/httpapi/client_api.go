@@ -86,6 +86,16 @@ func (c *Client) Ready(ctx context.Context) error {
 	return c.call(ctx, request{method: "GET", path: "/readyz"}, nil, false)
 }
 
+// WorkspaceHash returns the workspace_hash the daemon's /readyz reports:
+// WorkspaceHash of the data dir it serves. A daemon not ready is an error.
+func (c *Client) WorkspaceHash(ctx context.Context) (string, error) {
+	var j struct {
+		WorkspaceHash string `json:"workspace_hash"`
+	}
+	err := c.call(ctx, request{method: "GET", path: "/readyz"}, &j, false)
+	return j.WorkspaceHash, err
+}
+
 // Live reports whether the daemon's HTTP server answers (GET /livez).
 func (c *Client) Live(ctx context.Context) error {
 	return c.call(ctx, request{method: "GET", path: "/livez"}, nil, false)
