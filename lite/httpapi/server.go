@@ -230,7 +230,7 @@ func (s *Server) guard(rt route, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a != public {
 			if hint := s.authorize(a, r); hint != "" {
-				refuse(w, a, hint)
+				refuse(w, r, a, hint)
 				return
 			}
 		}
@@ -245,9 +245,14 @@ func (s *Server) guard(rt route, h http.HandlerFunc) http.Handler {
 
 // refuse answers a caller authorize refused as Agnx does: 401 with no
 // body on /api/v1, 403 "Admin access denied" on admin routes. The hint,
-// what to do, goes in WWW-Authenticate's error_description.
-func refuse(w http.ResponseWriter, a access, hint string) {
-	w.Header().Set("WWW-Authenticate", `Bearer realm="agnx-lite", error="invalid_token", error_description="`+hint+`"`)
+// what to do, goes in WWW-Authenticate's error_description (with
+// error="invalid_token" when a token was sent, as RFC 6750 has it).
+func refuse(w http.ResponseWriter, r *http.Request, a access, hint string) {
+	challenge := `Bearer realm="agnx-lite"`
+	if r.Header.Get("Authorization") != "" {
+		challenge += `, error="invalid_token"`
+	}
+	w.Header().Set("WWW-Authenticate", challenge+`, error_description="`+hint+`"`)
 	if a == admin {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
