@@ -103,7 +103,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	defer stop()
 	sc := &cfg.Server
 	api := httpapi.New(httpapi.Options{
-		Loop: app.Loop, Agents: registry{app.Agents}, Version: o.Version,
+		Loop: app.Loop, Agents: registry{app.Agents}, Version: o.Version, Workspace: cfg.DataDir,
 		APIToken: sc.APIToken.Value(), AdminToken: sc.AdminToken.Value(),
 		KeepAlive:      seconds(sc.KeepAliveIntervalSeconds, -1),
 		RequestTimeout: seconds(sc.RequestTimeoutSeconds, 0),

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -130,20 +131,18 @@ func TestServe_ReadyDaemonFileAndAdminShutdown(t *testing.T) {
 
 	var ready map[string]string
 	d.call(t, "GET", "/readyz", "", http.StatusOK, &ready)
+	assert.Equal(t, httpapi.WorkspaceHash(cfg.DataDir), ready["workspace_hash"], "readyz names the workspace served")
 	var list struct{ Agents []map[string]string }
 	d.call(t, "GET", "/api/v1/agents", "", http.StatusOK, &list)
 	require.Len(t, list.Agents, 1)
-	assert.Equal(t, "qwen3:1.7b", list.Agents[0]["model"])
+	assert.Equal(t, "assistant", list.Agents[0]["name"])
 	sid := d.session(t, "assistant")
 	var ans struct{ Content string }
 	d.call(t, "POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"hi"}`, http.StatusOK, &ans)
 	assert.Equal(t, "echo: hi", ans.Content)
-	var rl struct{ Agents []map[string]string }
-	d.call(t, "POST", "/api/admin/v1/reload-agents", "", http.StatusOK, &rl)
-	require.Len(t, rl.Agents, 1, "the loaded agent is reloaded")
-	assert.Empty(t, rl.Agents[0]["error"])
+	d.call(t, "POST", "/api/admin/v1/reload-agents", "", http.StatusOK, nil)
 
-	d.call(t, "POST", "/api/admin/v1/shutdown", "", http.StatusAccepted, nil)
+	d.call(t, "POST", "/api/admin/v1/shutdown", "", http.StatusOK, nil)
 	select {
 	case err := <-d.served:
 		require.NoError(t, err)

@@ -68,7 +68,7 @@ func (r *importReq) handle(l *Loop) {
 // store folds and stores the session once its agent's history budget is
 // known (the default when the agent is not here).
 func (r *importReq) store(l *Loop, budget int) {
-	id := newID()
+	id := newSessionID(l.now())
 	st := &state{ID: id}
 	data := make([][]byte, 0, len(r.events)+1)
 	add := func(e Event) {

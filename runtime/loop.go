@@ -2,8 +2,6 @@ package runtime
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 
 	"log/slog"
@@ -393,12 +391,6 @@ func call[T any](ctx context.Context, l *Loop, r request, reply chan result[T]) 
 type result[T any] struct {
 	v   T
 	err error
-}
-
-func newID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 func (l *Loop) now() time.Time { return l.opts.Now() }

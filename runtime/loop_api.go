@@ -70,7 +70,7 @@ func (r *createReq) create(l *Loop, ag *LoadedAgent, err error) {
 		r.reply <- result[SessionInfo]{err: err}
 		return
 	}
-	id := newID()
+	id := newSessionID(l.now())
 	s := &session{st: &state{ID: id}, budget: historyBudget(ag)}
 	l.sessions[id] = s
 	info := s.st.info()

@@ -51,7 +51,7 @@ func TestCLI_AgentExportImport(t *testing.T) {
 	code, out, errs = d.run("agent", "import", file)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "imported agent assistant in "+filepath.Join(d.dir, "agents", "assistant"))
-	assert.Regexp(t, `imported session `+orig[0]+` as [0-9a-f]+ \(2 turns\)`, out)
+	assert.Regexp(t, `imported session `+orig[0]+` as session_[0-9A-Z]{26} \(2 turns\)`, out)
 	run, err := os.ReadFile(filepath.Join(d.dir, "agents", "assistant", "tools", "x", "run"))
 	require.NoError(t, err)
 	assert.Equal(t, "#!/bin/sh\n", string(run))

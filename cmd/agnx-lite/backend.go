@@ -130,7 +130,8 @@ func openBackend(g *globals, server string) (backend, *lite.Config, error) {
 
 // findDaemon returns the URL of the daemon to use, or "": server when
 // given, else the one serve.json names, else the config's host:port if
-// a daemon is ready there.
+// a daemon is ready there and serves this workspace (its /readyz
+// workspace_hash, as Agnx's CLI checks).
 func findDaemon(cfg *lite.Config, server string) string {
 	if server != "" {
 		return normalizeURL(server)
@@ -142,7 +143,8 @@ func findDaemon(cfg *lite.Config, server string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	c := httpapi.NewClient(url, httpapi.ClientOptions{DialTimeout: probeTimeout})
-	if c.Ready(ctx) != nil {
+	hash, err := c.WorkspaceHash(ctx)
+	if err != nil || (hash != "" && cfg.DataDir != "" && hash != httpapi.WorkspaceHash(cfg.DataDir)) {
 		return ""
 	}
 	return url

@@ -31,7 +31,7 @@ func (b *httpBackend) sessions(ctx context.Context) ([]runtime.SessionInfo, erro
 
 func (b *httpBackend) model(ctx context.Context, agent string) (modelInfo, error) {
 	a, err := b.c.Agent(ctx, agent)
-	return modelInfo{a.Model.Provider, a.Model.Name, a.Model.BaseURL}, err
+	return modelInfo{a.Spec.Model.Provider, a.Spec.Model.Name, a.Spec.Model.BaseURL}, err
 }
 
 // turn streams the turn; Ctrl-C asks the daemon to cancel it, and the

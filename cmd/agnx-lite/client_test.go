@@ -144,7 +144,7 @@ func TestCLI_SameOutputBothWays(t *testing.T) {
 		code, errs = c.runIn(strings.NewReader("two\nuse list_dir {}\n/help\n"), &chatOut, "chat", "-C")
 		require.Equal(t, 0, code, errs)
 		all.WriteString(chatOut.String() + errs)
-		outputs[viaDaemon] = regexp.MustCompile(`\b[0-9a-f]{16}\b`).ReplaceAllString(all.String(), "ID")
+		outputs[viaDaemon] = regexp.MustCompile(`\bsession_[0-9A-Z]{26}\b`).ReplaceAllString(all.String(), "ID")
 	}
 	assert.Equal(t, outputs[false], outputs[true])
 	assert.Contains(t, outputs[true], "list_dir said: . is empty")
@@ -177,7 +177,7 @@ func TestCLI_Attach(t *testing.T) {
 		out.waitFor(t, "assistant> echo: second\n")
 		require.NoError(t, typing.Close()) // Ctrl-D
 		require.Equal(t, 0, <-exited)
-		outputs[viaDaemon] = regexp.MustCompile(`\b[0-9a-f]{16}\b`).ReplaceAllString(out.String(), "ID")
+		outputs[viaDaemon] = regexp.MustCompile(`\bsession_[0-9A-Z]{26}\b`).ReplaceAllString(out.String(), "ID")
 	}
 	assert.Equal(t, outputs[false], outputs[true])
 	assert.Equal(t, "attached to session ID · agent assistant · active\n"+

@@ -63,7 +63,7 @@ func TestCLI_RunApprovalsWithoutTerminal(t *testing.T) {
 			require.Equal(t, 0, code, errs)
 			assert.Equal(t, "list_dir said: error: the user denied this call\n", out, "--approve held for its run only")
 			all.WriteString(out + errs)
-			outputs[viaDaemon] = regexp.MustCompile(`\b[0-9a-f]{16}\b`).ReplaceAllString(all.String(), "ID")
+			outputs[viaDaemon] = regexp.MustCompile(`\bsession_[0-9A-Z]{26}\b`).ReplaceAllString(all.String(), "ID")
 		})
 	}
 	assert.Equal(t, outputs[false], outputs[true])

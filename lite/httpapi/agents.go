@@ -8,16 +8,37 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 )
 
+// agentSummary is an agent in GET /api/v1/agents, as Agnx lists it.
+type agentSummary struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Version     string `json:"version,omitempty"`
+}
+
+// invalidAgent is an agent whose files are invalid: Agnx does not list
+// it; lite adds it under "invalid" (an extension), so that a user sees it.
+type invalidAgent struct {
+	Name  string `json:"name"`
+	Error string `json:"error"`
+}
+
+// listAgents answers {agents: [...]} with the agents that load, and
+// {invalid: [...]} with those that do not.
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 	list, err := s.o.Agents.List()
 	if err != nil {
 		writeProblem(w, r, http.StatusInternalServerError, codeInternal, err.Error())
 		return
 	}
-	if list == nil {
-		list = []AgentInfo{}
+	ok, bad := []agentSummary{}, []invalidAgent{}
+	for _, a := range list {
+		if a.Err != "" {
+			bad = append(bad, invalidAgent{Name: a.Name, Error: a.Err})
+			continue
+		}
+		ok = append(ok, agentSummary{Name: a.Name, Description: a.Description, Version: a.Version})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"agents": list})
+	writeJSON(w, http.StatusOK, map[string]any{"agents": ok, "invalid": bad})
 }
 
 func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
@@ -35,25 +56,58 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	writeJSON(w, http.StatusOK, agentJSON(a))
+	writeJSON(w, http.StatusOK, toAgentDetail(a))
 }
 
-func agentJSON(a *agents.Agent) map[string]any {
+// agentDetail is GET /api/v1/agents/{name}: Agnx's shape, with what
+// agent.yaml set and nothing else (no defaults filled in), and the prompt
+// texts. Soul and Tools are lite extensions.
+type agentDetail struct {
+	APIVersion string        `json:"api_version"`
+	Kind       string        `json:"kind"`
+	Metadata   agentMetadata `json:"metadata"`
+	Spec       agentSpec     `json:"spec"`
+}
+
+type agentMetadata struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description,omitempty"`
+	Version     string            `json:"version,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+}
+
+type agentSpec struct {
+	Model        agentModel `json:"model"`
+	SystemPrompt string     `json:"system_prompt,omitempty"`
+	Instructions string     `json:"instructions,omitempty"`
+	Soul         string     `json:"soul,omitempty"`
+	Tools        []string   `json:"tools"`
+}
+
+type agentModel struct {
+	Provider        string   `json:"provider"`
+	Name            string   `json:"name"`
+	Temperature     *float64 `json:"temperature,omitempty"`
+	MaxInputTokens  int      `json:"max_input_tokens,omitempty"`
+	MaxOutputTokens int      `json:"max_output_tokens,omitempty"`
+	BaseURL         string   `json:"base_url,omitempty"`
+}
+
+// agentKind is the kind of every agent.yaml.
+const agentKind = "Agent"
+
+func toAgentDetail(a *agents.Agent) agentDetail {
 	tools := []string{}
 	for _, t := range a.Tools {
 		tools = append(tools, t.Type+":"+t.Name)
 	}
-	return map[string]any{
-		"name": a.Name, "description": a.Description, "version": a.Version,
-		"model": map[string]any{
-			"provider": a.Model.Provider, "name": a.Model.Name, "temperature": a.Model.Temperature,
-			"base_url": a.Model.BaseURL, "max_input_tokens": a.Model.MaxInputTokens,
-			"max_output_tokens": a.Model.MaxOutputTokens,
+	return agentDetail{
+		APIVersion: a.APIVersion, Kind: agentKind,
+		Metadata: agentMetadata{Name: a.Name, Description: a.Description, Version: a.Version, Labels: a.Labels},
+		Spec: agentSpec{
+			Model: agentModel{Provider: a.Model.Provider, Name: a.Model.Name, Temperature: a.Model.Temperature,
+				MaxInputTokens: a.Model.MaxInputTokens, MaxOutputTokens: a.Model.MaxOutputTokens, BaseURL: a.Model.BaseURL},
+			SystemPrompt: a.SystemPrompt, Instructions: a.Instructions, Soul: a.Soul, Tools: tools,
 		},
-		"session": map[string]any{
-			"on_disconnect": a.Session.OnDisconnect, "max_tool_iterations": a.Session.MaxToolIterations,
-			"llm_timeout_seconds": a.Session.LLMTimeoutSeconds,
-		},
-		"tools": tools,
 	}
 }

@@ -31,32 +31,41 @@ func TestAgents_ListAndGet(t *testing.T) {
 	e := newAPIEnv(t, llmtest.Echo())
 	e.addBroken("broken")
 
-	var list struct{ Agents []httpapi.AgentInfo }
-	e.call("GET", "/api/v1/agents", "", http.StatusOK, &list)
-	require.Len(t, list.Agents, 2)
-	assert.Equal(t, httpapi.AgentInfo{Name: "assistant", Description: "A friendly general-purpose assistant.",
-		Version: "1", Provider: "ollama", Model: "qwen3:1.7b"}, list.Agents[0])
-	assert.Equal(t, "broken", list.Agents[1].Name)
-	assert.Regexp(t, `agent\.yaml:\d+: .*temperature 9 is out of range`, list.Agents[1].Err, "an invalid agent is listed with its error")
+	resp := e.do("GET", "/api/v1/agents", "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var list map[string][]map[string]any
+	require.NoError(t, jsonDecode(resp, &list))
+	assert.Equal(t, []map[string]any{{"name": "assistant", "description": "A friendly general-purpose assistant.", "version": "1"}},
+		list["agents"], "Agnx lists the agents that load, with name, description and version")
+	require.Len(t, list["invalid"], 1, "an invalid agent is listed apart (an extension)")
+	assert.Equal(t, "broken", list["invalid"][0]["name"])
+	assert.Regexp(t, `agent\.yaml:\d+: .*temperature 9 is out of range`, list["invalid"][0]["error"], "with its error")
 
-	var a struct {
-		Name, Description, Version string
-		Model                      struct {
-			Provider, Name string
-			Temperature    float64
-		}
-		Session struct {
-			OnDisconnect      string `json:"on_disconnect"`
-			MaxToolIterations int    `json:"max_tool_iterations"`
-		}
-		Tools []string
-	}
+	var a httpapi.Agent
 	e.call("GET", "/api/v1/agents/assistant", "", http.StatusOK, &a)
-	assert.Equal(t, "assistant", a.Name)
-	assert.Equal(t, "qwen3:1.7b", a.Model.Name)
-	assert.InDelta(t, 0.7, a.Model.Temperature, 1e-9)
-	assert.Equal(t, "pause", a.Session.OnDisconnect)
-	assert.Equal(t, []string{"builtin:read_file", "builtin:list_dir"}, a.Tools)
+	assert.Equal(t, "agnx/v1alpha1", a.APIVersion)
+	assert.Equal(t, "Agent", a.Kind)
+	assert.Equal(t, httpapi.AgentMetadata{Name: "assistant", Description: "A friendly general-purpose assistant.", Version: "1"}, a.Metadata)
+	assert.Equal(t, "ollama", a.Spec.Model.Provider)
+	assert.Equal(t, "qwen3:1.7b", a.Spec.Model.Name)
+	require.NotNil(t, a.Spec.Model.Temperature)
+	assert.InDelta(t, 0.7, *a.Spec.Model.Temperature, 1e-9)
+	soul, err := os.ReadFile(filepath.Join(e.cfg.AgentsDir, "assistant", "SOUL.md"))
+	require.NoError(t, err)
+	assert.Equal(t, string(soul), a.Spec.Soul, "prompt texts, not file names")
+	assert.NotEmpty(t, a.Spec.Instructions)
+	assert.Equal(t, []string{"builtin:read_file", "builtin:list_dir"}, a.Spec.Tools)
+
+	// What agent.yaml does not set is left out, not filled in.
+	resp = e.do("GET", "/api/v1/agents/assistant", "")
+	var raw struct{ Metadata, Spec map[string]any }
+	require.NoError(t, jsonDecode(resp, &raw))
+	model, _ := raw.Spec["model"].(map[string]any)
+	for _, k := range []string{"max_input_tokens", "max_output_tokens", "base_url"} {
+		assert.NotContains(t, model, k)
+	}
+	assert.NotContains(t, raw.Spec, "system_prompt")
+	assert.NotContains(t, raw.Metadata, "labels")
 
 	p := requireProblem(t, e.do("GET", "/api/v1/agents/broken", ""), http.StatusUnprocessableEntity, "agent_invalid")
 	assert.Regexp(t, `agent\.yaml:\d+: .*temperature 9 is out of range`, p.Detail, "the problem names file:line")

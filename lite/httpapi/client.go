@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,14 +13,15 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // ClientOptions tune a Client; zero fields mean the defaults.
 type ClientOptions struct {
 	// APIToken is sent as a bearer token on /api/v1 routes.
 	APIToken string
-	// AdminToken is sent on admin routes; empty: APIToken (the server asks
-	// for the API token there when it has no admin token).
+	// AdminToken is sent on admin routes (the server's admin token is
+	// independent of its API token).
 	AdminToken string
 	// SenderID is the sender_id of the messages the client sends.
 	SenderID string
@@ -59,9 +61,6 @@ func NewClient(baseURL string, o ClientOptions) *Client {
 	if o.Resumes <= 0 {
 		o.Resumes = 5
 	}
-	if o.AdminToken == "" {
-		o.AdminToken = o.APIToken
-	}
 	hc := o.HTTP
 	if hc == nil {
 		// No overall timeout: streams and synchronous messages last as long
@@ -87,12 +86,14 @@ type noDaemonError struct{ url string }
 func (e *noDaemonError) Error() string { return ErrNoDaemon.Error() + " at " + e.url }
 func (e *noDaemonError) Unwrap() error { return ErrNoDaemon }
 
-// ProblemError is an RFC 7807 answer of the daemon. Its Error is the
-// problem's detail: one sentence for the user.
+// ProblemError is an error answer of the daemon: an RFC 7807 problem, or
+// the text or empty body of a refusal. Its Error is the problem's detail:
+// one sentence for the user.
 type ProblemError struct {
 	Status int
-	// Code is the last part of the problem type (urn:agnx:problem:<code>):
-	// session_not_found, agent_not_found, unauthorized, ...
+	// Code is the problem's lite code (its code member, else the last
+	// part of an urn:agnx-lite:problem:<code> type): session_not_found,
+	// agent_not_found, ...; unauthorized and forbidden for refusals.
 	Code   string
 	Title  string
 	Detail string
@@ -175,11 +176,38 @@ func readProblem(resp *http.Response) error {
 	pe := &ProblemError{Status: resp.StatusCode}
 	var p problem
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if json.Unmarshal(data, &p) == nil {
-		pe.Code = strings.TrimPrefix(p.Type, "urn:agnx:problem:")
+	if json.Unmarshal(data, &p) == nil && p.Type != "" {
+		pe.Code = cmp.Or(p.Code, strings.TrimPrefix(p.Type, litePrefix))
 		pe.Title, pe.Detail = p.Title, p.Detail
+		return pe
+	}
+	// A refusal: 401 with no body, 403 "Admin access denied"; the server
+	// says what to do in WWW-Authenticate.
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		pe.Code = codeUnauthorized
+	case http.StatusForbidden:
+		pe.Code = codeForbidden
+	}
+	text := strings.TrimSpace(string(data))
+	if !utf8.ValidString(text) || len(text) > 200 {
+		text = ""
+	}
+	pe.Detail = text
+	if hint := authHint(resp.Header.Get("WWW-Authenticate")); hint != "" {
+		pe.Detail = strings.TrimSuffix(cmp.Or(text, http.StatusText(resp.StatusCode)), ".") + ": " + hint
 	}
 	return pe
+}
+
+// authHint returns the error_description of a WWW-Authenticate header.
+func authHint(h string) string {
+	_, rest, ok := strings.Cut(h, `error_description="`)
+	if !ok {
+		return ""
+	}
+	hint, _, _ := strings.Cut(rest, `"`)
+	return hint
 }
 
 // call sends r and decodes a JSON answer into out (unless out is nil).

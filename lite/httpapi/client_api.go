@@ -3,30 +3,51 @@ package httpapi
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/valyala/fastjson"
 )
 
-// Agent is one agent as GET /api/v1/agents/{name} describes it.
+// Agent is one agent as GET /api/v1/agents/{name} describes it, in
+// Agnx's shape: what agent.yaml sets, nothing filled in.
 type Agent struct {
-	Name        string     `json:"name"`
-	Description string     `json:"description"`
-	Version     string     `json:"version"`
-	Model       AgentModel `json:"model"`
-	Tools       []string   `json:"tools"`
+	APIVersion string        `json:"api_version"`
+	Kind       string        `json:"kind"`
+	Metadata   AgentMetadata `json:"metadata"`
+	Spec       AgentSpec     `json:"spec"`
 }
 
-// AgentModel is an agent's model.
+// AgentMetadata is an agent's metadata.
+type AgentMetadata struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Version     string            `json:"version"`
+	Labels      map[string]string `json:"labels"`
+}
+
+// AgentSpec is what an agent is: its model, its prompt texts and (a lite
+// extension) its tools as type:name.
+type AgentSpec struct {
+	Model        AgentModel `json:"model"`
+	SystemPrompt string     `json:"system_prompt"`
+	Instructions string     `json:"instructions"`
+	Soul         string     `json:"soul"`
+	Tools        []string   `json:"tools"`
+}
+
+// AgentModel is an agent's model; Temperature is nil when agent.yaml sets
+// none, the token limits 0.
 type AgentModel struct {
-	Provider        string  `json:"provider"`
-	Name            string  `json:"name"`
-	Temperature     float64 `json:"temperature"`
-	BaseURL         string  `json:"base_url"`
-	MaxInputTokens  int     `json:"max_input_tokens"`
-	MaxOutputTokens int     `json:"max_output_tokens"`
+	Provider        string   `json:"provider"`
+	Name            string   `json:"name"`
+	Temperature     *float64 `json:"temperature"`
+	BaseURL         string   `json:"base_url"`
+	MaxInputTokens  int      `json:"max_input_tokens"`
+	MaxOutputTokens int      `json:"max_output_tokens"`
 }
 
 // Reply is the answer to a synchronous message.
@@ -65,6 +86,16 @@ func (j *sessionJSON) info() runtime.SessionInfo {
 // Ready reports whether the daemon is ready (GET /readyz).
 func (c *Client) Ready(ctx context.Context) error {
 	return c.call(ctx, request{method: "GET", path: "/readyz"}, nil, false)
+}
+
+// WorkspaceHash returns the workspace_hash the daemon's /readyz reports:
+// WorkspaceHash of the data dir it serves. A daemon not ready is an error.
+func (c *Client) WorkspaceHash(ctx context.Context) (string, error) {
+	var j struct {
+		WorkspaceHash string `json:"workspace_hash"`
+	}
+	err := c.call(ctx, request{method: "GET", path: "/readyz"}, &j, false)
+	return j.WorkspaceHash, err
 }
 
 // Live reports whether the daemon's HTTP server answers (GET /livez).
@@ -159,13 +190,21 @@ func (c *Client) Status(ctx context.Context) (Status, error) {
 }
 
 // Shutdown asks the daemon to stop (admin). It returns once the daemon
-// accepted; the daemon then drains its turns and exits.
+// accepted, or said it was stopping already; the daemon then drains its
+// turns and exits.
 func (c *Client) Shutdown(ctx context.Context) error {
-	return c.call(ctx, request{method: "POST", path: "/api/admin/v1/shutdown", admin: true}, nil, false)
+	err := c.call(ctx, request{method: "POST", path: "/api/admin/v1/shutdown", admin: true, accept: "text/plain"}, nil, false)
+	var pe *ProblemError
+	if errors.As(err, &pe) && pe.Status == http.StatusConflict {
+		return nil
+	}
+	return err
 }
 
 // ReloadAgents re-reads the loaded agents now (admin); an agent whose
-// files are invalid is reported with Err set to its file:line error.
+// files are invalid is reported with Err set to its file:line error. It
+// asks for the JSON report (Accept: application/json) where Agnx's
+// clients get the text "Reloaded N agents".
 func (c *Client) ReloadAgents(ctx context.Context) ([]AgentInfo, error) {
 	var j struct {
 		Agents []AgentInfo `json:"agents"`

@@ -70,7 +70,7 @@ func TestClient_SessionsAndAgents(t *testing.T) {
 
 	a, err := r.client.Agent(ctx, "assistant")
 	require.NoError(t, err)
-	assert.Equal(t, "qwen3:1.7b", a.Model.Name)
+	assert.Equal(t, "qwen3:1.7b", a.Spec.Model.Name)
 
 	_, err = r.client.Session(ctx, "nope")
 	var pe *httpapi.ProblemError
@@ -237,8 +237,9 @@ func TestClient_Admin(t *testing.T) {
 	_, err := r.client.Status(ctx)
 	var pe *httpapi.ProblemError
 	require.ErrorAs(t, err, &pe, "the API token is not the admin token")
-	assert.Equal(t, 401, pe.Status)
-	assert.Contains(t, err.Error(), "admin token")
+	assert.Equal(t, 403, pe.Status)
+	assert.Equal(t, "forbidden", pe.Code)
+	assert.Equal(t, "Admin access denied: missing or wrong token: send Authorization: Bearer <server.admin_token>", err.Error())
 
 	admin := httpapi.NewClient(r.srv.URL, httpapi.ClientOptions{APIToken: "api-secret", AdminToken: "admin-secret"})
 	st, err := admin.Status(ctx)

@@ -267,8 +267,8 @@ func remoteAddr(c net.Conn) netip.Addr {
 // so a full server says why instead of hanging its clients. It is the
 // whole HTTP exchange: the request is not parsed.
 func (l *limitedListener) refuse(c net.Conn, why string) {
-	body, _ := json.Marshal(problem{Type: "urn:agnx:problem:" + codeUnavailable,
-		Title: titles[codeUnavailable], Status: http.StatusServiceUnavailable, Detail: why})
+	body, _ := json.Marshal(problem{Type: litePrefix + codeUnavailable,
+		Title: titles[codeUnavailable], Status: http.StatusServiceUnavailable, Detail: why, Code: codeUnavailable})
 	_ = c.SetDeadline(time.Now().Add(refuseLinger))
 	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n"+
 		"Content-Length: %d\r\nRetry-After: 1\r\nConnection: close\r\n\r\n%s", len(body), body)

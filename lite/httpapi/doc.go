@@ -1,6 +1,10 @@
 // Package httpapi is agnx-lite's HTTP gateway: the Agnx HTTP API (agents,
 // sessions, messages, SSE streams, approvals, admin), health and version
-// routes and an A2A agent card. Errors are RFC 7807 problem+json.
+// routes and an A2A agent card, answering as Agnx does so its clients read
+// lite unchanged. Errors are RFC 7807 problem+json: Agnx's types for 400,
+// 404 and 500, urn:agnx-lite:problem:<code> otherwise, lite's code in the
+// extension member "code"; refused callers get Agnx's 401 (no body) or
+// 403 "Admin access denied". Extensions only add: routes, fields, keys.
 //
 // SSE streams carry the session's durable events with `id:` set to their
 // seq, so a client that reconnects with Last-Event-ID gets what it missed
@@ -9,7 +13,7 @@
 //
 // Closed by default: without an API token only loopback clients are
 // served; admin routes need the admin token (or loopback when none is
-// set); bodies are capped at 2 MB. A slow client never blocks the loop:
+// set), independent of the API token; bodies are capped at 2 MB. A slow client never blocks the loop:
 // its subscription is bounded and dropped when it falls behind, and the
 // client resumes with Last-Event-ID.
 //

@@ -60,7 +60,7 @@ func newAPIEnv(t testing.TB, h llmtest.Handler, tweak ...func(*httpapi.Options))
 
 // serve builds the handler over e.loop and e.st and starts the server.
 func (e *apiEnv) serve(ag httpapi.Agents, tweak ...func(*httpapi.Options)) {
-	e.opts = httpapi.Options{Loop: e.loop, Agents: ag, Version: "v-test", KeepAlive: -1}
+	e.opts = httpapi.Options{Loop: e.loop, Agents: ag, Version: "v-test", KeepAlive: -1, Workspace: e.cfg.DataDir}
 	for _, f := range tweak {
 		f(&e.opts)
 	}
@@ -183,10 +183,12 @@ type problemJSON struct {
 	Status   int    `json:"status"`
 	Detail   string `json:"detail"`
 	Instance string `json:"instance"`
+	Code     string `json:"code"`
 }
 
-// requireProblem checks resp is a problem+json with status and code, and
-// returns it.
+// requireProblem checks resp is a problem+json with status and code (the
+// type is Agnx's for 400, 404 and 500, urn:agnx-lite:problem:<code>
+// otherwise), and returns it.
 func requireProblem(t testing.TB, resp *http.Response, status int, code string) problemJSON {
 	t.Helper()
 	data, err := io.ReadAll(resp.Body)
@@ -195,11 +197,44 @@ func requireProblem(t testing.TB, resp *http.Response, status int, code string) 
 	assert.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"))
 	var p problemJSON
 	require.NoError(t, json.Unmarshal(data, &p), "%s", data)
-	assert.Equal(t, "urn:agnx:problem:"+code, p.Type)
+	switch status {
+	case http.StatusBadRequest:
+		assert.Equal(t, "urn:duragent:problem:bad-request", p.Type)
+		assert.Equal(t, "Bad Request", p.Title)
+	case http.StatusNotFound:
+		assert.Equal(t, "urn:duragent:problem:not-found", p.Type)
+		assert.Equal(t, "Not Found", p.Title)
+	case http.StatusInternalServerError:
+		assert.Equal(t, "urn:duragent:problem:internal-error", p.Type)
+		assert.Equal(t, "Internal Server Error", p.Title)
+	default:
+		assert.Equal(t, "urn:agnx-lite:problem:"+code, p.Type)
+	}
+	assert.Equal(t, code, p.Code)
 	assert.Equal(t, status, p.Status)
 	assert.NotEmpty(t, p.Title)
 	assert.NotEmpty(t, p.Detail)
 	return p
+}
+
+// requireRefused checks resp is Agnx's refusal of a caller: 401 with no
+// body on /api/v1, 403 text "Admin access denied" on admin routes, with
+// the hint (which must contain hint) in WWW-Authenticate.
+func requireRefused(t testing.TB, resp *http.Response, admin bool, hint string) {
+	t.Helper()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	if admin {
+		require.Equal(t, http.StatusForbidden, resp.StatusCode, "%s", data)
+		assert.Equal(t, "Admin access denied", string(data))
+		assert.Equal(t, "text/plain; charset=utf-8", resp.Header.Get("Content-Type"))
+	} else {
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s", data)
+		assert.Empty(t, data)
+	}
+	wa := resp.Header.Get("WWW-Authenticate")
+	assert.True(t, strings.HasPrefix(wa, `Bearer realm="agnx-lite"`), wa)
+	assert.Contains(t, wa, hint)
 }
 
 // sseEv is one event read from a stream.

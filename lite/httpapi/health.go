@@ -1,15 +1,62 @@
 package httpapi
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"net/http"
-	"os"
+	"path/filepath"
 	goruntime "runtime"
+	"runtime/debug"
 	"slices"
-	"time"
 )
 
+// livez answers text "ok", as Agnx does.
 func (s *Server) livez(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeText(w, http.StatusOK, "ok")
+}
+
+func writeText(w http.ResponseWriter, status int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, text)
+}
+
+// WorkspaceHash is the hex SHA-256 of dir's canonical path (absolute, with
+// symbolic links resolved), as Agnx's /readyz reports its workspace; "" for
+// no dir. A dir that cannot be resolved is hashed as its absolute path.
+func WorkspaceHash(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(sum[:])
+}
+
+// buildInfo returns the VCS revision and time the binary was built from,
+// or "unknown".
+func buildInfo() (commit, date string) {
+	commit, date = "unknown", "unknown"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return
+	}
+	for _, kv := range bi.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			commit = kv.Value
+		case "vcs.time":
+			date = kv.Value
+		}
+	}
+	return
 }
 
 // readyz is ready only while the loop runs over an open database.
@@ -29,7 +76,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, msg)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "workspace_hash": s.workspaceHash})
 }
 
 func isClosed[T any](c <-chan T) bool {
@@ -41,9 +88,15 @@ func isClosed[T any](c <-chan T) bool {
 	}
 }
 
+// variant is what /version reports as Agnx's build variant: "core", as
+// lite is one build without Agnx's optional "full" feature set, whose
+// clients must not expect it.
+const variant = "core"
+
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{
-		"version": s.o.Version, "go": goruntime.Version(), "os": goruntime.GOOS, "arch": goruntime.GOARCH,
+		"version": s.o.Version, "commit": s.o.Commit, "build_date": s.o.BuildDate, "variant": variant,
+		"go": goruntime.Version(), "os": goruntime.GOOS, "arch": goruntime.GOARCH,
 	})
 }
 
@@ -57,7 +110,7 @@ func (s *Server) agentCard(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusInternalServerError, codeInternal, err.Error())
 		return
 	}
-	if code, _ := s.authorize(api, r); code != 0 {
+	if s.authorize(api, r) != "" {
 		list = slices.DeleteFunc(list, func(a AgentInfo) bool { return !slices.Contains(s.o.PublicAgents, a.Name) })
 	}
 	type skill struct {
@@ -89,46 +142,6 @@ func (s *Server) agentCard(w http.ResponseWriter, r *http.Request) {
 		"defaultOutputModes": []string{"text/plain"},
 		"skills":             skills,
 	})
-}
-
-// status is what `agnx-lite serve status` prints.
-func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	st, err := s.o.Loop.Stats(r.Context())
-	if err != nil {
-		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, err.Error())
-		return
-	}
-	var ms goruntime.MemStats
-	goruntime.ReadMemStats(&ms)
-	res := map[string]any{
-		"pid":               os.Getpid(),
-		"version":           s.o.Version,
-		"address":           s.o.BaseURL,
-		"uptime_seconds":    int64(time.Since(s.started).Seconds()),
-		"sessions_resident": st.Resident,
-		"turns_running":     st.Running,
-		"turns_waiting":     st.Waiting,
-		"inbox":             st.Inbox,
-		"goroutines":        goruntime.NumGoroutine(),
-		"heap_bytes":        ms.HeapInuse,
-	}
-	if s.o.Gateways != nil {
-		if g := s.o.Gateways(); len(g) > 0 {
-			res["gateways"] = g
-		}
-	}
-	writeJSON(w, http.StatusOK, res)
-}
-
-func (s *Server) shutdown(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusAccepted, map[string]string{"status": "shutting down"})
-	if s.o.Shutdown != nil {
-		go s.o.Shutdown()
-	}
-}
-
-func (s *Server) reloadAgents(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"agents": s.o.Agents.Reload()})
 }
 
 // metrics serves the Prometheus text exposition.

@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -21,15 +23,24 @@ import (
 
 func TestHealth_LivezVersion(t *testing.T) {
 	e := newAPIEnv(t, llmtest.Echo())
-	var live map[string]string
-	e.call("GET", "/livez", "", http.StatusOK, &live)
-	assert.Equal(t, "ok", live["status"])
+	status, text := e.text("GET", "/livez", "")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "ok", text, "Agnx's livez is text")
+
 	var ready map[string]string
 	e.call("GET", "/readyz", "", http.StatusOK, &ready)
-	assert.Equal(t, "ready", ready["status"])
+	assert.Equal(t, "ok", ready["status"])
+	real, err := filepath.EvalSymlinks(e.cfg.DataDir)
+	require.NoError(t, err)
+	sum := sha256.Sum256([]byte(real))
+	assert.Equal(t, hex.EncodeToString(sum[:]), ready["workspace_hash"], "the SHA-256 of the canonical workspace path")
+
 	var v map[string]string
 	e.call("GET", "/version", "", http.StatusOK, &v)
 	assert.Equal(t, "v-test", v["version"])
+	assert.Equal(t, "core", v["variant"])
+	assert.NotEmpty(t, v["commit"])
+	assert.NotEmpty(t, v["build_date"])
 	assert.True(t, strings.HasPrefix(v["go"], "go"))
 	assert.NotEmpty(t, v["os"])
 	assert.NotEmpty(t, v["arch"])
@@ -84,15 +95,34 @@ func TestAdmin_StatusShutdownReload(t *testing.T) {
 		assert.Contains(t, st, k)
 	}
 
+	e.addBroken("broken")
+	status, text := e.text("POST", "/api/admin/v1/reload-agents", "")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "Reloaded 1 agents", text, "Agnx's text, counting the agents that load")
 	var rl struct{ Agents []httpapi.AgentInfo }
-	e.call("POST", "/api/admin/v1/reload-agents", "", http.StatusOK, &rl)
-	require.Len(t, rl.Agents, 1)
+	e.call("POST", "/api/admin/v1/reload-agents", "", http.StatusOK, &rl, "Accept: application/json")
+	require.Len(t, rl.Agents, 2, "asked for JSON, each agent is reported")
 	assert.Equal(t, "assistant", rl.Agents[0].Name)
+	assert.Contains(t, rl.Agents[1].Err, "agent.yaml:")
 
-	var sd map[string]string
-	e.call("POST", "/api/admin/v1/shutdown", "", http.StatusAccepted, &sd)
-	assert.Equal(t, "shutting down", sd["status"])
+	status, text = e.text("POST", "/api/admin/v1/shutdown", "")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "Shutdown initiated", text)
 	<-called
+	status, text = e.text("POST", "/api/admin/v1/shutdown", "")
+	assert.Equal(t, http.StatusConflict, status)
+	assert.Equal(t, "Shutdown already in progress", text)
+}
+
+// text sends a request and returns the status and the body, which must
+// be text/plain.
+func (e *apiEnv) text(method, path, body string, headers ...string) (int, string) {
+	e.t.Helper()
+	resp := e.do(method, path, body, headers...)
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(e.t, err)
+	assert.Equal(e.t, "text/plain; charset=utf-8", resp.Header.Get("Content-Type"))
+	return resp.StatusCode, string(data)
 }
 
 func TestUnknownRoute(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 // Limits on the names and ids a request carries, checked before anything
 // uses them: a 100 KB session id reached the database as a key and a
 // 5,000-character agent name the file system as a folder name, both
-// answered 500. Session ids are 16 hex digits here and session_<ULID> in
-// Agnx; agent names are folder names.
+// answered 500. Session ids are session_<ULID>, as in Agnx (16 hex
+// digits before lite took Agnx's); agent names are folder names.
 const (
 	maxIDLen     = 128
 	maxNameLen   = 128

@@ -37,7 +37,8 @@ func TestIDs_MalformedAre4xx(t *testing.T) {
 		data, err := io.ReadAll(resp.Body)
 		require.NoError(t, err)
 		require.Equal(t, http.StatusNotFound, resp.StatusCode, "%s %.60s: %.300s", c.method, c.path, data)
-		assert.Contains(t, string(data), "urn:agnx:problem:"+c.code)
+		assert.Contains(t, string(data), `"type":"urn:duragent:problem:not-found"`)
+		assert.Contains(t, string(data), `"code":"`+c.code+`"`)
 		assert.Less(t, len(data), 1024, "the answer does not echo the id")
 	}
 	for _, body := range []string{
@@ -47,7 +48,7 @@ func TestIDs_MalformedAre4xx(t *testing.T) {
 		`{"agent":"assistant","gateway":"` + longName + `"}`,
 		`{"agent":"assistant","chat_id":"a\nb"}`,
 	} {
-		p := requireProblem(t, e.do("POST", "/api/v1/sessions", body), http.StatusBadRequest, "invalid_request")
+		p := requireProblem(t, e.do("POST", "/api/v1/sessions", body), http.StatusUnprocessableEntity, "invalid_request")
 		assert.Less(t, len(p.Detail), 200)
 	}
 }

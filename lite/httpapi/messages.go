@@ -3,46 +3,9 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
-
-// messageJSON is one message of a session's history.
-type messageJSON struct {
-	Seq        uint64         `json:"seq"`
-	Role       string         `json:"role"`
-	Content    string         `json:"content"`
-	Timestamp  time.Time      `json:"timestamp"`
-	ToolCalls  []toolCallJSON `json:"tool_calls,omitempty"`
-	ToolCallID string         `json:"tool_call_id,omitempty"`
-	ToolName   string         `json:"tool_name,omitempty"`
-}
-
-// listMessages returns the conversation from the log.
-func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
-	out := []messageJSON{}
-	err := s.o.Loop.Events(r.Context(), r.PathValue("id"), 0, func(e runtime.Event) error {
-		m := messageJSON{Seq: e.Seq, Content: e.Content, Timestamp: e.Time.UTC()}
-		switch e.Type {
-		case runtime.EvUserMessage:
-			m.Role = "user"
-		case runtime.EvAssistant:
-			m.Role, m.ToolCalls = "assistant", toCalls(e.ToolCalls)
-		case runtime.EvToolResult:
-			m.Role, m.ToolCallID, m.ToolName = "tool", e.CallID, e.ToolName
-		default:
-			return nil
-		}
-		out = append(out, m)
-		return nil
-	})
-	if err != nil {
-		sessionError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"messages": out})
-}
 
 // postMessage sends a message and answers when its turn ends.
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
 const openAPIFile = "../../docs/openapi.yaml"
@@ -140,4 +142,35 @@ func walk(v any, ref func(string)) {
 			walk(e, ref)
 		}
 	}
+}
+
+// TestOpenAPI_ProblemTypes: the problem types the server answers match the
+// pattern the document gives, and the refusals are documented as Agnx
+// answers them (401 with no body, 403 text on admin routes).
+func TestOpenAPI_ProblemTypes(t *testing.T) {
+	d := loadOpenAPI(t)
+	problem, _ := d.Components["schemas"]["Problem"].(map[string]any)
+	props, _ := problem["properties"].(map[string]any)
+	typ, _ := props["type"].(map[string]any)
+	pattern, _ := typ["pattern"].(string)
+	re := regexp.MustCompile(pattern)
+
+	e := newAPIEnv(t, llmtest.Echo())
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/api/v1/sessions/nope", ""},                  // 404
+		{"GET", "/api/v1/sessions/nope/messages?limit=x", ""}, // 400
+		{"POST", "/api/v1/sessions", `{"agent":5}`},           // 422
+		{"PUT", "/api/v1/sessions", ""},                       // 405
+	} {
+		var p problemJSON
+		require.NoError(t, jsonDecode(e.do(c.method, c.path, c.body), &p))
+		assert.Regexp(t, re, p.Type, "%s %s", c.method, c.path)
+	}
+
+	responses := d.Components["responses"]
+	unauthorized, _ := responses["Unauthorized"].(map[string]any)
+	assert.NotContains(t, unauthorized, "content", "a 401 has no body")
+	denied, _ := responses["AdminDenied"].(map[string]any)
+	content, _ := denied["content"].(map[string]any)
+	assert.Contains(t, content, "text/plain")
 }

@@ -6,19 +6,40 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 )
 
-// problem is an RFC 7807 error body.
+// problem is an RFC 7807 error body. Code is an extension member: the
+// lite code of the problem, also when the type is one of Agnx's three.
 type problem struct {
 	Type     string `json:"type"`
 	Title    string `json:"title"`
 	Status   int    `json:"status"`
 	Detail   string `json:"detail,omitempty"`
 	Instance string `json:"instance,omitempty"`
+	Code     string `json:"code,omitempty"`
 }
 
-// Problem codes, as urn:agnx:problem:<code>.
+// Agnx's problem types: every 400, 404 and 500 answer has one, whatever
+// the lite code, so that Agnx clients read it as Agnx would answer.
+var parentProblems = map[int]struct{ typ, title string }{
+	http.StatusBadRequest:          {"urn:duragent:problem:bad-request", "Bad Request"},
+	http.StatusNotFound:            {"urn:duragent:problem:not-found", "Not Found"},
+	http.StatusInternalServerError: {"urn:duragent:problem:internal-error", "Internal Server Error"},
+}
+
+// litePrefix is the type of every other problem: urn:agnx-lite:problem:<code>.
+const litePrefix = "urn:agnx-lite:problem:"
+
+// problemType returns the type and title of a problem.
+func problemType(status int, code string) (typ, title string) {
+	if p, ok := parentProblems[status]; ok {
+		return p.typ, p.title
+	}
+	return litePrefix + code, titles[code]
+}
+
+// Problem codes: the code member of every problem, and the last part of
+// the type urn:agnx-lite:problem:<code> of those that are not Agnx's.
 const (
 	codeNotFound         = "not_found"
 	codeInvalid          = "invalid_request"
@@ -41,7 +62,7 @@ const (
 )
 
 var titles = map[string]string{
-	codeNotFound: "Not found", codeInvalid: "Invalid request", codeUnauthorized: "Unauthorized",
+	codeNotFound: "Not Found", codeInvalid: "Invalid request", codeUnauthorized: "Unauthorized",
 	codeForbidden: "Forbidden", codeInternal: "Internal error",
 	codeSessionNotFound: "Session not found", codeSessionEnded: "Session ended",
 	codeAgentNotFound: "Agent not found", codeTooLarge: "Payload too large",
@@ -56,9 +77,10 @@ func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, deta
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
+	typ, title := problemType(status, code)
 	_ = json.NewEncoder(w).Encode(problem{
-		Type: "urn:agnx:problem:" + code, Title: titles[code], Status: status,
-		Detail: detail, Instance: clip(r.URL.Path, 256),
+		Type: typ, Title: title, Status: status,
+		Detail: detail, Instance: clip(r.URL.Path, 256), Code: code,
 	})
 }
 
@@ -68,11 +90,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// decode reads a JSON body into v: one object, no unknown fields, at most
-// the body limit. Its error is the sentence for a 400 or 413.
+// decode reads a JSON body into v: one object, at most the body limit.
+// Fields v does not have are ignored, as Agnx does. Its error is the
+// sentence for a 400 (not JSON), 413 (too large) or 422 (JSON of the
+// wrong shape).
 func decode(r *http.Request, v any) (status int, err error) {
 	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
 	}
@@ -97,12 +120,9 @@ func decodeError(err error) (int, error) {
 	case errors.As(err, &syntax):
 		return http.StatusBadRequest, fmt.Errorf("the body is not valid JSON (at byte %d): send a JSON object", syntax.Offset)
 	case errors.As(err, &typ) && typ.Field == "":
-		return http.StatusBadRequest, fmt.Errorf("the body must be a JSON object, not a %s", typ.Value)
+		return http.StatusUnprocessableEntity, fmt.Errorf("the body must be a JSON object, not a %s", typ.Value)
 	case errors.As(err, &typ):
-		return http.StatusBadRequest, fmt.Errorf("field %q must be a %s, not a %s", typ.Field, typ.Type, typ.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return http.StatusBadRequest, fmt.Errorf("unknown field %s: remove it", field)
+		return http.StatusUnprocessableEntity, fmt.Errorf("field %q must be a %s, not a %s", typ.Field, typ.Type, typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return http.StatusBadRequest, errors.New("the body ends in the middle of the JSON: send a whole object")
 	}

@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -40,10 +42,17 @@ type Options struct {
 	Agents Agents
 	// Version is reported by /version and the agent card.
 	Version string
+	// Commit and BuildDate are reported by /version; empty: what the
+	// binary's build info says, else "unknown".
+	Commit, BuildDate string
+	// Workspace is the data dir (Agnx's workspace); /readyz reports the
+	// SHA-256 of its canonical path, by which a CLI tells whether the
+	// daemon serves its workspace.
+	Workspace string
 	// APIToken guards /api/v1; empty: loopback clients only.
 	APIToken string
-	// AdminToken guards /api/admin/v1; empty: loopback clients only (and
-	// the API token, when one is set).
+	// AdminToken guards /api/admin/v1; empty: loopback clients only. It
+	// is independent of APIToken, as in Agnx.
 	AdminToken string
 	// KeepAlive is the SSE keep-alive interval; 0 means 15 s, <0 none.
 	KeepAlive time.Duration
@@ -82,6 +91,10 @@ type Server struct {
 	mux     *http.ServeMux
 	closing chan struct{}
 	started time.Time
+	// workspaceHash is WorkspaceHash(o.Workspace).
+	workspaceHash string
+	// shuttingDown is set by the first POST /api/admin/v1/shutdown.
+	shuttingDown atomic.Bool
 	// hosts and origins are Options' lists, normalized, for edge.
 	hosts, origins map[string]bool
 }
@@ -101,7 +114,12 @@ func New(o Options) *Server {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{o: o, log: o.Logger, mux: http.NewServeMux(), closing: make(chan struct{}), started: time.Now(),
-		hosts: map[string]bool{}, origins: map[string]bool{}}
+		hosts: map[string]bool{}, origins: map[string]bool{}, workspaceHash: WorkspaceHash(o.Workspace)}
+	if o.Commit == "" || o.BuildDate == "" {
+		commit, date := buildInfo()
+		s.o.Commit = cmp.Or(o.Commit, commit)
+		s.o.BuildDate = cmp.Or(o.BuildDate, date)
+	}
 	for _, h := range o.AllowedHosts {
 		if n := NormalizeHost(h); n != "" {
 			s.hosts[n] = true
@@ -214,15 +232,8 @@ func (s *Server) guard(rt route, h http.HandlerFunc) http.Handler {
 	a := rt.access
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a != public {
-			if code, msg := s.authorize(a, r); code != 0 {
-				if code == http.StatusUnauthorized {
-					w.Header().Set("WWW-Authenticate", `Bearer realm="agnx-lite"`)
-				}
-				pc := codeUnauthorized
-				if code == http.StatusForbidden {
-					pc = codeForbidden
-				}
-				writeProblem(w, r, code, pc, msg)
+			if hint := s.authorize(a, r); hint != "" {
+				refuse(w, r, a, hint)
 				return
 			}
 		}
@@ -235,25 +246,46 @@ func (s *Server) guard(rt route, h http.HandlerFunc) http.Handler {
 	})
 }
 
-func (s *Server) authorize(a access, r *http.Request) (int, string) {
-	token := s.o.APIToken
-	if a == admin && s.o.AdminToken != "" {
-		token = s.o.AdminToken
+// refuse answers a caller authorize refused as Agnx does: 401 with no
+// body on /api/v1, 403 "Admin access denied" on admin routes. The hint,
+// what to do, goes in WWW-Authenticate's error_description (with
+// error="invalid_token" when a token was sent, as RFC 6750 has it).
+func refuse(w http.ResponseWriter, r *http.Request, a access, hint string) {
+	challenge := `Bearer realm="agnx-lite"`
+	if r.Header.Get("Authorization") != "" {
+		challenge += `, error="invalid_token"`
+	}
+	w.Header().Set("WWW-Authenticate", challenge+`, error_description="`+hint+`"`)
+	if a == admin {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, "Admin access denied")
+		return
+	}
+	w.WriteHeader(http.StatusUnauthorized)
+}
+
+// authorize returns "" when r may call a route of access a, else the
+// sentence saying what the caller must do (no quotes or backslashes: it
+// goes in a header's quoted string). Each token guards its own routes:
+// without one, only loopback clients pass.
+func (s *Server) authorize(a access, r *http.Request) string {
+	token, setting := s.o.APIToken, "server.api_token"
+	if a == admin {
+		token, setting = s.o.AdminToken, "server.admin_token"
 	}
 	if token == "" {
 		if !loopback(r.RemoteAddr) {
-			return http.StatusForbidden, "this server answers loopback clients only: set server.api_token to allow others"
+			return "this server answers loopback clients only: set " + setting + " to allow others"
 		}
-		return 0, ""
+		return ""
 	}
 	scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
-		if a == admin {
-			return http.StatusUnauthorized, "missing or wrong admin token: send Authorization: Bearer <server.admin_token>"
-		}
-		return http.StatusUnauthorized, "missing or wrong API token: send Authorization: Bearer <server.api_token>"
+		return "missing or wrong token: send Authorization: Bearer <" + setting + ">"
 	}
-	return 0, ""
+	return ""
 }
 
 func loopback(remote string) bool {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -22,6 +23,15 @@ type sessionJSON struct {
 	LastSeq   uint64    `json:"last_seq"`
 	Preview   string    `json:"preview,omitempty"`
 	Usage     usageJSON `json:"usage"`
+	// PendingApproval is the tool call waiting for a user's decision, on
+	// GET of one session: the extension Agnx's client reserves. Lite's
+	// approvals never expire, so it has no expires_at.
+	PendingApproval *pendingJSON `json:"pending_approval,omitempty"`
+}
+
+type pendingJSON struct {
+	CallID  string `json:"call_id"`
+	Command string `json:"command"`
 }
 
 type usageJSON struct {
@@ -48,7 +58,10 @@ func sessionError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, runtime.ErrSessionNotFound):
 		writeProblem(w, r, http.StatusNotFound, codeSessionNotFound, "no session "+r.PathValue("id"))
 	case errors.Is(err, runtime.ErrSessionEnded):
-		writeProblem(w, r, http.StatusGone, codeSessionEnded, err.Error())
+		// Agnx has no ended session that takes requests (its completed
+		// sessions are deleted ones): 404, as it answers for those.
+		writeProblem(w, r, http.StatusNotFound, codeSessionEnded,
+			"session "+r.PathValue("id")+" has ended: start a new one with POST /api/v1/sessions")
 	case errors.Is(err, runtime.ErrAgentNotFound):
 		writeProblem(w, r, http.StatusNotFound, codeAgentNotFound, err.Error())
 	case errors.As(err, &invalid):
@@ -92,7 +105,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if msg := checkNewSession(body.Agent, body.Gateway, body.ChatID); msg != "" {
-		writeProblem(w, r, http.StatusBadRequest, codeInvalid, msg)
+		writeProblem(w, r, http.StatusUnprocessableEntity, codeInvalid, msg)
 		return
 	}
 	if body.Gateway == "" {
@@ -113,7 +126,36 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		sessionError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toSession(info))
+	j := toSession(info)
+	if info.Status == runtime.SessionPaused {
+		if j.PendingApproval, err = s.pendingApproval(r, info.ID); err != nil {
+			sessionError(w, r, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, j)
+}
+
+// pendingApproval reads the session's log for the first approval asked
+// and not yet decided in the open turn, or nil.
+func (s *Server) pendingApproval(r *http.Request, id string) (*pendingJSON, error) {
+	var open []pendingJSON
+	err := s.o.Loop.Events(r.Context(), id, 0, func(e runtime.Event) error {
+		switch e.Type {
+		case runtime.EvApprovalRequired:
+			open = append(open, pendingJSON{CallID: e.CallID, Command: e.Content})
+		case runtime.EvApprovalDecision:
+			open = slices.DeleteFunc(open, func(p pendingJSON) bool { return p.CallID == e.CallID })
+		case runtime.EvTurnEnd:
+			open = nil
+		default: // no other event opens or closes an approval
+		}
+		return nil
+	})
+	if err != nil || len(open) == 0 {
+		return nil, err
+	}
+	return &open[0], nil
 }
 
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {

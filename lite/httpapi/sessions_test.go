@@ -1,13 +1,17 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
@@ -44,7 +48,8 @@ func TestSessions_CRUD(t *testing.T) {
 	assert.Equal(t, "assistant", s.Agent)
 	assert.Equal(t, "http", s.Gateway, "the gateway defaults to http")
 	assert.Equal(t, "c1", s.ChatID)
-	assert.NotEmpty(t, s.Status)
+	assert.Equal(t, "active", s.Status)
+	assert.Regexp(t, `^session_[0-9A-HJKMNP-TV-Z]{26}$`, s.ID, "ids are session_<ULID>, as in Agnx")
 	assert.WithinDuration(t, time.Now(), s.CreatedAt, time.Minute)
 
 	var got sessionOut
@@ -71,7 +76,7 @@ func TestSessions_CRUD(t *testing.T) {
 
 	p := requireProblem(t, e.do("POST", "/api/v1/sessions", `{"agent":"ghost"}`), http.StatusNotFound, "agent_not_found")
 	assert.Contains(t, p.Detail, "ghost")
-	requireProblem(t, e.do("POST", "/api/v1/sessions", `{}`), http.StatusBadRequest, "invalid_request")
+	requireProblem(t, e.do("POST", "/api/v1/sessions", `{}`), http.StatusUnprocessableEntity, "invalid_request")
 }
 
 func TestMessages_SendAndList(t *testing.T) {
@@ -101,15 +106,13 @@ func TestMessages_SendAndList(t *testing.T) {
 	e.call("POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"use list_dir {}"}`, http.StatusOK, &ans)
 	assert.Contains(t, ans.Content, "list_dir said:")
 
+	// Agnx's conversation: the user's messages and the final answers, not
+	// the tool steps between.
 	var list struct {
 		Messages []struct {
-			Seq        uint64
-			Role       string
-			Content    string
-			Timestamp  time.Time
-			ToolCalls  []struct{ ID, Name, Arguments string } `json:"tool_calls"`
-			ToolCallID string                                 `json:"tool_call_id"`
-			ToolName   string                                 `json:"tool_name"`
+			Role, Content string
+			Seq           uint64
+			Timestamp     time.Time
 		}
 	}
 	e.call("GET", "/api/v1/sessions/"+sid+"/messages", "", http.StatusOK, &list)
@@ -119,13 +122,23 @@ func TestMessages_SendAndList(t *testing.T) {
 		assert.Positive(t, m.Seq)
 		assert.False(t, m.Timestamp.IsZero())
 	}
-	assert.Equal(t, []string{"user", "assistant", "user", "assistant", "tool", "assistant"}, roles)
+	assert.Equal(t, []string{"user", "assistant", "user", "assistant"}, roles)
 	assert.Equal(t, "hello", list.Messages[0].Content)
-	call := list.Messages[3].ToolCalls
-	require.Len(t, call, 1)
-	assert.Equal(t, "list_dir", call[0].Name)
-	assert.Equal(t, call[0].ID, list.Messages[4].ToolCallID)
-	assert.Equal(t, "list_dir", list.Messages[4].ToolName)
+	assert.Equal(t, "echo: hello", list.Messages[1].Content)
+	assert.Equal(t, "use list_dir {}", list.Messages[2].Content)
+	assert.Contains(t, list.Messages[3].Content, "list_dir said:")
+
+	// limit keeps the first N.
+	e.call("GET", "/api/v1/sessions/"+sid+"/messages?limit=3", "", http.StatusOK, &list)
+	require.Len(t, list.Messages, 3)
+	assert.Equal(t, "use list_dir {}", list.Messages[2].Content)
+	e.call("GET", "/api/v1/sessions/"+sid+"/messages?limit=0", "", http.StatusOK, &list)
+	assert.Empty(t, list.Messages)
+	for _, bad := range []string{"-1", "x", "4294967296"} {
+		p := requireProblem(t, e.do("GET", "/api/v1/sessions/"+sid+"/messages?limit="+bad, ""), http.StatusBadRequest, "invalid_request")
+		assert.Contains(t, p.Detail, "limit")
+	}
+	requireProblem(t, e.do("GET", "/api/v1/sessions/nope/messages?limit=0", ""), http.StatusNotFound, "session_not_found")
 
 	requireProblem(t, e.do("GET", "/api/v1/sessions/nope/messages", ""), http.StatusNotFound, "session_not_found")
 	requireProblem(t, e.do("POST", "/api/v1/sessions/nope/messages", `{"content":"x"}`), http.StatusNotFound, "session_not_found")
@@ -190,12 +203,77 @@ func TestApprove(t *testing.T) {
 	p := requireProblem(t, e.do("POST", path, `{"call_id":"c1","decision":"maybe"}`), http.StatusBadRequest, "invalid_request")
 	assert.Contains(t, p.Detail, `"decision"`)
 	requireProblem(t, e.do("POST", path, `{"call_id":"c1"}`), http.StatusBadRequest, "invalid_request")
-	p = requireProblem(t, e.do("POST", path, `{"call_id":"c1","decision":"allow","extra":1}`), http.StatusBadRequest, "invalid_request")
-	assert.Contains(t, p.Detail, `"extra"`)
 	for _, d := range []string{"allow_once", "allow_always", "deny"} {
 		p = requireProblem(t, e.do("POST", path, `{"call_id":"c1","decision":"`+d+`"}`), http.StatusNotFound, "not_found")
 		assert.Contains(t, p.Detail, "c1")
 	}
 	requireProblem(t, e.do("POST", "/api/v1/sessions/nope/approve", `{"call_id":"c1","decision":"deny"}`),
 		http.StatusNotFound, "session_not_found")
+}
+
+// GET of a session waiting for a user's decision is paused and names the
+// call, in the pending_approval Agnx's client reserves.
+func TestSessions_PendingApproval(t *testing.T) {
+	e := newAPIEnv(t, llmtest.Echo())
+	require.NoError(t, os.WriteFile(filepath.Join(e.cfg.AgentsDir, "assistant", "policy.yaml"),
+		[]byte("apiVersion: agnx/v1alpha1\nkind: Policy\nmode: ask\n"), 0o644))
+	sid := e.session()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sub, err := e.loop.Follow(ctx, sid, 0)
+	require.NoError(t, err)
+	defer sub.Close()
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		resp := e.do("POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"use list_dir {}"}`)
+		resp.Body.Close()
+	}()
+	var ask runtime.Event
+	for ev := range sub.C() {
+		if ev.Type == runtime.EvApprovalRequired {
+			ask = ev
+			break
+		}
+	}
+	require.NotEmpty(t, ask.CallID, "the turn asked")
+
+	var got struct {
+		Status  string
+		Pending *struct {
+			CallID  string `json:"call_id"`
+			Command string `json:"command"`
+		} `json:"pending_approval"`
+	}
+	e.call("GET", "/api/v1/sessions/"+sid, "", http.StatusOK, &got)
+	assert.Equal(t, "paused", got.Status)
+	require.NotNil(t, got.Pending)
+	assert.Equal(t, ask.CallID, got.Pending.CallID)
+	assert.Equal(t, ask.Content, got.Pending.Command)
+
+	e.call("POST", "/api/v1/sessions/"+sid+"/approve", `{"call_id":"`+ask.CallID+`","decision":"deny"}`, http.StatusOK, nil)
+	<-answered
+	resp := e.do("GET", "/api/v1/sessions/"+sid, "")
+	var raw map[string]any
+	require.NoError(t, jsonDecode(resp, &raw))
+	assert.NotContains(t, raw, "pending_approval", "none once decided")
+	assert.Equal(t, "active", raw["status"])
+}
+
+// A message to a session that has ended is 404, as Agnx answers for a
+// session that takes no more messages (it has no 410).
+func TestSessions_EndedTakesNoMessage(t *testing.T) {
+	e := newAPIEnv(t, llmtest.Echo())
+	at := time.Now().Add(-time.Hour)
+	info, err := e.loop.ImportSession(context.Background(), []runtime.Event{
+		{Type: runtime.EvSessionStart, Agent: "assistant", Time: at},
+		{Type: runtime.EvUserMessage, Content: "hi", Time: at},
+		{Type: runtime.EvSessionEnd, Reason: "expired", Time: at},
+	})
+	require.NoError(t, err)
+	var got sessionOut
+	e.call("GET", "/api/v1/sessions/"+info.ID, "", http.StatusOK, &got)
+	assert.Equal(t, "completed", got.Status)
+	p := requireProblem(t, e.do("POST", "/api/v1/sessions/"+info.ID+"/messages", `{"content":"x"}`), http.StatusNotFound, "session_ended")
+	assert.Equal(t, "session "+info.ID+" has ended: start a new one with POST /api/v1/sessions", p.Detail)
 }
