@@ -75,8 +75,8 @@ func TestApproval_Deny(t *testing.T) {
 	res := find(evs, runtime.EvToolResult)
 	require.Len(t, res, 1)
 	assert.False(t, res[0].Success)
-	assert.Equal(t, "error: the user denied this call", res[0].Content)
-	assert.Equal(t, "read_file said: error: the user denied this call", find(evs, runtime.EvAssistant)[0].Content,
+	assert.Equal(t, runtime.DeniedResult("notes.txt"), res[0].Content)
+	assert.Equal(t, "read_file said: "+runtime.DeniedResult("notes.txt"), find(evs, runtime.EvAssistant)[0].Content,
 		"the model hears of it and the turn goes on")
 }
 
