@@ -13,11 +13,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
@@ -265,6 +267,30 @@ func TestAgnxStream_Done(t *testing.T) {
 	done := evs[len(evs)-1].Data
 	assert.Regexp(t, msgIDRe, done["message_id"])
 	assert.NotNil(t, done["usage"])
+	// The id is the stored message's: the export (the log) gives it back.
+	resp := e.do("GET", "/api/v1/sessions/"+sid+"/export", "")
+	defer resp.Body.Close()
+	dec := json.NewDecoder(resp.Body)
+	var last struct {
+		Seq       uint64    `json:"seq"`
+		Type      string    `json:"type"`
+		Timestamp time.Time `json:"timestamp"`
+	}
+	for {
+		var ev struct {
+			Seq       uint64    `json:"seq"`
+			Type      string    `json:"type"`
+			Timestamp time.Time `json:"timestamp"`
+		}
+		if dec.Decode(&ev) != nil {
+			break
+		}
+		if ev.Type == "assistant_response" {
+			last = ev
+		}
+	}
+	require.NotZero(t, last.Seq)
+	assert.Equal(t, done["message_id"], runtime.MessageID(sid, last.Seq, last.Timestamp))
 
 	var reply struct {
 		MessageID string `json:"message_id"`

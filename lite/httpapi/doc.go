@@ -2,10 +2,15 @@
 // sessions, messages, SSE streams, approvals, admin), health and version
 // routes and an A2A agent card. Errors are RFC 7807 problem+json.
 //
-// SSE streams carry the session's durable events with `id:` set to their
-// seq, so a client that reconnects with Last-Event-ID gets what it missed
-// from the log, then live events: no gap, no duplicate. Tokens stream
-// without ids and are not replayed; the final message is.
+// SSE streams are Agnx's by default: start, token, then one of done,
+// error, cancelled or approval_required, nothing Agnx's client parser
+// would abort on (sse_view.go). A client that asks (?events=) gets lite's
+// stream: the session's durable events with `id:` set to their seq, so a
+// client that reconnects with Last-Event-ID gets what it missed from the
+// log, then live events: no gap, no duplicate. Tokens stream without ids
+// and are not replayed; the final message is. A turn that waits for a
+// decision answers POST .../messages with 202 and POST .../approve
+// returns the rest of it (approve.go).
 //
 // Closed by default: without an API token only loopback clients are
 // served; admin routes need the admin token (or loopback when none is
