@@ -406,3 +406,40 @@ func TestAgnx_DenyAndWrongCall(t *testing.T) {
 	require.NoError(t, jsonDecode(resp, &next))
 	assert.Equal(t, "echo: next", next.Content)
 }
+
+// Lite's events come only to a client that asks, by name (or all), with
+// ?events= or X-Agnx-Events; GET .../events shows Agnx's six by default.
+func TestStream_OptInEvents(t *testing.T) {
+	e := newAPIEnv(t, llmtest.Echo())
+	sid := e.session()
+	resp := e.do("POST", "/api/v1/sessions/"+sid+"/stream", `{"content":"use list_dir {}"}`, "X-Agnx-Events: tool_call, nonsense")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var names []string
+	for _, ev := range newSSEScan(resp.Body).all() {
+		if ev.Name != "token" {
+			names = append(names, ev.Name)
+		}
+	}
+	assert.Equal(t, []string{"start", "tool_call", "done"}, names)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, _ = e.openStream(ctx, sid, "?after=0&until=turn_end&events=")
+	evs := readAgnxBody(t, resp.Body)
+	assert.Equal(t, []string{"done"}, agnxNames(evs), "the log replayed in Agnx's view: the turn's end")
+
+	p := requireProblem(t, e.do("POST", "/api/v1/sessions/"+sid+"/stream?events="+strings.Repeat("a", 600), `{"content":"x"}`),
+		http.StatusBadRequest, "invalid_request")
+	assert.Contains(t, p.Detail, "events")
+}
+
+// readAgnxBody parses a GET .../events body in Agnx's view, which has no
+// start event: only the event table is checked.
+func readAgnxBody(t *testing.T, body io.Reader) []agnxEvent {
+	t.Helper()
+	p := agnxParser{events: []agnxEvent{{Name: "start"}}}
+	data, err := io.ReadAll(body)
+	require.NoError(t, err)
+	require.NoError(t, p.feed(data))
+	return p.events[1:]
+}
