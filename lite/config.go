@@ -218,7 +218,8 @@ type RuntimeConfig struct {
 	// 40; 0: no guard).
 	MemoryLimitMB int `yaml:"memory_limit_mb"`
 	// ApprovalTimeoutSeconds is how long a tool call waits for a user's
-	// decision before it is denied (default 300).
+	// decision before it is denied; 0 (the default) waits until answered,
+	// as Agnx does.
 	ApprovalTimeoutSeconds int `yaml:"approval_timeout_seconds"`
 	// SessionIdleSeconds is how long an idle session stays in memory
 	// before it is dropped (and rebuilt from its checkpoint when next

@@ -60,7 +60,7 @@ func TestLoadConfig_Full(t *testing.T) {
 	}, c.Routes)
 	assert.Equal(t, "trust", c.Sandbox.Mode)
 	assert.Equal(t, RuntimeConfig{MaxConcurrentTurns: 1, MaxConcurrentTools: 2, MaxLoadedAgents: 3,
-		DefaultAgent: "helper", MemoryLimitMB: 0, ApprovalTimeoutSeconds: 300, SessionIdleSeconds: 600, DBReserveMB: 4}, c.Runtime)
+		DefaultAgent: "helper", MemoryLimitMB: 0, ApprovalTimeoutSeconds: 0, SessionIdleSeconds: 600, DBReserveMB: 4}, c.Runtime)
 }
 
 func TestLoadConfig_Missing(t *testing.T) {

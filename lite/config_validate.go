@@ -187,7 +187,6 @@ func (c *Config) validateRuntime() error {
 	}{
 		{"runtime.max_concurrent_turns", r.MaxConcurrentTurns},
 		{"runtime.max_concurrent_tools", r.MaxConcurrentTools},
-		{"runtime.approval_timeout_seconds", r.ApprovalTimeoutSeconds},
 		{"runtime.session_idle_seconds", r.SessionIdleSeconds},
 		{"runtime.max_loaded_agents", r.MaxLoadedAgents},
 	} {
@@ -195,7 +194,8 @@ func (c *Config) validateRuntime() error {
 			return c.errorf(f.path, "%s %d must be at least 1", f.path, f.v)
 		}
 	}
-	return c.nonNegative(map[string]int{"runtime.memory_limit_mb": r.MemoryLimitMB, "runtime.db_reserve_mb": r.DBReserveMB})
+	return c.nonNegative(map[string]int{"runtime.memory_limit_mb": r.MemoryLimitMB, "runtime.db_reserve_mb": r.DBReserveMB,
+		"runtime.approval_timeout_seconds": r.ApprovalTimeoutSeconds})
 }
 
 // nonNegative reports the first negative value in document order.

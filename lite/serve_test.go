@@ -274,7 +274,7 @@ func TestServe_GracefulShutdownMidTurn(t *testing.T) {
 	before := len(fake.Requests())
 	d = startServe(t, cfg)
 	var evs []string
-	resp, err := http.Get(fmt.Sprintf("%s/api/v1/sessions/%s/events?after=%d&until=turn_end", d.url, kept, keptLog[len(keptLog)-1].Seq))
+	resp, err := http.Get(fmt.Sprintf("%s/api/v1/sessions/%s/events?after=%d&until=turn_end&events=all", d.url, kept, keptLog[len(keptLog)-1].Seq))
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)

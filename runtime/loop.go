@@ -78,7 +78,8 @@ type Options struct {
 	// 18 KiB per subscriber; tokens may fill only half of it).
 	SubscriberBuffer int
 	// ApprovalTimeout is how long a call waits for a user's decision
-	// before it is denied. Default 5 minutes.
+	// before it is denied. 0 (the default) means it waits until answered,
+	// across restarts and new messages, as in Agnx.
 	ApprovalTimeout time.Duration
 	// DisconnectGrace is how long after its client left a turn of a pause
 	// agent waits for a client to come back (a reconnect resuming the
@@ -210,8 +211,8 @@ func New(opts Options) *Loop {
 	if opts.DisconnectGrace == 0 {
 		opts.DisconnectGrace = 5 * time.Second
 	}
-	if opts.ApprovalTimeout <= 0 {
-		opts.ApprovalTimeout = 5 * time.Minute
+	if opts.ApprovalTimeout < 0 {
+		opts.ApprovalTimeout = 0
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

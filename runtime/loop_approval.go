@@ -10,9 +10,17 @@ import (
 // ErrNoApproval is returned by Approve when the call waits for no decision.
 var ErrNoApproval = errors.New("no approval is pending for that call")
 
-// armApproval starts the timer that denies a call nobody answers. A call
-// that waited across a restart keeps its original deadline.
+// ErrOtherApproval is returned by Approve when the session waits for a
+// decision, but on another call.
+var ErrOtherApproval = errors.New("the session waits for a decision on another call")
+
+// armApproval starts the timer that denies a call nobody answers, when
+// ApprovalTimeout is set. A call that waited across a restart keeps its
+// original deadline.
 func (l *Loop) armApproval(s *session, t *turn, a Approval) {
+	if l.opts.ApprovalTimeout <= 0 {
+		return // it waits until answered
+	}
 	if t.timers == nil {
 		t.timers = make(map[string]*time.Timer)
 	}
@@ -65,7 +73,11 @@ func (r *approveReq) handle(l *Loop) {
 		return
 	}
 	if _, ok := s.st.approval(r.callID); !ok {
-		r.reply <- result[struct{}]{err: ErrNoApproval}
+		err := ErrNoApproval
+		if len(s.st.Approvals) > 0 {
+			err = ErrOtherApproval
+		}
+		r.reply <- result[struct{}]{err: err}
 		return
 	}
 	if s.turn == nil || s.turn.agent == nil {
@@ -103,6 +115,7 @@ func (l *Loop) decide(s *session, callID, decision, reason string) {
 		tm.Stop()
 		delete(t.timers, callID)
 	}
+	subject := s.st.approvalSubject(callID)
 	l.record(s, Event{Type: EvApprovalDecision, CallID: callID, Decision: decision, Reason: reason})
 	var c ToolCall
 	for _, oc := range s.st.OpenCalls {
@@ -115,7 +128,7 @@ func (l *Loop) decide(s *session, callID, decision, reason string) {
 		l.allowAlways(s, c)
 	}
 	if decision == DenyCall {
-		msg := "error: the user denied this call"
+		msg := DeniedResult(subject)
 		if reason == "timeout" {
 			msg = fmt.Sprintf("error: nobody answered the approval request within %s, so the call was denied", l.opts.ApprovalTimeout)
 		}
@@ -131,4 +144,59 @@ func (l *Loop) decide(s *session, callID, decision, reason string) {
 			})
 		}
 	})
+}
+
+// DeniedResult is the tool result of a call the user denied: Agnx's
+// sentence, which tells the model to try something else.
+func DeniedResult(command string) string {
+	return "Command '" + command + "' was denied by the user. Please try a different approach."
+}
+
+// PendingApproval is a call waiting for a user's decision, as a session's
+// info shows it.
+type PendingApproval struct {
+	CallID  string
+	Tool    string
+	Command string    // what the user is asked about (the approval's subject)
+	At      time.Time // when it was asked
+	// ExpiresAt is when it is denied unanswered; zero when it never is
+	// (the default: Options.ApprovalTimeout 0).
+	ExpiresAt time.Time
+}
+
+// pending lists the session's calls waiting for a decision, oldest first.
+func (l *Loop) pending(st *state) []PendingApproval {
+	if len(st.Approvals) == 0 {
+		return nil
+	}
+	out := make([]PendingApproval, len(st.Approvals))
+	for i, a := range st.Approvals {
+		out[i] = PendingApproval{CallID: a.CallID, Tool: a.Tool, Command: a.Subject, At: a.At}
+		if l.opts.ApprovalTimeout > 0 {
+			out[i].ExpiresAt = a.At.Add(l.opts.ApprovalTimeout)
+		}
+	}
+	return out
+}
+
+// Pending lists the calls of the session waiting for a user's decision,
+// oldest first; none when its turn waits for nothing. It loads the session
+// when it is not in memory. GET .../sessions/{id} shows the first one.
+func (l *Loop) Pending(ctx context.Context, sessionID string) ([]PendingApproval, error) {
+	reply := make(chan result[[]PendingApproval], 1)
+	return call(ctx, l, &pendingReq{sid: sessionID, reply: reply}, reply)
+}
+
+type pendingReq struct {
+	sid   string
+	reply chan result[[]PendingApproval]
+}
+
+func (r *pendingReq) handle(l *Loop) {
+	s, err := l.load(r.sid)
+	if err != nil {
+		r.reply <- result[[]PendingApproval]{err: err}
+		return
+	}
+	r.reply <- result[[]PendingApproval]{v: l.pending(s.st)}
 }

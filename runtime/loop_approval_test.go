@@ -75,8 +75,8 @@ func TestApproval_Deny(t *testing.T) {
 	res := find(evs, runtime.EvToolResult)
 	require.Len(t, res, 1)
 	assert.False(t, res[0].Success)
-	assert.Equal(t, "error: the user denied this call", res[0].Content)
-	assert.Equal(t, "read_file said: error: the user denied this call", find(evs, runtime.EvAssistant)[0].Content,
+	assert.Equal(t, runtime.DeniedResult("notes.txt"), res[0].Content)
+	assert.Equal(t, "read_file said: "+runtime.DeniedResult("notes.txt"), find(evs, runtime.EvAssistant)[0].Content,
 		"the model hears of it and the turn goes on")
 }
 
@@ -135,4 +135,39 @@ func TestApproval_PendingAcrossRestart(t *testing.T) {
 	evs := collect(context.Background(), t, sub)
 	assert.Equal(t, "buy milk", find(evs, runtime.EvToolResult)[0].Content)
 	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
+}
+
+// Agnx's CLI drops its stream on approval_required and answers with POST
+// .../approve: a disconnect while the turn waits for a decision does not
+// pause it, even for an agent whose on_disconnect is pause; the waiting
+// call is listed by Pending and never expires by default.
+func TestApproval_DisconnectLeavesItWaiting(t *testing.T) {
+	h := newHarness(t, llmtest.Echo())
+	h.opts.DisconnectGrace = -1 // pause at once
+	h.restart()
+	h.agent.Policy = askPolicy(t)
+	sid, sub, ask := startAsking(t, h, `use read_file {"path":"notes.txt"}`)
+	watcher, err := h.loop.Subscribe(context.Background(), sid)
+	require.NoError(t, err)
+	sub.Close()
+	watcher.Close() // nobody watches now
+	paused, err := h.loop.Disconnect(context.Background(), sid)
+	require.NoError(t, err)
+	assert.False(t, paused, "a turn waiting for a decision is left waiting")
+
+	p, err := h.loop.Pending(context.Background(), sid)
+	require.NoError(t, err)
+	require.Len(t, p, 1)
+	assert.Equal(t, runtime.PendingApproval{CallID: ask.CallID, Tool: "read_file", Command: "notes.txt", At: p[0].At}, p[0])
+	assert.True(t, p[0].ExpiresAt.IsZero(), "it never expires")
+	assert.ErrorIs(t, h.loop.Approve(context.Background(), sid, "other", runtime.AllowOnce), runtime.ErrOtherApproval)
+
+	sub, err = h.loop.Subscribe(context.Background(), sid)
+	require.NoError(t, err)
+	require.NoError(t, h.loop.Approve(context.Background(), sid, ask.CallID, runtime.AllowOnce))
+	evs := collect(context.Background(), t, sub)
+	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
+	p, err = h.loop.Pending(context.Background(), sid)
+	require.NoError(t, err)
+	assert.Empty(t, p)
 }

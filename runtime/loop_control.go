@@ -41,8 +41,10 @@ func (r *drainReq) handle(l *Loop) {
 // watches the session once DisconnectGrace has passed (a client resuming
 // its stream watches again), the turn stops at its next safe point
 // (turn_end paused) and the next message goes on from there; with
-// continue, the turn finishes and is stored. It reports whether a pause is
-// on its way.
+// continue, the turn finishes and is stored. A turn waiting for a user's
+// decision is left as it is: Agnx's CLI drops its stream on
+// approval_required and answers with POST .../approve, which must find the
+// turn waiting. It reports whether a pause is on its way.
 func (l *Loop) Disconnect(ctx context.Context, sessionID string) (bool, error) {
 	reply := make(chan result[bool], 1)
 	return call(ctx, l, &disconnectReq{sid: sessionID, reply: reply}, reply)
@@ -55,7 +57,8 @@ type disconnectReq struct {
 
 func (r *disconnectReq) handle(l *Loop) {
 	s := l.sessions[r.sid]
-	pause := s != nil && s.turn != nil && s.st.OnDisconnect != agents.OnDisconnectContinue && len(s.subs) == 0
+	pause := s != nil && s.turn != nil && s.st.OnDisconnect != agents.OnDisconnectContinue && len(s.subs) == 0 &&
+		len(s.st.Approvals) == 0
 	r.reply <- result[bool]{v: pause}
 	if !pause {
 		return
@@ -77,7 +80,7 @@ type pauseCheck struct {
 }
 
 func (r *pauseCheck) handle(l *Loop) {
-	if s := l.sessions[r.sid]; s != nil && s.turn != nil && s.turn.id == r.turn && len(s.subs) == 0 {
+	if s := l.sessions[r.sid]; s != nil && s.turn != nil && s.turn.id == r.turn && len(s.subs) == 0 && len(s.st.Approvals) == 0 {
 		s.turn.pause = true
 	}
 }

@@ -56,7 +56,7 @@ func TestPark_WaitingForApprovalHoldsNoSlot(t *testing.T) {
 	require.NoError(t, h.loop.Approve(context.Background(), sidB, askB.CallID, runtime.DenyCall))
 	evs = collect(context.Background(), t, subB)
 	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
-	assert.Equal(t, "list_dir said: error: the user denied this call", find(evs, runtime.EvAssistant)[0].Content)
+	assert.Equal(t, "list_dir said: "+runtime.DeniedResult("."), find(evs, runtime.EvAssistant)[0].Content)
 	st = stats(t, h)
 	assert.Equal(t, runtime.Stats{Resident: st.Resident}, st, "nothing runs, waits or stays parked")
 }

@@ -10,14 +10,14 @@ import (
 )
 
 func TestSessionULID_KnownValues(t *testing.T) {
-	assert.Equal(t, "00000000000000000000000000", sessionULID([16]byte{}))
+	assert.Equal(t, "00000000000000000000000000", ulid([16]byte{}))
 	var ones [16]byte
 	for i := range ones {
 		ones[i] = 0xff
 	}
-	assert.Equal(t, "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", sessionULID(ones))
-	assert.Equal(t, "00000000000000000000000001", sessionULID([16]byte{15: 1}))
-	assert.Equal(t, "00000000000000000000000020", sessionULID([16]byte{15: 64}))
+	assert.Equal(t, "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", ulid(ones))
+	assert.Equal(t, "00000000000000000000000001", ulid([16]byte{15: 1}))
+	assert.Equal(t, "00000000000000000000000020", ulid([16]byte{15: 64}))
 }
 
 func TestNewSessionID_ShapeAndOrder(t *testing.T) {

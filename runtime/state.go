@@ -254,6 +254,13 @@ func (s *state) alwaysAllowed(tool, subject string) bool {
 }
 
 // approval returns the pending approval of a call.
+// approvalSubject is what the user is asked about for callID, "" when
+// nothing is pending for it.
+func (s *state) approvalSubject(callID string) string {
+	a, _ := s.approval(callID)
+	return a.Subject
+}
+
 func (s *state) approval(callID string) (Approval, bool) {
 	for _, a := range s.Approvals {
 		if a.CallID == callID {

@@ -79,8 +79,11 @@ func (b *httpBackend) cancel(ctx context.Context, sid string) error {
 	return err
 }
 
+// approve answers a call without waiting for the turn: what it does next
+// comes on the turn's stream, which asked for lite's events and stays
+// open past approval_required.
 func (b *httpBackend) approve(ctx context.Context, sid, callID, decision string) error {
-	return b.c.Approve(ctx, sid, callID, decision)
+	return b.c.Answer(ctx, sid, callID, decision)
 }
 
 func (b *httpBackend) close() error { return nil }

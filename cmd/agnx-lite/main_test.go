@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
@@ -200,7 +201,7 @@ func TestCLI_ChatAnswersApprovals(t *testing.T) {
 			assert.Contains(t, errs, "answer o (allow once), a (always) or d (deny) for list_dir", "an unclear answer is asked again")
 			assert.Contains(t, out.String(), "list_dir said: . is empty")
 			assert.Contains(t, errs, "approval needed: read_file x")
-			assert.Contains(t, out.String(), "read_file said: error: the user denied this call")
+			assert.Contains(t, out.String(), "read_file said: "+runtime.DeniedResult("x"))
 		})
 	}
 }

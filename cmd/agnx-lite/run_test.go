@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
@@ -46,7 +47,7 @@ func TestCLI_RunApprovalsWithoutTerminal(t *testing.T) {
 
 			code, out, errs := c.runNoTerminal("run", "-m", "use list_dir {}")
 			require.Equal(t, 0, code, errs)
-			assert.Equal(t, "list_dir said: error: the user denied this call\n", out)
+			assert.Equal(t, "list_dir said: "+runtime.DeniedResult(".")+"\n", out)
 			assert.Contains(t, errs, "approval needed: list_dir .\n", "no prompt to answer")
 			assert.Contains(t, errs, deniedNotice+"\n")
 			assert.Contains(t, errs, "↳ deny (user)", "denied at once, not by the timeout")
@@ -61,7 +62,7 @@ func TestCLI_RunApprovalsWithoutTerminal(t *testing.T) {
 
 			code, out, errs = c.runNoTerminal("run", "-m", "use list_dir {}")
 			require.Equal(t, 0, code, errs)
-			assert.Equal(t, "list_dir said: error: the user denied this call\n", out, "--approve held for its run only")
+			assert.Equal(t, "list_dir said: "+runtime.DeniedResult(".")+"\n", out, "--approve held for its run only")
 			all.WriteString(out + errs)
 			outputs[viaDaemon] = regexp.MustCompile(`\bsession_[0-9A-Z]{26}\b`).ReplaceAllString(all.String(), "ID")
 		})

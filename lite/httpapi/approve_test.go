@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -14,44 +15,73 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
-// An agent whose policy asks: the stream shows approval_required, POST
-// approve answers it, and the same stream goes on to the tool's result.
+// askPolicy makes the test agent ask before every tool call.
+func (e *apiEnv) askPolicy() {
+	e.t.Helper()
+	require.NoError(e.t, os.WriteFile(filepath.Join(e.cfg.AgentsDir, "assistant", "policy.yaml"),
+		[]byte("apiVersion: agnx/v1alpha1\nkind: Policy\nmode: ask\n"), 0o644))
+}
+
+type pendingJSON struct {
+	SessionID string `json:"session_id"`
+	Status    string `json:"status"`
+	CallID    string `json:"call_id"`
+	Command   string `json:"command"`
+	ToolName  string `json:"tool_name"`
+}
+
+type completeJSON struct {
+	Status    string `json:"status"`
+	MessageID string `json:"message_id"`
+	Content   string `json:"content"`
+}
+
+var msgIDRe = regexp.MustCompile(`^msg_[0-7][0-9A-HJKMNP-TV-Z]{25}$`)
+
+// An agent whose policy asks: POST .../messages answers 202 at once, the
+// session is paused, a lite stream shows approval_required and goes on
+// once POST .../approve answers, which returns the end of the turn.
 func TestApprove_OverHTTP(t *testing.T) {
 	e := newAPIEnv(t, llmtest.Echo())
-	require.NoError(t, os.WriteFile(filepath.Join(e.cfg.AgentsDir, "assistant", "policy.yaml"),
-		[]byte("apiVersion: agnx/v1alpha1\nkind: Policy\nmode: ask\n"), 0o644))
+	e.askPolicy()
 	sid := e.session()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, scan := e.openStream(ctx, sid, "")
-	answered := make(chan int, 1)
-	go func() { // the synchronous POST returns when the turn ends
-		resp := e.do("POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"use list_dir {}"}`)
-		resp.Body.Close()
-		answered <- resp.StatusCode
-	}()
 
-	var ask struct {
-		CallID   string `json:"call_id"`
-		Command  string `json:"command"`
-		ToolName string `json:"tool_name"`
-	}
+	var ask pendingJSON
+	e.call("POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"use list_dir {}"}`, http.StatusAccepted, &ask)
+	assert.Equal(t, sid, ask.SessionID)
+	assert.NotEmpty(t, ask.CallID)
+	assert.Equal(t, "list_dir", ask.ToolName)
+	var info struct{ Status string }
+	e.call("GET", "/api/v1/sessions/"+sid, "", http.StatusOK, &info)
+	assert.Equal(t, "paused", info.Status)
+
 	for {
 		ev, ok := scan.next()
 		require.True(t, ok, "stream ended before approval_required")
 		if ev.Name == "approval_required" {
 			assert.True(t, ev.HasID, "approval_required is durable")
-			ev.decode(t, &ask)
+			var got pendingJSON
+			ev.decode(t, &got)
+			assert.Equal(t, ask.CallID, got.CallID)
 			break
 		}
 	}
-	assert.Equal(t, "list_dir", ask.ToolName)
 
-	e.call("POST", "/api/v1/sessions/"+sid+"/approve", `{"call_id":"`+ask.CallID+`","decision":"allow_once"}`, http.StatusOK, nil)
+	var done completeJSON
+	e.call("POST", "/api/v1/sessions/"+sid+"/approve", `{"call_id":"`+ask.CallID+`","decision":"allow_once"}`, http.StatusOK, &done)
+	assert.Equal(t, "complete", done.Status)
+	assert.Regexp(t, msgIDRe, done.MessageID)
 	resp := e.do("POST", "/api/v1/sessions/"+sid+"/approve", `{"call_id":"`+ask.CallID+`","decision":"deny"}`)
-	requireProblem(t, resp, http.StatusNotFound, "not_found")
+	p := requireProblem(t, resp, http.StatusNotFound, "not_found")
+	assert.Contains(t, p.Detail, "no pending approval")
 
 	var names []string
+	var doneEv struct {
+		MessageID string `json:"message_id"`
+	}
 	for {
 		ev, ok := scan.next()
 		require.True(t, ok)
@@ -59,9 +89,10 @@ func TestApprove_OverHTTP(t *testing.T) {
 			names = append(names, ev.Name)
 		}
 		if ev.Name == "done" {
+			ev.decode(t, &doneEv)
 			break
 		}
 	}
 	assert.Equal(t, []string{"approval_decision", "tool_result", "message", "done"}, names)
-	assert.Equal(t, http.StatusOK, <-answered)
+	assert.Equal(t, done.MessageID, doneEv.MessageID, "the stream and the reply name the same message")
 }

@@ -50,13 +50,58 @@ type AgentModel struct {
 	MaxOutputTokens int      `json:"max_output_tokens"`
 }
 
-// Reply is the answer to a synchronous message.
+// Reply is the answer to a synchronous message or to an approval.
 type Reply struct {
+	// MessageID names the turn's final assistant message (msg_<ULID>).
+	MessageID string
 	Content   string
-	Status    string // how the turn ended: runtime.TurnCompleted, ...
+	// Status is how the turn ended (runtime.TurnCompleted, ...), or
+	// StatusPendingApproval when it waits for a decision on Approval.
+	Status    string
 	ToolCalls []runtime.ToolCall
 	Usage     runtime.Usage
 	Seq       uint64 // the turn_end's seq
+	// Approval is the call the turn waits for a decision on (POST
+	// .../approve answers it), when Status is StatusPendingApproval.
+	Approval *PendingCall
+}
+
+// StatusPendingApproval is a Reply's Status when its turn waits for a
+// decision on a tool call.
+const StatusPendingApproval = "pending_approval"
+
+// PendingCall is a tool call waiting for a decision.
+type PendingCall struct {
+	CallID, Command, ToolName string
+}
+
+// replyJSON is the body of POST .../messages and .../approve, 200 or 202.
+type replyJSON struct {
+	MessageID  string         `json:"message_id"`
+	Content    string         `json:"content"`
+	Status     string         `json:"status"`
+	TurnStatus string         `json:"turn_status"`
+	ToolCalls  []toolCallJSON `json:"tool_calls"`
+	Usage      usageJSON      `json:"usage"`
+	Seq        uint64         `json:"seq"`
+	CallID     string         `json:"call_id"`
+	Command    string         `json:"command"`
+	ToolName   string         `json:"tool_name"`
+}
+
+func (j *replyJSON) reply() Reply {
+	r := Reply{MessageID: j.MessageID, Content: j.Content, Status: j.Status, Seq: j.Seq,
+		Usage: runtime.Usage{PromptTokens: j.Usage.Prompt, CompletionTokens: j.Usage.Completion}}
+	if j.TurnStatus != "" {
+		r.Status = j.TurnStatus
+	}
+	for _, tc := range j.ToolCalls {
+		r.ToolCalls = append(r.ToolCalls, runtime.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+	}
+	if j.CallID != "" {
+		r.Status, r.Approval = StatusPendingApproval, &PendingCall{CallID: j.CallID, Command: j.Command, ToolName: j.ToolName}
+	}
+	return r
 }
 
 // Status is what GET /api/admin/v1/status reports.
@@ -143,23 +188,14 @@ func (c *Client) Agent(ctx context.Context, name string) (Agent, error) {
 	return a, err
 }
 
-// Send sends a message and waits for its turn to end (POST .../messages).
-// A turn that fails is a *ProblemError (provider_error) saying why.
+// Send sends a message and waits for its turn to end (POST .../messages),
+// or to wait for a decision on a tool call (Status StatusPendingApproval:
+// Approve answers it). A turn that fails, or that used all its agent's
+// tool rounds, is a *ProblemError saying why.
 func (c *Client) Send(ctx context.Context, id, content string) (Reply, error) {
-	var j struct {
-		Content   string         `json:"content"`
-		Status    string         `json:"status"`
-		ToolCalls []toolCallJSON `json:"tool_calls"`
-		Usage     usageJSON      `json:"usage"`
-		Seq       uint64         `json:"seq"`
-	}
+	var j replyJSON
 	err := c.call(ctx, request{method: "POST", path: sessionPath(id) + "/messages", body: c.message(content)}, &j, true)
-	r := Reply{Content: j.Content, Status: j.Status, Seq: j.Seq,
-		Usage: runtime.Usage{PromptTokens: j.Usage.Prompt, CompletionTokens: j.Usage.Completion}}
-	for _, tc := range j.ToolCalls {
-		r.ToolCalls = append(r.ToolCalls, runtime.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
-	}
-	return r, err
+	return j.reply(), err
 }
 
 func (c *Client) message(content string) messageBody {
@@ -175,11 +211,22 @@ func (c *Client) Cancel(ctx context.Context, id string) (bool, error) {
 	return j.Cancelled, err
 }
 
-// Approve answers a pending approval: decision is allow_once,
-// allow_always or deny.
-func (c *Client) Approve(ctx context.Context, id, callID, decision string) error {
+// Approve answers a pending approval (decision is allow_once,
+// allow_always or deny) and waits, as Send does, for the turn to end or to
+// wait for another decision.
+func (c *Client) Approve(ctx context.Context, id, callID, decision string) (Reply, error) {
+	var j replyJSON
 	body := map[string]string{"call_id": callID, "decision": decision}
-	return c.call(ctx, request{method: "POST", path: sessionPath(id) + "/approve", body: body}, nil, false)
+	err := c.call(ctx, request{method: "POST", path: sessionPath(id) + "/approve", body: body}, &j, true)
+	return j.reply(), err
+}
+
+// Answer answers a pending approval like Approve, but returns once the
+// decision is stored (?wait=false): for a client that reads the turn's
+// stream, where the rest shows.
+func (c *Client) Answer(ctx context.Context, id, callID, decision string) error {
+	body := map[string]string{"call_id": callID, "decision": decision}
+	return c.call(ctx, request{method: "POST", path: sessionPath(id) + "/approve?wait=false", body: body}, nil, false)
 }
 
 // Status reads the daemon's status (admin).

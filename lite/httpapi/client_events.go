@@ -78,6 +78,9 @@ func decodeSSE(ev sseEvent) (e runtime.Event, known bool, err error) {
 		e.Type, e.Code, e.Content = runtime.EvError, d.Code, d.Message
 	case "done":
 		e.Type, e.Reason = runtime.EvTurnEnd, d.Status
+		if e.Reason == "" {
+			e.Reason = runtime.TurnCompleted // Agnx's done has no status
+		}
 		e.Usage = runtime.Usage{PromptTokens: d.Usage.Prompt, CompletionTokens: d.Usage.Completion}
 	}
 	return e, true, nil

@@ -22,6 +22,7 @@ import (
 // sees of a round are always the beginning of its final message. An
 // error from fn stops the stream and is returned.
 //
+// The client asks for lite's events (?events=all, see sse_view.go).
 // Events reach fn as runtime events: tokens (Seq 0), assistant_response
 // (with its tool calls), tool_call, tool_result, error, user_message and
 // turn_end (Reason completed, failed, cancelled, interrupted or paused;
@@ -33,7 +34,7 @@ import (
 // that turn's turn_end; if the connection drops in between, the resumed
 // stream ends at the first turn_end.
 func (c *Client) Stream(ctx context.Context, id, content string, fn func(runtime.Event) error) error {
-	resp, err := c.open(ctx, request{method: "POST", path: sessionPath(id) + "/stream",
+	resp, err := c.open(ctx, request{method: "POST", path: sessionPath(id) + "/stream?events=all",
 		body: c.message(content), accept: "text/event-stream"})
 	if err != nil {
 		return err
@@ -86,9 +87,9 @@ func (c *Client) Events(ctx context.Context, id string, after uint64, untilEnd b
 }
 
 func (c *Client) openEvents(ctx context.Context, id string, f *follower) (*http.Response, error) {
-	path := sessionPath(id) + "/events"
+	path := sessionPath(id) + "/events?events=all"
 	if f.mode == untilTurnEnd {
-		path += "?until=turn_end"
+		path += "&until=turn_end"
 	}
 	r := request{method: "GET", path: path, accept: "text/event-stream"}
 	if f.last > 0 {

@@ -6,10 +6,15 @@
 // extension member "code"; refused callers get Agnx's 401 (no body) or
 // 403 "Admin access denied". Extensions only add: routes, fields, keys.
 //
-// SSE streams carry the session's durable events with `id:` set to their
-// seq, so a client that reconnects with Last-Event-ID gets what it missed
-// from the log, then live events: no gap, no duplicate. Tokens stream
-// without ids and are not replayed; the final message is.
+// SSE streams are Agnx's by default: start, token, then one of done,
+// error, cancelled or approval_required, nothing Agnx's client parser
+// would abort on (sse_view.go). A client that asks (?events=) gets lite's
+// stream: the session's durable events with `id:` set to their seq, so a
+// client that reconnects with Last-Event-ID gets what it missed from the
+// log, then live events: no gap, no duplicate. Tokens stream without ids
+// and are not replayed; the final message is. A turn that waits for a
+// decision answers POST .../messages with 202 and POST .../approve
+// returns the rest of it (approve.go).
 //
 // Closed by default: without an API token only loopback clients are
 // served; admin routes need the admin token (or loopback when none is

@@ -266,7 +266,7 @@ func TestClient_DeclaresJSONBodies(t *testing.T) {
 	_, _ = c.CreateSession(ctx, "a")
 	_, _ = c.Send(ctx, "s", "x")
 	_ = c.Stream(ctx, "s", "x", func(runtime.Event) error { return nil })
-	_ = c.Approve(ctx, "s", "c", "deny")
+	_, _ = c.Approve(ctx, "s", "c", "deny")
 	_, _ = c.Cancel(ctx, "s")
 	_ = c.Shutdown(ctx)
 	_, _ = c.ReloadAgents(ctx)

@@ -305,9 +305,16 @@ func (r *sseScan) all() []sseEv {
 }
 
 // openStream starts a GET of a session's events and returns once the
-// server answered with the headers (so its subscription is live).
+// server answered with the headers (so its subscription is live). It asks
+// for lite's events (?events=all) unless query says which.
 func (e *apiEnv) openStream(ctx context.Context, sid, query string, headers ...string) (*http.Response, *sseScan) {
 	e.t.Helper()
+	switch {
+	case query == "":
+		query = "?events=all"
+	case !strings.Contains(query, "events="):
+		query += "&events=all"
+	}
 	req, err := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/api/v1/sessions/"+sid+"/events"+query, nil)
 	require.NoError(e.t, err)
 	for _, h := range headers {

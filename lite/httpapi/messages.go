@@ -7,18 +7,43 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// postMessage sends a message and answers when its turn ends.
+// postMessage sends a message and answers when its turn ends: 200
+// {message_id, role, content}, or 202 {session_id, call_id, command} as
+// soon as the turn waits for a decision on a tool call (POST .../approve
+// answers it and returns the rest). A turn that fails, or that used all its
+// agent's tool rounds, is a problem, as in Agnx (the answer stays in the
+// log).
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	sub, sent, ok := s.send(w, r)
 	if !ok {
 		return
 	}
+	f := newTurnFollower(sent)
+	s.waitTurn(w, r, sub, func(e *runtime.Event) (keep, done bool) {
+		ours := f.ours() // before accept counts a turn_end
+		keep, done = f.accept(e)
+		return keep && ours, done
+	}, false)
+}
+
+// turnOutcome is how the part of a turn a request waits for went.
+type turnOutcome struct {
+	end      *runtime.Event // the turn_end
+	approval *runtime.Event // or the approval_required it stopped at
+	answer   runtime.Event  // the last assistant message (Seq 0: none)
+	errMsg   string         // the turn's last error
+	errCode  string
+}
+
+// waitTurn reads sub until the turn ends or waits for a decision, and
+// answers the request with how it went. A client that leaves before is
+// gone as from a stream (on_disconnect), but one whose turn waits for a
+// decision leaves nothing to stop.
+func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, sub *runtime.Subscription, accept func(*runtime.Event) (keep, done bool), approve bool) {
 	id := r.PathValue("id")
 	ctx, cancel := context.WithTimeout(r.Context(), s.o.RequestTimeout)
 	defer cancel()
-	f := newTurnFollower(sent)
-	var answer, errMsg string
-	var calls []runtime.ToolCall
+	var out turnOutcome
 	for {
 		select {
 		case <-ctx.Done():
@@ -30,26 +55,21 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 			return
 		case e, open := <-sub.C():
 			if !open {
-				if sub.Deleted() {
-					writeProblem(w, r, http.StatusNotFound, codeSessionNotFound, deletedMidTurn(id))
-					return
-				}
-				if err := sub.Err(); err != nil { // a commit failed: the disk is full
-					writeProblem(w, r, http.StatusInsufficientStorage, codeInsufficientStorage, err.Error())
-					return
-				}
-				writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime stopped before the turn ended")
+				subGone(w, r, sub, id)
 				return
 			}
-			keep, done := f.accept(&e)
+			keep, done := accept(&e)
 			if !keep {
 				continue
 			}
 			switch e.Type {
 			case runtime.EvAssistant:
-				answer, calls = e.Content, e.ToolCalls
+				out.answer = e
 			case runtime.EvError:
-				errMsg = e.Content
+				out.errMsg, out.errCode = e.Content, e.Code
+			case runtime.EvApprovalRequired:
+				out.approval = &e
+				done = true
 			default:
 				// The reply is the last answer and the error, if any.
 			}
@@ -57,17 +77,63 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			sub.Close()
-			if e.Reason == runtime.TurnFailed {
-				writeProblem(w, r, http.StatusBadGateway, codeProvider, errMsg)
-				return
+			if out.approval == nil {
+				out.end = &e
 			}
-			writeJSON(w, http.StatusOK, map[string]any{
-				"role": "assistant", "content": answer, "status": e.Reason,
-				"tool_calls": toCalls(calls), "usage": toUsage(e.Usage), "seq": e.Seq,
-			})
+			s.reply(w, r, &out, approve)
 			return
 		}
 	}
+}
+
+// subGone answers a request whose subscription ended before its turn.
+func subGone(w http.ResponseWriter, r *http.Request, sub *runtime.Subscription, id string) {
+	switch {
+	case sub.Deleted():
+		writeProblem(w, r, http.StatusNotFound, codeSessionNotFound, deletedMidTurn(id))
+	case sub.Err() != nil: // a commit failed: the disk is full
+		writeProblem(w, r, http.StatusInsufficientStorage, codeInsufficientStorage, sub.Err().Error())
+	default:
+		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime stopped before the turn ended")
+	}
+}
+
+// reply answers with how a turn went: POST .../messages' form, or with
+// approve set POST .../approve's ({status: complete|pending_approval}).
+// Agnx's fields come first; lite's (status, tool_calls, usage, seq) join
+// them.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, out *turnOutcome, approve bool) {
+	id := r.PathValue("id")
+	if a := out.approval; a != nil {
+		body := map[string]any{"session_id": id, "call_id": a.CallID, "command": a.Content, "tool_name": a.ToolName}
+		if approve {
+			body["status"] = "pending_approval"
+		}
+		writeJSON(w, http.StatusAccepted, body)
+		return
+	}
+	e := out.end
+	switch {
+	case e.Reason == runtime.TurnFailed:
+		writeProblem(w, r, http.StatusBadGateway, codeProvider, out.errMsg)
+		return
+	case out.errCode == runtime.CodeToolLimit:
+		// Agnx fails a turn that used all its tool rounds.
+		writeProblem(w, r, http.StatusInternalServerError, codeInternal, out.errMsg)
+		return
+	}
+	msgID := ""
+	if out.answer.Seq > 0 {
+		msgID = runtime.MessageID(id, out.answer.Seq, out.answer.Time)
+	}
+	body := map[string]any{"message_id": msgID, "role": "assistant", "content": out.answer.Content,
+		"tool_calls": toCalls(out.answer.ToolCalls), "usage": toUsage(e.Usage), "seq": e.Seq, "turn_status": e.Reason}
+	if approve {
+		body["status"] = "complete"
+	} else {
+		body["status"] = e.Reason
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // deletedMidTurn is what a client waiting for a turn is told when its

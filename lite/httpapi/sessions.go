@@ -180,36 +180,8 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]bool{"cancelled": ok})
 }
 
-// approve answers a tool call waiting for a user's decision.
-func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		CallID   string `json:"call_id"`
-		Decision string `json:"decision"`
-	}
-	if status, err := decode(r, &body); err != nil {
-		writeProblem(w, r, status, problemCode(status), err.Error())
-		return
-	}
-	switch body.Decision {
-	case "allow_once", "allow_always", "deny":
-	default:
-		writeProblem(w, r, http.StatusBadRequest, codeInvalid, `field "decision" must be allow_once, allow_always or deny`)
-		return
-	}
-	if _, err := s.o.Loop.Session(r.Context(), r.PathValue("id")); err != nil {
-		sessionError(w, r, err)
-		return
-	}
-	err := s.o.Loop.Approve(r.Context(), r.PathValue("id"), body.CallID, body.Decision)
-	switch {
-	case errors.Is(err, runtime.ErrNoApproval):
-		writeProblem(w, r, http.StatusNotFound, codeNotFound, "no approval is pending for call_id "+body.CallID)
-	case err != nil:
-		sessionError(w, r, err)
-	default:
-		writeJSON(w, http.StatusOK, map[string]string{"call_id": body.CallID, "decision": body.Decision})
-	}
-}
+// approve answers a tool call waiting for a user's decision (approve.go).
+func (s *Server) approve(w http.ResponseWriter, r *http.Request) { s.approveCall(w, r) }
 
 // checkNewSession returns the sentence for a 400 when a field of POST
 // /sessions is not what it must be, or "".

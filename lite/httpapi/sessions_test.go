@@ -177,7 +177,7 @@ func TestCancel(t *testing.T) {
 	e.call("POST", "/api/v1/sessions/"+sid+"/cancel", "", http.StatusOK, &c)
 	assert.False(t, c.Cancelled, "no turn runs")
 
-	resp := e.do("POST", "/api/v1/sessions/"+sid+"/stream", `{"content":"tell me"}`)
+	resp := e.do("POST", "/api/v1/sessions/"+sid+"/stream?events=all", `{"content":"tell me"}`)
 	r := newSSEScan(resp.Body)
 	for _, want := range []string{"start", "token"} {
 		ev, ok := r.next()
@@ -200,12 +200,14 @@ func TestApprove(t *testing.T) {
 	e := newAPIEnv(t, llmtest.Echo())
 	sid := e.session()
 	path := "/api/v1/sessions/" + sid + "/approve"
-	p := requireProblem(t, e.do("POST", path, `{"call_id":"c1","decision":"maybe"}`), http.StatusBadRequest, "invalid_request")
+	p := requireProblem(t, e.do("POST", path, `{"call_id":"c1","decision":"maybe"}`), http.StatusUnprocessableEntity, "invalid_request")
 	assert.Contains(t, p.Detail, `"decision"`)
-	requireProblem(t, e.do("POST", path, `{"call_id":"c1"}`), http.StatusBadRequest, "invalid_request")
+	requireProblem(t, e.do("POST", path, `{"call_id":"c1"}`), http.StatusUnprocessableEntity, "invalid_request")
+	p = requireProblem(t, e.do("POST", path, `{"decision":"deny"}`), http.StatusUnprocessableEntity, "invalid_request")
+	assert.Contains(t, p.Detail, `"call_id"`)
 	for _, d := range []string{"allow_once", "allow_always", "deny"} {
-		p = requireProblem(t, e.do("POST", path, `{"call_id":"c1","decision":"`+d+`"}`), http.StatusNotFound, "not_found")
-		assert.Contains(t, p.Detail, "c1")
+		p = requireProblem(t, e.do("POST", path, `{"call_id":"c1","command":"ls","decision":"`+d+`"}`), http.StatusNotFound, "not_found")
+		assert.Contains(t, p.Detail, "no pending approval", "Agnx's CLI matches this text")
 	}
 	requireProblem(t, e.do("POST", "/api/v1/sessions/nope/approve", `{"call_id":"c1","decision":"deny"}`),
 		http.StatusNotFound, "session_not_found")

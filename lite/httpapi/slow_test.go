@@ -44,7 +44,7 @@ func dialNoRead(t *testing.T, addr, sid string) (net.Conn, *bufio.Reader) {
 	conn, err := d.DialContext(t.Context(), "tcp", addr)
 	require.NoError(t, err)
 	t.Cleanup(func() { conn.Close() })
-	_, err = fmt.Fprintf(conn, "GET /api/v1/sessions/%s/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", sid)
+	_, err = fmt.Fprintf(conn, "GET /api/v1/sessions/%s/events?events=all HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", sid)
 	require.NoError(t, err)
 	br := bufio.NewReaderSize(conn, 256)
 	status, err := br.ReadString('\n')

@@ -65,7 +65,8 @@ func (s *sseWriter) event(e *runtime.Event) error {
 	return s.send(e.Seq, name, data)
 }
 
-// encodeSSE maps an event to its SSE name and data:
+// encodeSSE maps an event to its lite SSE name and data (see sse_view.go
+// for what a client sees):
 //
 //	token {content}            assistant text as it streams (no id)
 //	user_message {content}     a message from any client (extension)
@@ -75,8 +76,8 @@ func (s *sseWriter) event(e *runtime.Event) error {
 //	tool_result {call_id, content, success, details?}
 //	approval_required {call_id, command, tool_name}   a call waits for POST .../approve
 //	approval_decision {call_id, decision, reason}     (extension)
-//	error {code, message}
-//	done {status, usage}       the turn ended (completed, failed, interrupted, paused)
+//	error {message, code}
+//	done {message_id, usage, status}  the turn ended (completed, failed, interrupted, paused)
 //	cancelled {}               the turn was cancelled
 func encodeSSE(e *runtime.Event) (string, []byte) {
 	var name string
@@ -126,21 +127,13 @@ func encodeSSE(e *runtime.Event) (string, []byte) {
 		w.Key("decision").String(e.Decision)
 		w.Key("reason").String(e.Reason)
 	case runtime.EvError:
-		name = "error"
-		w.Key("code").String(e.Code)
-		w.Key("message").String(e.Content)
+		return "error", errorData(e.Code, e.Content)
 	case runtime.EvTurnEnd:
 		if e.Reason == runtime.TurnCancelled {
 			return "cancelled", []byte("{}")
 		}
-		name = "done"
-		w.Key("status").String(e.Reason)
-		u := toUsage(e.Usage)
-		w.Key("usage").Object()
-		w.Key("prompt_tokens").Int(int64(u.Prompt))
-		w.Key("completion_tokens").Int(int64(u.Completion))
-		w.Key("total_tokens").Int(int64(u.Total))
-		w.EndObject()
+		// A stream's turnView names the turn's message.
+		return "done", doneData("", e)
 	default:
 		// session_start and session_end: a client has no use for them.
 		return "", nil

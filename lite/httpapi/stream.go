@@ -38,6 +38,10 @@ func (f *turnFollower) accept(e *runtime.Event) (keep, done bool) {
 	return true, false
 }
 
+// ours reports whether the events now coming are of the message's own
+// turn, not of the turn it was queued behind.
+func (f *turnFollower) ours() bool { return f.ended >= f.need-1 }
+
 type messageBody struct {
 	Content    string `json:"content"`
 	SenderID   string `json:"sender_id"`
@@ -82,8 +86,14 @@ func (s *Server) clientGone(sub *runtime.Subscription, id string) {
 	}
 }
 
-// stream sends a message and streams its turn as SSE.
+// stream sends a message and streams its turn as SSE (see sse_view.go
+// for what the client sees).
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	view, bad := viewOf(r)
+	if bad != "" {
+		writeProblem(w, r, http.StatusBadRequest, codeInvalid, bad)
+		return
+	}
 	if !streamSlot(w, r) {
 		return
 	}
@@ -97,18 +107,32 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := newTurnFollower(sent)
-	s.pump(r, sse, sub, f.accept)
+	tv := &turnView{view: view, sid: r.PathValue("id"), endOnApproval: true}
+	s.pump(r, sse, sub, tv, func(e *runtime.Event) (bool, bool) {
+		ours := f.ours() // before accept counts a turn_end
+		keep, done := f.accept(e)
+		if !view.lite && !ours {
+			keep = false // Agnx's view shows one turn: the message's
+		}
+		return keep, done
+	})
 }
 
 // events streams a session's events (Loop.Follow): with Last-Event-ID (or
 // ?after=N) first what the log holds after that seq, then live events,
 // with no gap and no duplicate. ?until=turn_end ends the stream after the next
-// turn_end; without it the stream stays open.
+// turn_end; without it the stream stays open. It shows Agnx's events
+// unless the client asks for lite's (see sse_view.go).
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	after, err := resumePoint(r)
 	if err != nil {
 		writeProblem(w, r, http.StatusBadRequest, codeInvalid, err.Error())
+		return
+	}
+	view, bad := viewOf(r)
+	if bad != "" {
+		writeProblem(w, r, http.StatusBadRequest, codeInvalid, bad)
 		return
 	}
 	untilEnd := r.URL.Query().Get("until") == "turn_end"
@@ -120,7 +144,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		sessionError(w, r, err)
 		return
 	}
-	s.pump(r, newSSE(w), sub, func(e *runtime.Event) (bool, bool) {
+	tv := &turnView{view: view, sid: id}
+	s.pump(r, newSSE(w), sub, tv, func(e *runtime.Event) (bool, bool) {
 		return true, untilEnd && e.Type == runtime.EvTurnEnd
 	})
 }
@@ -148,10 +173,10 @@ func (*resumeError) Error() string {
 	return "Last-Event-ID (or ?after=) must be the seq of an event: a whole number"
 }
 
-// pump copies accepted events to the client until one ends the stream, the
-// client leaves, the subscription is dropped or the server closes. It
-// sends keep-alive comments while the session is quiet.
-func (s *Server) pump(r *http.Request, sse *sseWriter, sub *runtime.Subscription, accept func(*runtime.Event) (keep, done bool)) {
+// pump copies accepted events to the client, as tv shows them, until one
+// ends the stream, the client leaves, the subscription is dropped or the
+// server closes. It sends keep-alive comments while the session is quiet.
+func (s *Server) pump(r *http.Request, sse *sseWriter, sub *runtime.Subscription, tv *turnView, accept func(*runtime.Event) (keep, done bool)) {
 	id := r.PathValue("id")
 	var tick <-chan time.Time
 	if s.o.KeepAlive > 0 {
@@ -166,6 +191,9 @@ func (s *Server) pump(r *http.Request, sse *sseWriter, sub *runtime.Subscription
 			return
 		case <-s.closing:
 			sub.Close()
+			if !tv.view.lite {
+				_ = sse.send(0, "error", errorData(codeUnavailable, "the daemon is shutting down: send the message again once it is back"))
+			}
 			return
 		case <-tick:
 			if sse.keepAlive() != nil {
@@ -174,26 +202,44 @@ func (s *Server) pump(r *http.Request, sse *sseWriter, sub *runtime.Subscription
 			}
 		case e, ok := <-sub.C():
 			if !ok {
-				// The loop stopped: the client resumes with Last-Event-ID.
-				// A deleted session has nothing to resume: the client is
-				// told why.
-				if sub.Deleted() {
-					_ = sse.event(&runtime.Event{Type: runtime.EvError, Code: codeSessionNotFound, Content: deletedMidTurn(id)})
-				} else if err := sub.Err(); err != nil {
-					// A commit failed (the disk is full): say so.
-					_ = sse.event(&runtime.Event{Type: runtime.EvError, Code: codeInsufficientStorage, Content: err.Error()})
-				}
+				s.dropped(sse, sub, tv, id)
 				return
 			}
 			keep, done := accept(&e)
-			if keep && sse.event(&e) != nil {
-				s.clientGone(sub, id)
-				return
+			end := false
+			if keep {
+				var err error
+				if end, err = tv.write(sse, &e); err != nil {
+					s.clientGone(sub, id)
+					return
+				}
 			}
-			if done {
+			if done || end {
+				// The server ends the stream, here after approval_required
+				// too: that is no disconnect, the turn waits for POST
+				// .../approve.
 				sub.Close()
 				return
 			}
 		}
 	}
+}
+
+// dropped tells the client why its subscription ended before the stream
+// did. A lite client resumes with Last-Event-ID when the loop stopped; a
+// deleted session has nothing to resume and a failed commit (the disk is
+// full) is said. Agnx's client cannot resume: it gets an error event.
+func (s *Server) dropped(sse *sseWriter, sub *runtime.Subscription, tv *turnView, id string) {
+	code, msg := "", ""
+	switch {
+	case sub.Deleted():
+		code, msg = codeSessionNotFound, deletedMidTurn(id)
+	case sub.Err() != nil:
+		code, msg = codeInsufficientStorage, sub.Err().Error()
+	case !tv.view.lite:
+		code, msg = codeUnavailable, "the runtime stopped before the turn ended: read the session's messages to see how far it got"
+	default:
+		return
+	}
+	_ = sse.send(0, "error", errorData(code, msg))
 }

@@ -17,7 +17,7 @@ import (
 // postStream sends a message to the stream route and reads the whole turn.
 func (e *apiEnv) postStream(sid, content string) []sseEv {
 	e.t.Helper()
-	resp := e.do("POST", "/api/v1/sessions/"+sid+"/stream", `{"content":"`+content+`"}`)
+	resp := e.do("POST", "/api/v1/sessions/"+sid+"/stream?events=all", `{"content":"`+content+`"}`)
 	require.Equal(e.t, http.StatusOK, resp.StatusCode)
 	require.Equal(e.t, "text/event-stream", resp.Header.Get("Content-Type"))
 	assert.Equal(e.t, "no-cache", resp.Header.Get("Cache-Control"))
