@@ -39,7 +39,7 @@ func TestLoop_KeptMessages(t *testing.T) {
 	evs := h.turn(sid, "Cy: @bot when do we meet?")
 	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
 	req := h.fake.Requests()[0]
-	assert.Equal(t, "You are assistant, a test agent.\n\nRecent group conversation before you were mentioned:\n\nAnn: the train is late\n", req.Messages[0].Content)
+	assert.True(t, strings.HasSuffix(req.Messages[0].Content, "\n\nYou are assistant, a test agent.\n\nRecent group conversation before you were mentioned:\n\nAnn: the train is late\n"), req.Messages[0].Content)
 	var users []string
 	for _, m := range req.Messages {
 		if m.Role == "user" {

@@ -127,7 +127,7 @@ func (r *sendReq) handle(l *Loop) {
 		return
 	}
 	queued := s.st.TurnActive && r.in.Keep == KeepNone
-	if r.in.SenderID == steeringSender {
+	if r.in.SenderID == SteeringSender {
 		r.in.SenderID = "" // only the loop's hooks steer a running turn
 	}
 	e := Event{Type: EvUserMessage, Content: r.in.Content, SenderID: r.in.SenderID, SenderName: r.in.SenderName,

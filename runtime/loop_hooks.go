@@ -10,10 +10,10 @@ import (
 	"github.com/valyala/fastjson"
 )
 
-// steeringSender is the SenderID of the user messages after_tool hooks
+// SteeringSender is the SenderID of the user messages after_tool hooks
 // add: such a message joins the context of the running turn, after the
 // results of its round, instead of waiting for the next turn.
-const steeringSender = "agnx-lite:steering"
+const SteeringSender = "agnx-lite:steering"
 
 // hooks are the agent's hooks with the defaults of its builtins.
 func (a *LoadedAgent) hooks() Hooks {
@@ -198,5 +198,5 @@ func (l *Loop) flushSteering(s *session, t *turn) {
 	}
 	msg := "[steering] " + strings.Join(t.steering, "\n[steering] ")
 	t.steering = nil
-	l.record(s, Event{Type: EvUserMessage, Content: msg, SenderID: steeringSender})
+	l.record(s, Event{Type: EvUserMessage, Content: msg, SenderID: SteeringSender})
 }

@@ -12,8 +12,11 @@ import (
 // messageJSON is one message of GET …/messages: Agnx's role and content,
 // with the event's seq and time as extensions.
 type messageJSON struct {
-	Role      string    `json:"role"`
-	Content   string    `json:"content"`
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// MessageID names an assistant message as POST …/messages and the
+	// stream's done did (extension).
+	MessageID string    `json:"message_id,omitempty"`
 	Seq       uint64    `json:"seq"`
 	Timestamp time.Time `json:"timestamp"`
 }
@@ -45,16 +48,20 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"messages": out})
 		return
 	}
-	err := s.o.Loop.Events(r.Context(), r.PathValue("id"), 0, func(e runtime.Event) error {
+	id := r.PathValue("id")
+	err := s.o.Loop.Events(r.Context(), id, 0, func(e runtime.Event) error {
 		m := messageJSON{Content: e.Content, Seq: e.Seq, Timestamp: e.Time.UTC()}
 		switch e.Type {
 		case runtime.EvUserMessage:
+			if e.SenderID == runtime.SteeringSender {
+				return nil // a hook's note to the model, not the user's words
+			}
 			m.Role = "user"
 		case runtime.EvAssistant:
 			if len(e.ToolCalls) > 0 || e.Content == "" {
 				return nil // a step of the turn, not its answer
 			}
-			m.Role = "assistant"
+			m.Role, m.MessageID = "assistant", runtime.MessageID(id, e.Seq, e.Time)
 		default: // tool results, approvals, lifecycle: not messages
 			return nil
 		}

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -24,14 +23,17 @@ type sessionJSON struct {
 	Preview   string    `json:"preview,omitempty"`
 	Usage     usageJSON `json:"usage"`
 	// PendingApproval is the tool call waiting for a user's decision, on
-	// GET of one session: the extension Agnx's client reserves. Lite's
-	// approvals never expire, so it has no expires_at.
+	// GET of one session: the extension Agnx's client reserves. It has
+	// expires_at only when runtime.approval_timeout_seconds is set (by
+	// default approvals never expire).
 	PendingApproval *pendingJSON `json:"pending_approval,omitempty"`
 }
 
 type pendingJSON struct {
-	CallID  string `json:"call_id"`
-	Command string `json:"command"`
+	CallID    string     `json:"call_id"`
+	Command   string     `json:"command"`
+	ToolName  string     `json:"tool_name,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
 type usageJSON struct {
@@ -136,26 +138,19 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, j)
 }
 
-// pendingApproval reads the session's log for the first approval asked
-// and not yet decided in the open turn, or nil.
+// pendingApproval returns the oldest call of the session waiting for a
+// decision, or nil.
 func (s *Server) pendingApproval(r *http.Request, id string) (*pendingJSON, error) {
-	var open []pendingJSON
-	err := s.o.Loop.Events(r.Context(), id, 0, func(e runtime.Event) error {
-		switch e.Type {
-		case runtime.EvApprovalRequired:
-			open = append(open, pendingJSON{CallID: e.CallID, Command: e.Content})
-		case runtime.EvApprovalDecision:
-			open = slices.DeleteFunc(open, func(p pendingJSON) bool { return p.CallID == e.CallID })
-		case runtime.EvTurnEnd:
-			open = nil
-		default: // no other event opens or closes an approval
-		}
-		return nil
-	})
-	if err != nil || len(open) == 0 {
+	list, err := s.o.Loop.Pending(r.Context(), id)
+	if err != nil || len(list) == 0 {
 		return nil, err
 	}
-	return &open[0], nil
+	p := &pendingJSON{CallID: list[0].CallID, Command: list[0].Command, ToolName: list[0].Tool}
+	if at := list[0].ExpiresAt; !at.IsZero() {
+		at = at.UTC()
+		p.ExpiresAt = &at
+	}
+	return p, nil
 }
 
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {

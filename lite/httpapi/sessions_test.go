@@ -89,6 +89,7 @@ func TestMessages_SendAndList(t *testing.T) {
 
 	var ans struct {
 		Role, Content, Status string
+		MessageID             string `json:"message_id"`
 		Seq                   uint64
 		ToolCalls             []any `json:"tool_calls"`
 		Usage                 struct {
@@ -102,6 +103,8 @@ func TestMessages_SendAndList(t *testing.T) {
 	assert.NotNil(t, ans.ToolCalls)
 	assert.Positive(t, ans.Usage.Total)
 	assert.Equal(t, e.lastSeq(sid), ans.Seq, "seq is the turn_end's")
+	firstID := ans.MessageID
+	assert.Regexp(t, `^msg_[0-9A-HJKMNP-TV-Z]{26}$`, firstID)
 
 	e.call("POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"use list_dir {}"}`, http.StatusOK, &ans)
 	assert.Contains(t, ans.Content, "list_dir said:")
@@ -111,6 +114,7 @@ func TestMessages_SendAndList(t *testing.T) {
 	var list struct {
 		Messages []struct {
 			Role, Content string
+			MessageID     string `json:"message_id"`
 			Seq           uint64
 			Timestamp     time.Time
 		}
@@ -125,6 +129,8 @@ func TestMessages_SendAndList(t *testing.T) {
 	assert.Equal(t, []string{"user", "assistant", "user", "assistant"}, roles)
 	assert.Equal(t, "hello", list.Messages[0].Content)
 	assert.Equal(t, "echo: hello", list.Messages[1].Content)
+	assert.Equal(t, firstID, list.Messages[1].MessageID, "the history names an answer as the reply did")
+	assert.Empty(t, list.Messages[0].MessageID)
 	assert.Equal(t, "use list_dir {}", list.Messages[2].Content)
 	assert.Contains(t, list.Messages[3].Content, "list_dir said:")
 

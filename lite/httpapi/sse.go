@@ -135,7 +135,9 @@ func encodeSSE(e *runtime.Event) (string, []byte) {
 		// A stream's turnView names the turn's message.
 		return "done", doneData("", e)
 	default:
-		// session_start and session_end: a client has no use for them.
+		// session_start and session_end: a client has no use for them;
+		// silent_message: group chatter kept as context, not part of the
+		// conversation a client follows.
 		return "", nil
 	}
 	return name, w.EndObject().B

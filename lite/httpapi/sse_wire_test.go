@@ -97,8 +97,9 @@ func TestEncodeSSE_EveryType(t *testing.T) {
 		name string        // "": not streamed
 		want runtime.Event // what the client reads back
 	}{
-		runtime.EvSessionStart: {in: runtime.Event{Agent: "a", OnDisconnect: "pause"}},
-		runtime.EvSessionEnd:   {in: runtime.Event{Reason: "deleted"}},
+		runtime.EvSessionStart:  {in: runtime.Event{Agent: "a", OnDisconnect: "pause"}},
+		runtime.EvSessionEnd:    {in: runtime.Event{Reason: "deleted"}},
+		runtime.EvSilentMessage: {in: runtime.Event{Content: "hi", SenderID: "7", SenderName: "Ann"}},
 		runtime.EvUserMessage: {name: "user_message",
 			in:   runtime.Event{Content: "hi\n", SenderID: "cli:me", SenderName: "Me"},
 			want: runtime.Event{Content: "hi\n", SenderID: "cli:me"}},
