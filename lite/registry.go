@@ -9,7 +9,7 @@ import (
 
 // registry gives the HTTP API its view of the agents: listings read the
 // folders (and each agent.yaml, to show its model), Get loads one, and
-// Reload re-reads the loaded ones now.
+// Reload re-reads them all now.
 type registry struct{ c *agentCache }
 
 var _ httpapi.Agents = registry{}
@@ -43,21 +43,27 @@ func (r registry) Get(name string) (*agents.Agent, error) {
 	return la.Spec, nil
 }
 
-// Reload rebuilds every loaded agent from its files; an invalid one keeps
-// its last good version and is reported with its error.
+// Reload re-reads every agent in the agents folder, as Agnx's
+// reload-agents does: a loaded one is rebuilt now (an invalid edit keeps
+// its last good version and is reported with its error); one not loaded
+// yet is checked, and built on its first use as always.
 func (r registry) Reload() []httpapi.AgentInfo {
-	names := r.c.loadedNames()
-	out := make([]httpapi.AgentInfo, 0, len(names))
-	for _, n := range names {
-		i := info(n, filepath.Join(r.c.cfg.AgentsDir, n))
-		if i.Err == "" {
-			if err := r.c.reload(n); err != nil {
-				i.Err = err.Error()
+	loaded := map[string]bool{}
+	for _, n := range r.c.loadedNames() {
+		loaded[n] = true
+	}
+	list, err := r.List()
+	if err != nil {
+		return []httpapi.AgentInfo{{Name: filepath.Base(r.c.cfg.AgentsDir), Err: err.Error()}}
+	}
+	for i, a := range list {
+		if a.Err == "" && loaded[a.Name] {
+			if err := r.c.reload(a.Name); err != nil {
+				list[i].Err = err.Error()
 			}
 		}
-		out = append(out, i)
 	}
-	return out
+	return list
 }
 
 // Route picks the agent for a message from a gateway: the first of

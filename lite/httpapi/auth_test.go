@@ -140,7 +140,7 @@ func TestInput_Bodies(t *testing.T) {
 		{"wrong type nested", "/api/v1/sessions", `{"agent":["a"]}`, 422, `"agent"`},
 		{"array", msgs, `["hi"]`, 422, "object"},
 		{"no agent", "/api/v1/sessions", `{"model":"x"}`, 422, `"agent"`},
-		{"empty content", msgs, `{"content":""}`, 400, `"content"`},
+		{"empty content", msgs, `{"content":""}`, 422, `"content"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := requireProblem(t, e.do("POST", tc.path, tc.body), tc.status, "invalid_request")

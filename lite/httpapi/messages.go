@@ -115,7 +115,9 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, out *turnOutcome,
 	e := out.end
 	switch {
 	case e.Reason == runtime.TurnFailed:
-		writeProblem(w, r, http.StatusBadGateway, codeProvider, out.errMsg)
+		// Agnx answers a failed model call 500 internal-error; the
+		// problem's code says it was the provider.
+		writeProblem(w, r, http.StatusInternalServerError, codeProvider, out.errMsg)
 		return
 	case out.errCode == runtime.CodeToolLimit:
 		// Agnx fails a turn that used all its tool rounds.

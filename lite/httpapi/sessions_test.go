@@ -160,7 +160,7 @@ func TestMessages_ModelFailure(t *testing.T) {
 		llmtest.Reply{Status: 404, ErrorMessage: `model "qwen3:1.7b" not found, try pulling it first`},
 	))
 	sid := e.session()
-	p := requireProblem(t, e.do("POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"hi"}`), http.StatusBadGateway, "provider_error")
+	p := requireProblem(t, e.do("POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"hi"}`), http.StatusInternalServerError, "provider_error")
 	assert.Contains(t, p.Detail, "qwen3:1.7b")
 
 	evs := e.postStream(sid, "again")

@@ -57,7 +57,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) (*runtime.Subscrip
 		return nil, runtime.Sent{}, false
 	}
 	if body.Content == "" {
-		writeProblem(w, r, http.StatusBadRequest, codeInvalid, `field "content" is required and must not be empty`)
+		writeProblem(w, r, http.StatusUnprocessableEntity, codeInvalid, `field "content" is required and must not be empty`)
 		return nil, runtime.Sent{}, false
 	}
 	id := r.PathValue("id")
