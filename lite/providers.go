@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -14,12 +15,28 @@ import (
 )
 
 // Where the hosted OpenAI-compatible providers live, and the environment
-// variables their keys come from (keys never come from files).
+// variables their keys come from (keys never come from files). The
+// *_BASE_URL variables (the SDKs' convention) move a provider's default
+// endpoint for every agent that sets no spec.model.base_url: a proxy in
+// front of the provider, or a test's fake.
 const (
-	openRouterURL = "https://openrouter.ai/api/v1"
-	envOpenAI     = "OPENAI_API_KEY"
-	envOpenRouter = "OPENROUTER_API_KEY"
+	openRouterURL    = "https://openrouter.ai/api/v1"
+	envOpenAI        = "OPENAI_API_KEY"
+	envOpenRouter    = "OPENROUTER_API_KEY"
+	envOpenAIURL     = "OPENAI_BASE_URL"
+	envOpenRouterURL = "OPENROUTER_BASE_URL"
 )
+
+// baseURL is the agent's base_url, else the provider's variable, else def.
+func baseURL(m agents.Model, env, def string) string {
+	if m.BaseURL != "" {
+		return m.BaseURL
+	}
+	if v := strings.TrimSpace(os.Getenv(env)); v != "" {
+		return v
+	}
+	return def
+}
 
 // sharedHTTP is the one HTTP client every provider uses: agents come and
 // go (the LRU builds a provider per load), connections to the model
@@ -34,20 +51,17 @@ func newProvider(m agents.Model) (runtime.Provider, error) {
 	case "ollama":
 		return ollama.New(ollama.Options{BaseURL: m.BaseURL, HTTP: hc}), nil
 	case "openai":
-		key := os.Getenv(envOpenAI)
-		if key == "" && m.BaseURL == "" {
+		key, base := os.Getenv(envOpenAI), baseURL(m, envOpenAIURL, "")
+		if key == "" && base == "" {
 			return nil, fmt.Errorf("provider openai needs an API key: export %s, or set spec.model.base_url to a local OpenAI-compatible server", envOpenAI)
 		}
-		return openai.New(openai.Options{Name: "openai", BaseURL: m.BaseURL, APIKey: openai.Key(key), KeyEnv: envOpenAI, HTTP: hc}), nil
+		return openai.New(openai.Options{Name: "openai", BaseURL: base, APIKey: openai.Key(key), KeyEnv: envOpenAI, HTTP: hc}), nil
 	case "openrouter":
 		key := os.Getenv(envOpenRouter)
 		if key == "" {
 			return nil, fmt.Errorf("provider openrouter needs an API key: export %s", envOpenRouter)
 		}
-		base := m.BaseURL
-		if base == "" {
-			base = openRouterURL
-		}
+		base := baseURL(m, envOpenRouterURL, openRouterURL)
 		return openai.New(openai.Options{Name: "openrouter", BaseURL: base, APIKey: openai.Key(key), KeyEnv: envOpenRouter,
 			Headers: map[string]string{"X-Title": "agnx-lite"}, HTTP: hc}), nil
 	case "anthropic":

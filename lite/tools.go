@@ -41,6 +41,10 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 			out = nil
 		}
 	}()
+	if a.Memory.Backend != "" {
+		// as for a listed built-in this build does not have
+		a.Warnings = append(a.Warnings, "spec.memory asks for the memory tool, which this build does not have yet: the agent runs without it")
+	}
 	manifests := map[string]bool{}
 	for _, ref := range a.Tools {
 		switch ref.Type {
@@ -64,7 +68,9 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 			if err != nil {
 				return out, err
 			}
-			out = append(out, t)
+			if t != nil {
+				out = append(out, t)
+			}
 		default:
 			return out, fmt.Errorf("tools of type %q are not supported by this build yet: remove %q from spec.tools", ref.Type, ref.Name)
 		}

@@ -53,6 +53,9 @@ func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, er
 	switch {
 	case filepath.IsAbs(prog):
 		st, err := os.Stat(prog)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, f.missingCommand(a, ref, prog)
+		}
 		if err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
 			return nil, fmt.Errorf("cli tool %q: %s is not an executable file: check spec.tools command and its permissions (chmod +x)", ref.Name, prog)
 		}
@@ -67,6 +70,9 @@ func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, er
 		if errors.Is(err, agents.ErrOutside) {
 			return nil, fmt.Errorf("cli tool %q: %s %v: a tool may run only a file inside its agent's folder", ref.Name, prog, agents.ErrOutside)
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, f.missingCommand(a, ref, filepath.Join(a.Dir, prog))
+		}
 		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
 			return nil, fmt.Errorf("cli tool %q: %s is not an executable file: check spec.tools command and its permissions (chmod +x)",
 				ref.Name, filepath.Join(a.Dir, prog))
@@ -79,6 +85,18 @@ func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, er
 		return nil, err
 	}
 	return t, nil
+}
+
+// missingCommand leaves out a cli tool whose program does not exist, with
+// a warning, as Agnx loads such an agent (its calls fail): the file joins
+// the agent's Files, so that the agent is rebuilt with the tool once the
+// file is there. It returns nil: no error, no tool.
+func (f *toolFactory) missingCommand(a *agents.Agent, ref agents.ToolRef, prog string) error {
+	w := fmt.Sprintf("cli tool %q: %s does not exist, so the agent runs without the tool until it does: create it or fix spec.tools command", ref.Name, prog)
+	f.log.Warn(w, "agent", a.Name)
+	a.Warnings = append(a.Warnings, w)
+	a.Files = append(a.Files, prog)
+	return nil
 }
 
 // cliEnv is what a cli tool's env: names pick from the operator's

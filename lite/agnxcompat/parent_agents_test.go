@@ -1,0 +1,152 @@
+package agnxcompat
+
+import (
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
+)
+
+// parentWorkspace is Duragent's own material, unchanged: the workspace
+// `duragent init` writes and the agents of its book (see its README).
+const parentWorkspace = "../../agents/testdata/agnx"
+
+// The parent's own agents load, validate and run here unchanged: the
+// daemon is started on a copy of the workspace with `serve -c
+// duragent.yaml`, as a Duragent user starts theirs; the providers'
+// endpoints are moved to a fake with OPENROUTER_BASE_URL, which touches
+// no file. code-supervisor uses the anthropic provider, which this build
+// does not have yet: a session with it is refused with a sentence saying so.
+func TestParentAgents(t *testing.T) {
+	agnxLite(t) // builds it, or skips under emulation
+	ws := copyTree(t, parentWorkspace)
+	fake := llmtest.NewHandler(t, llmtest.OpenAI, llmtest.Echo())
+	port := freePort(t)
+	env := append(cleanEnv(), "HOME="+t.TempDir(), "OPENROUTER_API_KEY=sk-agnxcompat", "OPENROUTER_BASE_URL="+fake.BaseURL())
+
+	// The init template binds 0.0.0.0 with no token, which lite refuses
+	// (Duragent only warns): --host, a flag both have, keeps it local.
+	d := startProcess(t, env, "serve", "-c", filepath.Join(ws, "duragent.yaml"), "--host", "127.0.0.1", "-p", strconv.Itoa(port))
+	c := newAPIClient(d.base, "")
+
+	list, err := c.listAgents()
+	require.NoError(t, err)
+	var names []string
+	for _, a := range list {
+		names = append(names, *a.Name)
+	}
+	assert.ElementsMatch(t, []string{"code-reviewer", "code-supervisor", "my-assistant", "productivity-assistant"}, names,
+		"every parent agent is listed")
+
+	for _, name := range []string{"my-assistant", "productivity-assistant", "code-reviewer"} {
+		t.Run(name, func(t *testing.T) {
+			s, r, err := c.createSession(name)
+			require.NoError(t, err, "%s", r)
+			r, err = c.postMessage(*s.SessionID, "hello from "+name)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusOK, r.Status, "%s", r)
+			var ans struct{ Content string }
+			require.NoError(t, json.Unmarshal(r.Body, &ans))
+			assert.Equal(t, "echo: hello from "+name, ans.Content)
+		})
+	}
+
+	// What the model was told is the agent as its files say: the soul and
+	// the skill of productivity-assistant.
+	var system string
+	for _, req := range fake.Requests() {
+		if len(req.Messages) > 1 && strings.Contains(req.Messages[len(req.Messages)-1].Content, "hello from productivity-assistant") {
+			system = req.Messages[0].Content
+		}
+	}
+	assert.Contains(t, system, "Be concise and concrete; prefer bullet points over paragraphs")
+	assert.Contains(t, system, "<available_skills>\n  <skill>\n    <name>task-extraction</name>")
+
+	t.Run("code-supervisor", func(t *testing.T) {
+		_, r, err := c.createSession("code-supervisor")
+		require.Error(t, err)
+		assert.Contains(t, string(r.Body), "provider anthropic is not available in this build yet", "%s", r)
+	})
+
+	t.Run("validate", func(t *testing.T) {
+		cmd := exec.Command(agnxLite(t), "agent", "validate", "-c", filepath.Join(ws, "duragent.yaml"))
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		text := string(out)
+		require.Error(t, err, "code-supervisor cannot be built yet: %s", text)
+		for _, ok := range []string{"ok    code-reviewer", "ok    my-assistant", "ok    productivity-assistant"} {
+			assert.Contains(t, text, ok)
+		}
+		assert.Contains(t, text, "FAIL  agent code-supervisor: provider anthropic is not available in this build yet")
+		assert.Contains(t, text, `spec.instructions names ./INSTRUCTIONS.md, which does not exist`, "a missing prompt file is a warning, as in Duragent")
+		assert.Contains(t, text, `cli tool "git-diff": `, "a cli tool whose program is missing is left out with a warning")
+		assert.Contains(t, text, `the built-in tool "schedule", which this build does not have`)
+	})
+}
+
+// startProcess starts the binary with args and env and waits until
+// /readyz answers; the port is the one after -p.
+func startProcess(t *testing.T, env []string, args ...string) *daemon {
+	t.Helper()
+	port := ""
+	for i, a := range args {
+		if a == "-p" && i+1 < len(args) {
+			port = args[i+1]
+		}
+	}
+	d := &daemon{base: "http://127.0.0.1:" + port, exited: make(chan struct{}), log: &lockedBuffer{}}
+	d.cmd = exec.Command(agnxLite(t), args...)
+	d.cmd.Env = env
+	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
+	require.NoError(t, d.cmd.Start())
+	go func() {
+		d.waitErr = d.cmd.Wait()
+		close(d.exited)
+	}()
+	t.Cleanup(func() {
+		d.stop()
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", d.log.String())
+		}
+	})
+	d.waitReady(t)
+	return d
+}
+
+// copyTree copies the folder src (files and folders, modes kept) into a
+// new temporary folder and returns it.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+	require.NoError(t, err)
+	return dst
+}
