@@ -200,7 +200,7 @@ func TestCLI_ServeClient(t *testing.T) {
 
 	code, out, errs = c.run("serve", "reload-agents")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "no agent is loaded yet")
+	assert.Equal(t, "ok    assistant\n", out, "every agent of the folder, loaded or not")
 	code, _, errs = c.run("run", "-m", "load it")
 	require.Equal(t, 0, code, errs)
 	code, out, errs = c.run("serve", "reload-agents")

@@ -102,14 +102,14 @@ func daemonGone(ctx context.Context, cfg *lite.Config, c *httpapi.Client) bool {
 	return c.Live(ctx) != nil
 }
 
-// reloadAgents prints each loaded agent ok, or its file:line error.
+// reloadAgents prints each agent ok, or its file:line error.
 func reloadAgents(g *globals, c *httpapi.Client) error {
 	list, err := c.ReloadAgents(context.Background())
 	if err != nil {
 		return err
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(g.stdout, "no agent is loaded yet: each is read on first use")
+		fmt.Fprintln(g.stdout, "there are no agents in the agents folder: agnx-lite agent create NAME makes one")
 		return nil
 	}
 	bad := 0
@@ -122,7 +122,7 @@ func reloadAgents(g *globals, c *httpapi.Client) error {
 		fmt.Fprintf(g.stdout, "ok    %s\n", a.Name)
 	}
 	if bad > 0 {
-		return fmt.Errorf("%d of %d agents are invalid; they keep running their last good version", bad, len(list))
+		return fmt.Errorf("%d of %d agents are invalid; those already running keep their last good version", bad, len(list))
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func TestCLI_SessionExportImportAgnx(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	code, out, errs = d.run("session", "import", folder)
 	require.Equal(t, 0, code, errs)
-	assert.Regexp(t, `^imported .* as session [0-9a-f]+ \(2 turns\)\n$`, out)
+	assert.Regexp(t, `^imported .* as session session_[0-9A-Z]{26} \(2 turns\)\n$`, out)
 	ids := d.sessionIDs()
 	require.Len(t, ids, 1)
 	code, again, errs := d.run("session", "export", ids[0])
