@@ -100,3 +100,24 @@ func TestLoad_SkillModTime(t *testing.T) {
 	assert.True(t, a.ModTime.Equal(later), a.ModTime)
 	assert.Contains(t, a.Files, filepath.Join(dir, "skills", "a", "SKILL.md"))
 }
+
+// A SKILL.md comes from a folder anyone may have written: any bytes give a
+// skill or an error, never a panic, and a skill is always a valid one.
+func FuzzParseSkill(f *testing.F) {
+	for _, s := range []string{
+		"---\nname: a\ndescription: b\n---\nbody",
+		"# Title\n\n---\nname: task-extraction\ndescription: x\nallowed-tools: bash web\nmetadata: {k: v}\n---\n",
+		"---\nname: [\n---", "---\nname: a\n", "", "---\n---\n", "---\nname: A\ndescription: b\n---",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSkill("SKILL.md", data)
+		if err != nil {
+			require.Nil(t, s)
+			return
+		}
+		require.True(t, validSkillName(s.Name), "%q", s.Name)
+		require.LessOrEqual(t, len(s.Description), maxSkillDescription)
+	})
+}

@@ -43,3 +43,30 @@ func TestReloadTools(t *testing.T) {
 	res, _ = r.Run(t.Context(), nil)
 	assert.JSONEq(t, `{"discovered_tools":[],"count":0,"directories_scanned":null}`, res.Content)
 }
+
+// The model writes args: any string splits into words or fails with a
+// sentence, within the limits, and joining quoted words splits back the
+// same.
+func FuzzSplitArgs(f *testing.F) {
+	for _, s := range []string{`a "b c" 'd e' f\ g`, `; rm -rf /`, `"unterminated`, `''`, `a\`, `"\$x\"y"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		words, err := SplitArgs(s)
+		if err != nil {
+			require.NotEmpty(t, err.Error())
+			return
+		}
+		require.LessOrEqual(t, len(words), maxArgsWords)
+		quoted := make([]string, len(words))
+		for i, w := range words {
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+		again, err := SplitArgs(strings.Join(quoted, " "))
+		if len(strings.Join(quoted, " ")) > maxArgsBytes {
+			return
+		}
+		require.NoError(t, err)
+		require.Equal(t, words, again)
+	})
+}
