@@ -63,6 +63,9 @@ func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, er
 	default:
 		// A path, or a bare name that names a file of the folder (lite
 		// always took it so): a file inside the folder.
+		if !filepath.IsLocal(prog) {
+			return nil, fmt.Errorf("cli tool %q: %s %v: a tool may run only a file inside its agent's folder", ref.Name, prog, agents.ErrOutside)
+		}
 		st, err := a.StatFile(prog)
 		if !strings.ContainsRune(prog, '/') && errors.Is(err, fs.ErrNotExist) {
 			break // a program on the sandbox's PATH
