@@ -21,6 +21,9 @@ type toolFactory struct {
 	search    *tools.WebSearch // the web tool's search backend
 	// sessions is what the session tool reads; nil outside a daemon.
 	sessions tools.SessionStore
+	// shared is the folder whose tools/ every agent gets (Agnx's
+	// {workspace}/tools: the data dir's); "" for none.
+	shared string
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session,

@@ -155,30 +155,29 @@ type cliScan struct {
 	warns []string
 }
 
-// discoverCLI finds the CLI tools in <folder>/tools/<name>/ and
-// <workspace>/tools/<name>/: a folder with an executable file run or run.*
-// (and no tool.yaml: that is a WASM tool). The agent's folder wins over
-// the workspace, and a name in taken (declared tools) over both. A tool
-// runs in its own folder; its README.md is its description.
-//
-// The workspace is written by the model, so a workspace tool is run by its
-// path inside the sandbox, /workspace/tools/<name>/, and nothing more is
-// bound: a symlink swapped in later still cannot lead out of the sandbox.
+// discoverCLI finds the CLI tools in <folder>/tools/<name>/ and <data
+// dir>/tools/<name>/ (Agnx's {workspace}/tools, shared by every agent): a
+// folder with an executable file run or run.* (and no tool.yaml: that is a
+// WASM tool). The agent's folder wins over the shared one, and a name
+// taken (declared tools) over both. A tool runs in its own folder; its
+// README.md is its description. Both folders are the operator's: the
+// agent's file workspace, which the model writes, is never scanned, so a
+// file the model makes never becomes a tool by itself.
 func (f *toolFactory) discoverCLI(a *agents.Agent, taken map[string]bool) cliScan {
 	var s cliScan
 	seen := map[string]bool{}
 	for k := range taken {
 		seen[k] = true
 	}
-	f.scanTools(a, &s, seen, a.Dir, false)
-	if a.Workspace != "" {
-		f.scanTools(a, &s, seen, a.Workspace, true)
+	f.scanTools(a, &s, seen, a.Dir)
+	if f.shared != "" {
+		f.scanTools(a, &s, seen, f.shared)
 	}
 	return s
 }
 
 // scanTools scans base/tools.
-func (f *toolFactory) scanTools(a *agents.Agent, s *cliScan, seen map[string]bool, base string, inWorkspace bool) {
+func (f *toolFactory) scanTools(a *agents.Agent, s *cliScan, seen map[string]bool, base string) {
 	dir := filepath.Join(base, "tools")
 	s.watch = append(s.watch, dir)
 	s.scan.Dirs = append(s.scan.Dirs, dir)
@@ -193,6 +192,11 @@ func (f *toolFactory) scanTools(a *agents.Agent, s *cliScan, seen map[string]boo
 	if !inside(root, real) {
 		s.warn(f, a, fmt.Sprintf("%s is a link that leads out of its folder, so no tools are taken from it: make it a real folder", dir))
 		return
+	}
+	if base == f.shared {
+		// the data dir holds the database and agnx.env: a shared tool's
+		// files must stay inside tools/
+		root = real
 	}
 	d, err := os.Open(real)
 	if err != nil {
@@ -210,7 +214,7 @@ func (f *toolFactory) scanTools(a *agents.Agent, s *cliScan, seen map[string]boo
 			s.warn(f, a, fmt.Sprintf("%s holds more than %d tools; the rest are left out: remove some", dir, maxDiscoveredTools))
 			return
 		}
-		t, ok := f.toolFolder(a, s, root, filepath.Join(real, name), name, inWorkspace)
+		t, ok := f.toolFolder(a, s, root, filepath.Join(real, name), name)
 		if ok {
 			seen[strings.ToLower(name)] = true
 			s.tools = append(s.tools, t)
@@ -220,7 +224,7 @@ func (f *toolFactory) scanTools(a *agents.Agent, s *cliScan, seen map[string]boo
 }
 
 // toolFolder builds the tool of one tools/<name>/ folder, if it is one.
-func (f *toolFactory) toolFolder(a *agents.Agent, s *cliScan, root, dir, name string, inWorkspace bool) (runtime.Tool, bool) {
+func (f *toolFactory) toolFolder(a *agents.Agent, s *cliScan, root, dir, name string) (runtime.Tool, bool) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, false
@@ -252,10 +256,6 @@ func (f *toolFactory) toolFolder(a *agents.Agent, s *cliScan, root, dir, name st
 	}
 	t := &tools.CLI{Name: name, Description: desc, Command: []string{"./" + run}, Dir: real, ReadOnly: []string{real},
 		Sandbox: f.sandboxes.forAgent(a.Workspace, false)}
-	if inWorkspace {
-		rel, _ := filepath.Rel(root, real)
-		t.Dir, t.ReadOnly = filepath.Join("/workspace", rel), nil // the sandbox's view; nothing more is bound
-	}
 	s.scan.Tools = append(s.scan.Tools, tools.DiscoveredTool{Name: name, Description: desc})
 	return t, true
 }

@@ -115,26 +115,33 @@ func TestDiscover_PrecedenceRunAndRescan(t *testing.T) {
 			"tools/bad name/run":    "#!/bin/sh\n",
 			"tools/norun/README.md": "no run file",
 		})
-	ws := cfg.WorkspaceDir("assistant")
-	for name, content := range map[string]string{"tools/greet/run": "#!/bin/sh\necho workspace greet\n", "tools/ws/run": argsScript} {
+	ws := cfg.DataDir // Agnx's {workspace}/tools: shared by every agent
+	for name, content := range map[string]string{"tools/greet/run": "#!/bin/sh\necho shared greet\n", "tools/ws/run": argsScript} {
 		p := filepath.Join(ws, name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(content), 0o755))
 	}
+	// The agent's file workspace is the model's: a tool folder there is
+	// never a tool.
+	planted := filepath.Join(cfg.WorkspaceDir("assistant"), "tools", "planted", "run")
+	require.NoError(t, os.MkdirAll(filepath.Dir(planted), 0o755))
+	require.NoError(t, os.WriteFile(planted, []byte("#!/bin/sh\necho planted\n"), 0o755))
 	_, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
-	a, err = c.LoadAgent("assistant") // the workspace's tools/ appeared: rebuilt
+	a, err = c.LoadAgent("assistant") // the shared tools/ appeared: rebuilt
 	require.NoError(t, err)
 	assert.Equal(t, []string{"reload_tools", "decl", "greet", "ws"}, toolNames(a),
-		"declared > agent folder > workspace; a bad name or a folder without run is no tool")
+		"declared > agent folder > shared; a bad name, a folder without run or one in the workspace is no tool")
 	assert.Equal(t, "declared\n", call(t, a, "decl", `{}`).Content)
 	assert.Equal(t, "Greets.", a.Tools[2].Spec().Description)
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
 	assert.Equal(t, "[hi]\n"+filepath.Join(dir, "tools", "greet")+"\n", call(t, a, "greet", `{"args":"hi"}`).Content,
 		"a discovered tool runs in its own folder")
 	assert.Equal(t, "CLI tool: ws", a.Tools[3].Spec().Description)
-	assert.Equal(t, "[x]\n/workspace/tools/ws\n", call(t, a, "ws", `{"args":"x"}`).Content,
-		"a workspace tool runs in the sandbox's view of its folder")
+	realWS, err := filepath.EvalSymlinks(filepath.Join(ws, "tools", "ws"))
+	require.NoError(t, err)
+	assert.Equal(t, "[x]\n"+realWS+"\n", call(t, a, "ws", `{"args":"x"}`).Content,
+		"a shared tool runs in its own folder")
 
 	var scan tools.ToolScan
 	require.NoError(t, json.Unmarshal([]byte(call(t, a, "reload_tools", `{}`).Content), &scan))
@@ -222,14 +229,14 @@ func TestDiscover_TrustModeRunsInTheToolFolder(t *testing.T) {
 	testenv.SkipIfNoReexec(t, "trust mode runs the re-executed test binary as the init that sets the limits")
 	c, cfg, _ := toolAgentCache(t, "trust", "    - {type: builtin, name: reload_tools}\n",
 		map[string]string{"tools/here/run": "#!/bin/sh\npwd\n"})
-	p := filepath.Join(cfg.WorkspaceDir("assistant"), "tools", "ws", "run")
+	p := filepath.Join(cfg.DataDir, "tools", "ws", "run")
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\npwd\n"), 0o755))
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	real := func(p string) string { r, err := filepath.EvalSymlinks(p); require.NoError(t, err); return r }
 	assert.Equal(t, real(filepath.Join(cfg.AgentsDir, "assistant", "tools", "here"))+"\n", call(t, a, "here", `{}`).Content)
-	assert.Equal(t, real(filepath.Dir(p))+"\n", call(t, a, "ws", `{}`).Content, "the sandbox's /workspace is the workspace on the host")
+	assert.Equal(t, real(filepath.Dir(p))+"\n", call(t, a, "ws", `{}`).Content, "a shared tool runs in its own folder")
 }
 
 func TestCheckAgents_ShowsToolWarnings(t *testing.T) {
