@@ -110,7 +110,7 @@ func (l *lockedBuffer) String() string {
 // the test ends; its log is printed if the test failed.
 func startDaemon(t *testing.T, spec daemonSpec) *daemon {
 	t.Helper()
-	bin := agnxLite(t)
+	agnxLite(t) // builds it, or skips under emulation
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "workspace")
 	for _, a := range spec.agents {
@@ -135,26 +135,9 @@ func startDaemon(t *testing.T, spec daemonSpec) *daemon {
 	home := filepath.Join(dir, "home")
 	require.NoError(t, os.MkdirAll(home, 0o700))
 
-	d := &daemon{base: "http://127.0.0.1:" + strconv.Itoa(port), workspace: ws, exited: make(chan struct{}), log: &lockedBuffer{}}
-	d.cmd = exec.Command(bin, "serve", "-c", cfgPath)
-	d.cmd.Env = append(cleanEnv(), "HOME="+home, "OPENAI_API_KEY=sk-agnxcompat")
-	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
-	require.NoError(t, d.cmd.Start())
-	go func() {
-		d.waitErr = d.cmd.Wait()
-		close(d.exited)
-	}()
-	t.Cleanup(func() {
-		d.stop()
-		if t.Failed() {
-			log := d.log.String()
-			if len(log) > 6000 {
-				log = "…" + log[len(log)-6000:]
-			}
-			t.Logf("daemon log (%s):\n%s", cfgPath, log)
-		}
-	})
-	d.waitReady(t)
+	env := append(cleanEnv(), "HOME="+home, "OPENAI_API_KEY=sk-agnxcompat")
+	d := startProcess(t, "http://127.0.0.1:"+strconv.Itoa(port), env, "serve", "-c", cfgPath)
+	d.workspace = ws
 	return d
 }
 

@@ -36,7 +36,8 @@ func TestParentAgents(t *testing.T) {
 
 	// The init template binds 0.0.0.0 with no token, which lite refuses
 	// (Duragent only warns): --host, a flag both have, keeps it local.
-	d := startProcess(t, env, "serve", "-c", filepath.Join(ws, "duragent.yaml"), "--host", "127.0.0.1", "-p", strconv.Itoa(port))
+	d := startProcess(t, "http://127.0.0.1:"+strconv.Itoa(port), env,
+		"serve", "-c", filepath.Join(ws, "duragent.yaml"), "--host", "127.0.0.1", "-p", strconv.Itoa(port))
 	c := newAPIClient(d.base, "")
 
 	list, err := c.listAgents()
@@ -94,17 +95,12 @@ func TestParentAgents(t *testing.T) {
 	})
 }
 
-// startProcess starts the binary with args and env and waits until
-// /readyz answers; the port is the one after -p.
-func startProcess(t *testing.T, env []string, args ...string) *daemon {
+// startProcess starts the binary with args and env, waits until /readyz
+// at base answers 200, and stops it when the test ends (printing its log
+// if the test failed).
+func startProcess(t *testing.T, base string, env []string, args ...string) *daemon {
 	t.Helper()
-	port := ""
-	for i, a := range args {
-		if a == "-p" && i+1 < len(args) {
-			port = args[i+1]
-		}
-	}
-	d := &daemon{base: "http://127.0.0.1:" + port, exited: make(chan struct{}), log: &lockedBuffer{}}
+	d := &daemon{base: base, exited: make(chan struct{}), log: &lockedBuffer{}}
 	d.cmd = exec.Command(agnxLite(t), args...)
 	d.cmd.Env = env
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
@@ -116,7 +112,11 @@ func startProcess(t *testing.T, env []string, args ...string) *daemon {
 	t.Cleanup(func() {
 		d.stop()
 		if t.Failed() {
-			t.Logf("daemon log:\n%s", d.log.String())
+			log := d.log.String()
+			if len(log) > 6000 {
+				log = "…" + log[len(log)-6000:]
+			}
+			t.Logf("daemon log (%s):\n%s", strings.Join(args, " "), log)
 		}
 	})
 	d.waitReady(t)
