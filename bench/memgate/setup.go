@@ -96,7 +96,35 @@ func writeAgent(agentsDir, name string) error {
 	if err := os.WriteFile(filepath.Join(tool, "echo.wasm"), echoWasm, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(tool, "tool.yaml"), echoManifest, 0o644)
+	if err := os.WriteFile(filepath.Join(tool, "tool.yaml"), echoManifest, 0o644); err != nil {
+		return err
+	}
+	return writeAgnxParts(dir)
+}
+
+// agnxParts are what an Agnx agent folder carries besides agent.yaml, so
+// that every agent build of the workload reads and assembles them as a
+// user's would: a skill, a directive, a policy with deny and allow rules
+// (checked on every tool call), and a tool folder found by discovery.
+var agnxParts = map[string]string{
+	"skills/notes/SKILL.md": "---\nname: notes\ndescription: Keep short notes in notes.md when the user asks to remember something.\n---\n\n# Notes\n\nAppend one line per note.\n",
+	"directives/style.md":   "Answer in one short paragraph unless asked for more.\n",
+	"policy.yaml":           "mode: dangerous\ndeny: [\"bash:rm -rf\", \"bash:sudo\"]\nallow: [\"bash:echo *\", \"wasm:echo\"]\n",
+	"tools/hello/run":       "#!/bin/sh\necho hello \"$@\"\n",
+	"tools/hello/README.md": "Says hello to its arguments.\n",
+}
+
+func writeAgnxParts(dir string) error {
+	for name, text := range agnxParts {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // withTools drops the spec's "  tools:" block (the key and the lines
