@@ -49,7 +49,7 @@ func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, sub *runtime.S
 		case <-ctx.Done():
 			s.clientGone(sub, id)
 			if r.Context().Err() == nil {
-				writeProblem(w, r, http.StatusGatewayTimeout, codeUnavailable,
+				writeProblem(w, r, http.StatusRequestTimeout, codeTimeout,
 					"the turn did not end within server.request_timeout_seconds: it goes on; read it with GET .../messages")
 			}
 			return

@@ -51,6 +51,7 @@ const (
 	codeAgentNotFound    = "agent_not_found"
 	codeTooLarge         = "payload_too_large"
 	codeUnavailable      = "service_unavailable"
+	codeTimeout          = "request_timeout"
 	codeProvider         = "provider_error"
 	codeMethodNotAllowed = "method_not_allowed"
 	codeMisdirected      = "misdirected_request"
