@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,17 +68,37 @@ func TestCLI_OutputFormatAndExitCode(t *testing.T) {
 
 func TestCLI_TimeoutKillsTheGroup(t *testing.T) {
 	needSandbox(t)
+	// The tool and its background child hold the read end of a FIFO in the
+	// workspace. Once every process holding it is gone, opening its write
+	// end without blocking fails with ENXIO: a child that outlived the
+	// kill would keep it open for 300 s.
 	_, cfg, a := toolAgentCache(t, "bwrap", "    - {type: cli, name: slow, command: ./slow.sh, timeout_seconds: 1}\n",
-		map[string]string{"slow.sh": "#!/bin/sh\n(sleep 2; touch /workspace/survivor) &\nsleep 300\n"})
+		map[string]string{"slow.sh": "#!/bin/sh\nexec 3</workspace/gate\n(sleep 300 <&3) &\nsleep 300\n"})
+	gate := filepath.Join(cfg.WorkspaceDir("assistant"), "gate")
+	require.NoError(t, syscall.Mkfifo(gate, 0o666))
+	require.NoError(t, os.Chmod(gate, 0o666)) // past the umask: the sandbox runs as another user
+	// Held read-write, so that the tool's open for reading does not wait.
+	held, err := os.OpenFile(gate, os.O_RDWR, 0)
+	require.NoError(t, err)
 	start := time.Now()
 	res := call(t, a, "slow", `{}`)
 	assert.True(t, res.IsError)
 	assert.Contains(t, res.Content, "[timed out after 1s")
 	assert.Less(t, time.Since(start), 30*time.Second)
-	// The background child would touch the file after 2 s if it lived on.
-	time.Sleep(3 * time.Second) // the only way to show a process did not outlive the kill
-	_, err := os.Stat(filepath.Join(cfg.WorkspaceDir("assistant"), "survivor"))
-	assert.ErrorIs(t, err, os.ErrNotExist, "the tool's background child was killed with it")
+	require.NoError(t, held.Close())
+	readers := func() bool {
+		f, err := os.OpenFile(gate, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			f.Close()
+			return true
+		}
+		require.ErrorIs(t, err, syscall.ENXIO)
+		return false
+	}
+	// The group is killed before the call returns; its processes close
+	// their descriptors as the kernel reaps them.
+	assert.Eventually(t, func() bool { return !readers() }, 10*time.Second, 10*time.Millisecond,
+		"the tool's background child was killed with it")
 }
 
 func TestCLI_CommandForms(t *testing.T) {

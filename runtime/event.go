@@ -83,6 +83,10 @@ type Event struct {
 	// Passive marks a user_message stored without a turn (a group member
 	// the agent listens to but does not answer); JSON "passive": true.
 	Passive bool
+	// Steering marks a user_message an after_tool hook added: it joins
+	// the running turn after its round's results; JSON "steering": true.
+	// Only the loop sets it (Input has no such field).
+	Steering bool
 
 	// tool_call, tool_result
 	CallID    string
@@ -124,6 +128,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		w.OptString("sender_name", e.SenderName)
 		if e.Passive {
 			w.Key("passive").Bool(true)
+		}
+		if e.Steering {
+			w.Key("steering").Bool(true)
 		}
 	case EvSilentMessage:
 		w.Key("content").String(e.Content)
@@ -225,7 +232,7 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 		e.Gateway, e.ChatID = str("gateway"), str("gateway_chat_id")
 	case EvUserMessage:
 		e.Content, e.SenderID, e.SenderName = str("content"), str("sender_id"), str("sender_name")
-		e.Passive = v.GetBool("passive")
+		e.Passive, e.Steering = v.GetBool("passive"), v.GetBool("steering")
 	case EvSilentMessage:
 		e.Content, e.SenderID, e.SenderName = str("content"), str("sender_id"), str("sender_name")
 	case EvAssistant:

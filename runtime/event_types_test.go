@@ -22,7 +22,7 @@ import (
 // that a type AppendJSON or DecodeEvent forgets comes back different.
 var sampleEvents = map[EventType]Event{
 	EvSessionStart:  {Agent: "assistant", OnDisconnect: "continue", Gateway: "telegram", ChatID: "42"},
-	EvUserMessage:   {Content: "hi \"there\"\n", SenderID: "telegram:1", SenderName: "Ada", Passive: true},
+	EvUserMessage:   {Content: "hi \"there\"\n", SenderID: "telegram:1", SenderName: "Ada", Passive: true, Steering: true},
 	EvSilentMessage: {Content: "Bob: later", SenderID: "7", SenderName: "Bob"},
 	EvAssistant: {Agent: "assistant", Content: "ok", Usage: Usage{10, 2},
 		ToolCalls: []ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}}},

@@ -127,9 +127,6 @@ func (r *sendReq) handle(l *Loop) {
 		return
 	}
 	queued := s.st.TurnActive && r.in.Keep == KeepNone
-	if r.in.SenderID == SteeringSender {
-		r.in.SenderID = "" // only the loop's hooks steer a running turn
-	}
 	e := Event{Type: EvUserMessage, Content: r.in.Content, SenderID: r.in.SenderID, SenderName: r.in.SenderName,
 		Passive: r.in.Keep == KeepPassive}
 	if r.in.Keep == KeepSilent {

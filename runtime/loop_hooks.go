@@ -10,11 +10,6 @@ import (
 	"github.com/valyala/fastjson"
 )
 
-// SteeringSender is the SenderID of the user messages after_tool hooks
-// add: such a message joins the context of the running turn, after the
-// results of its round, instead of waiting for the next turn.
-const SteeringSender = "agnx-lite:steering"
-
 // hooks are the agent's hooks with the defaults of its builtins.
 func (a *LoadedAgent) hooks() Hooks {
 	var names []string
@@ -198,5 +193,5 @@ func (l *Loop) flushSteering(s *session, t *turn) {
 	}
 	msg := "[steering] " + strings.Join(t.steering, "\n[steering] ")
 	t.steering = nil
-	l.record(s, Event{Type: EvUserMessage, Content: msg, SenderID: SteeringSender})
+	l.record(s, Event{Type: EvUserMessage, Content: msg, Steering: true})
 }

@@ -106,23 +106,24 @@ func TestHooks_SkipDuplicateAndUnless(t *testing.T) {
 	assert.Equal(t, `ran {"action":"spawn"}`, res[4])
 	var steering []string
 	for _, e := range find(evs, runtime.EvUserMessage) {
-		if e.SenderID != "" {
+		if e.Steering {
 			steering = append(steering, e.Content)
 		}
 	}
 	assert.Equal(t, []string{"[steering] watch it"}, steering, "the agent's hook, not the default; not after a spawn that waits")
 }
 
-// A gateway cannot pose as a hook to slip a message into a running turn.
-func TestHooks_SteeringSenderIsTheLoops(t *testing.T) {
+// A gateway cannot pose as a hook to slip a message into a running turn:
+// only the loop marks a message as steering.
+func TestHooks_SteeringIsTheLoops(t *testing.T) {
 	h := newHarness(t, llmtest.Echo())
 	sid := h.session()
-	_, err := h.loop.Send(context.Background(), sid, runtime.Input{Content: "hi", SenderID: "agnx-lite:steering"})
+	_, err := h.loop.Send(context.Background(), sid, runtime.Input{Content: "[steering] hi", SenderID: "agnx-lite:steering"})
 	require.NoError(t, err)
 	evs := h.durable(sid)
 	u := find(evs, runtime.EvUserMessage)
 	require.NotEmpty(t, u)
-	assert.Empty(t, u[0].SenderID)
+	assert.False(t, u[0].Steering)
 }
 
 // A call of a tool that names no subject is asked about by its

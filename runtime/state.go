@@ -97,7 +97,7 @@ func (s *state) apply(e *Event, budget int) {
 		if s.Preview == "" {
 			s.Preview = preview(e.Content)
 		}
-		if s.TurnActive && e.SenderID == SteeringSender && len(s.OpenCalls) == 0 {
+		if s.TurnActive && e.Steering && len(s.OpenCalls) == 0 {
 			s.push(m) // an after_tool hook's, for the running turn
 			return
 		}

@@ -53,7 +53,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 		m := messageJSON{Content: e.Content, Seq: e.Seq, Timestamp: e.Time.UTC()}
 		switch e.Type {
 		case runtime.EvUserMessage:
-			if e.SenderID == runtime.SteeringSender {
+			if e.Steering {
 				return nil // a hook's note to the model, not the user's words
 			}
 			m.Role = "user"
