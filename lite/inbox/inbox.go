@@ -64,7 +64,8 @@ type Options struct {
 	// from the Inbox's timers, one call at a time per chat.
 	Deliver func(key string, items []Item)
 	// Recheck is how often a chat whose messages wait behind a turn looks
-	// whether it has ended (default 1 s).
+	// whether it has ended (default 1 s), in case the gateway, which
+	// follows the session, does not Kick it at the turn's end.
 	Recheck time.Duration
 	// MaxChats bounds the chats with waiting messages (default 4096); a
 	// message of another chat beyond it is handed on at once.
@@ -181,6 +182,18 @@ func (c *chat) add(it Item, now time.Time) Verdict {
 	}
 	c.items = append(c.items, waiting{it, now})
 	return Held
+}
+
+// Kick says that the turn of chat key has ended, as the gateway following
+// its session saw: what waits is looked at now, not at the next recheck.
+func (q *Inbox) Kick(key string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	c := q.chats[key]
+	if c == nil || c.running || c.timer == nil || !c.timer.Stop() {
+		return // nothing waits, or it is being looked at
+	}
+	c.timer = time.AfterFunc(0, func() { q.fire(key, c) })
 }
 
 func (q *Inbox) arm(key string, c *chat) {

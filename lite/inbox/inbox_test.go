@@ -211,3 +211,26 @@ func TestOffer_ByteBounds(t *testing.T) {
 		assert.Equal(t, 0, r.q.bytes)
 	})
 }
+
+// The gateway saw the turn end: what waits goes on at once, not at the
+// next recheck.
+func TestKick_HandsOnAtTheTurnsEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig()
+		r.setBusy(true)
+		assert.Equal(t, Held, r.q.Offer("c", item("a"), agents.DefaultQueue(), true))
+		r.q.Kick("c")
+		synctest.Wait()
+		assert.Empty(t, r.got(), "a kick while the turn still runs hands nothing on")
+		r.setBusy(false)
+		start := time.Now()
+		r.q.Kick("c")
+		synctest.Wait()
+		assert.Equal(t, []string{"a"}, r.got())
+		assert.Zero(t, time.Since(start), "no wait for the recheck")
+		r.q.Kick("c") // nothing waits: no-op
+		r.q.Kick("other")
+		synctest.Wait()
+		assert.Len(t, r.got(), 1)
+	})
+}

@@ -205,7 +205,7 @@ func (b *bridge) onMessage(ctx context.Context, m MessageReceived) {
 	}
 	it := inbox.Item{Text: inbox.Text(in, m.Sender.Name(), text), SenderID: in.SenderID, SenderName: m.Sender.Name(),
 		Ref: queuedRef{sid: ad.Session, in: in, msgID: msgID}}
-	switch v := b.queue.Offer(b.name+"\x00"+in.ChatID, it, ad.Queue, b.busy(ctx, ad.Session)); v {
+	switch v := b.queue.Offer(b.queueKey(in.ChatID), it, ad.Queue, b.busy(ctx, ad.Session)); v {
 	case inbox.Now:
 		b.send(ctx, it)
 	case inbox.Rejected:

@@ -33,6 +33,9 @@ func (b *bridge) newQueue() *inbox.Inbox {
 	})
 }
 
+// queueKey names a chat in the bridge's queue.
+func (b *bridge) queueKey(chat string) string { return b.name + "\x00" + chat }
+
 // busy reports whether the session runs a turn.
 func (b *bridge) busy(ctx context.Context, sid string) bool {
 	ctx, cancel := context.WithTimeout(ctx, b.t.CallTimeout)

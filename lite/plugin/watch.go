@@ -269,6 +269,7 @@ func (b *bridge) onWatch(ctx context.Context, e watchEvent) {
 			b.acked(ctx, o, o.seq, o.turnEnd)
 		}
 	case watchTurnEnd:
+		b.queue.Kick(b.queueKey(o.rec.Chat))
 		b.forget(o.sid)
 		if e.text == "" {
 			b.acked(ctx, o, e.seq, true)

@@ -17,6 +17,9 @@ import (
 type outbox struct {
 	o   *Options
 	bot *bot
+	// turnEnded is told of each turn a watcher sees end (the chat's
+	// queue hands on what waited); set before start.
+	turnEnded func(chat int64)
 
 	reqs     chan func()   // run on the outbox goroutine
 	exited   chan *watcher // a watcher's goroutine is returning

@@ -48,6 +48,7 @@ type poller struct {
 func newPoller(o *Options, b *bot, out *outbox) *poller {
 	g := &poller{o: o, bot: b, out: out, cmds: commands{o: o}, refused: map[int64]time.Time{}, base: context.Background()}
 	g.queue = inbox.New(inbox.Options{Busy: g.busy, Deliver: g.deliverQueued})
+	out.turnEnded = func(chat int64) { g.queue.Kick(queueKey(chat)) }
 	return g
 }
 

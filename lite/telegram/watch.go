@@ -195,6 +195,9 @@ func (w *watcher) onEvent(ctx context.Context, e runtime.Event) bool {
 		})
 	case runtime.EvTurnEnd:
 		w.asks = 0
+		if w.o.turnEnded != nil {
+			w.o.turnEnded(w.chat)
+		}
 		if e.Reason == runtime.TurnInterrupted {
 			w.deliver(ctx, e.Seq, func() error {
 				_, err := w.bot.post(ctx, Text{ChatID: w.chat, Text: "⚠️ agnx-lite stopped before the answer was finished: please send your message again."}, "")
