@@ -1,30 +1,20 @@
 package runtime_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/runtime"
-	"github.com/agnx-lite/agnx-lite/runtime/llm"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
-	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
-	"github.com/agnx-lite/agnx-lite/storage"
 )
-
-const roundsEnv = "AGNX_ROUNDS_CHILD_DIR"
 
 // stepTool appends a line to <dir>/effects and says so on stdout; its
 // second call then blocks until cancelled, to be caught by a kill.
@@ -52,44 +42,6 @@ func (s stepTool) Run(ctx context.Context, _ []byte) (runtime.Result, error) {
 	return runtime.Result{Content: "stepped"}, err
 }
 
-// roundsLoop is the loop of a continue agent allowed 3 tool rounds.
-func roundsLoop(dir, base string) (*storage.Store, *runtime.Loop, error) {
-	st, err := storage.Open(filepath.Join(dir, "agnx.db"), nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	spec := &agents.Agent{Name: "assistant", Model: agents.Model{Provider: "ollama", Name: "m"},
-		Session: agents.Session{OnDisconnect: "continue", MaxToolIterations: 3}}
-	agent := &runtime.LoadedAgent{Spec: spec, Tools: []runtime.Tool{stepTool{dir}},
-		Provider: ollama.New(ollama.Options{BaseURL: base, HTTP: llm.Options{MaxAttempts: 1}})}
-	return st, runtime.New(runtime.Options{Store: st, Agents: loader{"assistant": agent}}), nil
-}
-
-// TestRoundsChild is the child of TestCrash_ResumedTurnKeepsCountingRounds.
-func TestRoundsChild(t *testing.T) {
-	dir := os.Getenv(roundsEnv)
-	if dir == "" {
-		t.Skip("runs only as the rounds crash test's child")
-	}
-	_, loop, err := roundsLoop(dir, os.Getenv("AGNX_ROUNDS_BASE"))
-	if err != nil {
-		fmt.Println("open-error", err)
-		os.Exit(3)
-	}
-	go func() { _ = loop.Run(context.Background()) }()
-	ctx := context.Background()
-	info, err := loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant", Gateway: "test"})
-	if err == nil {
-		fmt.Println("session", info.ID)
-		_, err = loop.Send(ctx, info.ID, runtime.Input{Content: "keep stepping"})
-	}
-	if err != nil {
-		fmt.Println("error", err)
-		os.Exit(3)
-	}
-	select {} // until killed, in the second round's call
-}
-
 // A turn killed in its second tool round of three: after the restart it
 // gets one more round with tools, then the last call without, as if it
 // had not stopped. The count comes from the log, not from memory.
@@ -105,41 +57,15 @@ func TestCrash_ResumedTurnKeepsCountingRounds(t *testing.T) {
 	})
 	t.Cleanup(open) // after the fake's: runs before it
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRoundsChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), roundsEnv+"="+dir, "AGNX_ROUNDS_BASE="+fake.BaseURL())
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	sc := bufio.NewScanner(out)
-	var sid string
-	steps := 0
-	for steps < 2 && sc.Scan() {
-		line := sc.Text()
-		if id, ok := strings.CutPrefix(line, "session "); ok {
-			sid = id
-			continue
-		}
-		require.Equal(t, "stepped", line, "child")
-		steps++
-	}
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_ = cmd.Wait()
-	require.NotEmpty(t, sid)
+	sid := killChild(t, "rounds", dir, fake.BaseURL(), 2, "stepped")
 	require.Len(t, fake.Requests(), 2, "two rounds before the kill")
 
-	st, loop, err := roundsLoop(dir, fake.BaseURL())
-	require.NoError(t, err)
-	defer st.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	exited := make(chan error, 1)
-	go func() { exited <- loop.Run(ctx) }()
+	_, loop, ctx, stop := resumed(t, "rounds", dir, fake.BaseURL())
 	sub, err := loop.Subscribe(ctx, sid)
 	require.NoError(t, err)
 	open()
 	evs := collect(ctx, t, sub)
-	cancel()
-	require.NoError(t, <-exited)
+	stop()
 
 	reqs := fake.Requests()
 	require.Len(t, reqs, 4, "one more round with tools, then the last call without")
