@@ -65,6 +65,9 @@ func (a *LoadedAgent) policyCall(c ToolCall) agents.Call {
 		}
 	default:
 		pc.Type, pc.Invocation = kind, c.Name
+		if iv, ok := tool.(Invoked); ok {
+			pc.Invocation = iv.Invocation()
+		}
 	}
 	return pc
 }

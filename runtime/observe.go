@@ -20,6 +20,11 @@ type Observer interface {
 // builtin.
 type Kinded interface{ Kind() string }
 
+// Invoked is a Tool whose calls policies match by another name than the
+// tool's: an MCP tool the model calls github__create_issue is matched as
+// mcp:github:create_issue.
+type Invoked interface{ Invocation() string }
+
 // Named is a Provider that names itself ("ollama", "openai", ...).
 type Named interface{ Name() string }
 
