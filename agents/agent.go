@@ -1,6 +1,9 @@
 package agents
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Agent is one loaded, validated agent. It is immutable once loaded: the
 // runtime shares it between goroutines without locks.
@@ -190,10 +193,56 @@ type Debounce struct {
 	WindowMS int  `yaml:"window_ms"`
 }
 
-// Memory is spec.memory.
+// Memory is spec.memory. Its presence turns the memory tool and the
+// memory directive on, as in Agnx.
 type Memory struct {
-	// Backend is e.g. filesystem; empty means the agent has no memory tools.
+	// Backend is filesystem (the default when spec.memory is present, as
+	// in Agnx); empty means the agent has no spec.memory.
 	Backend string `yaml:"backend"`
+	// Embeddings names the embedding model for hybrid (keyword and
+	// vector) memory search, a lite extension; unset: keyword search only.
+	Embeddings Embeddings `yaml:"embeddings"`
+}
+
+// Embeddings is spec.memory.embeddings: the provider's embeddings
+// endpoint that memory search computes vectors with.
+type Embeddings struct {
+	// Provider is one of EmbeddingProviders; empty: no embeddings.
+	Provider string `yaml:"provider"`
+	// Model is the embedding model, e.g. nomic-embed-text.
+	Model string `yaml:"model"`
+	// BaseURL overrides the provider's default, as spec.model.base_url.
+	BaseURL string `yaml:"base_url"`
+}
+
+// EmbeddingProviders are the providers spec.memory.embeddings may name.
+var EmbeddingProviders = []string{"ollama", "openai", "openrouter"}
+
+// HasMemory reports whether the agent gets the memory tool and directive:
+// spec.memory with the filesystem backend, or, without spec.memory, a
+// built-in memory tool listed in spec.tools.
+func (a *Agent) HasMemory() bool {
+	switch a.Memory.Backend {
+	case "filesystem":
+		return true
+	case "":
+		for _, t := range a.Tools {
+			if t.Type == "builtin" && IsMemoryTool(t.Name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// IsMemoryTool reports whether a built-in tool name means the memory
+// tool: memory, or one of Agnx's older names of its actions.
+func IsMemoryTool(name string) bool {
+	switch strings.ToLower(name) {
+	case "memory", "recall", "remember", "reflect":
+		return true
+	}
+	return false
 }
 
 // ToolRef is one entry of spec.tools.

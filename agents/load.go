@@ -43,7 +43,7 @@ type spec struct {
 	Instructions string    `yaml:"instructions"`
 	Session      Session   `yaml:"session"`
 	Access       Access    `yaml:"access"`
-	Memory       Memory    `yaml:"memory"`
+	Memory       *Memory   `yaml:"memory"` // nil: absent`
 	Tools        []ToolRef `yaml:"tools"`
 	SkillsDir    string    `yaml:"skills_dir"`
 	Hooks        Hooks     `yaml:"hooks"`
@@ -172,7 +172,7 @@ func (af *agentFile) agent(dir string) *Agent {
 		Model:       s.Model.Model,
 		Session:     s.Session,
 		Access:      s.Access,
-		Memory:      s.Memory,
+		Memory:      s.memory(),
 		Tools:       s.Tools,
 		SkillsDir:   resolve(dir, skillsRel(s)),
 		Hooks:       s.Hooks,
@@ -225,6 +225,19 @@ func (a *Agent) loadPrompts(root *os.Root, doc *Doc, s *spec) error {
 		}
 	}
 	return nil
+}
+
+// memory is spec.memory with its default backend: present means
+// filesystem, as in Agnx.
+func (s *spec) memory() Memory {
+	if s.Memory == nil {
+		return Memory{}
+	}
+	m := *s.Memory
+	if m.Backend == "" {
+		m.Backend = "filesystem"
+	}
+	return m
 }
 
 // skillsRel is spec.skills_dir, or the default "skills".

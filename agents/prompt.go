@@ -12,7 +12,9 @@ import (
 //  2. the soul, system prompt and instructions, each with its
 //     placeholders filled in (see Expand);
 //  3. "## Directives" and one "- " line per directive file:
-//     SharedDirectives, then the agent's own Directives;
+//     SharedDirectives, then the agent's own Directives, then, for an
+//     agent with memory (HasMemory) when neither folder has a memory.md,
+//     MemoryDirective;
 //  4. the <available_skills> list.
 func (a *Agent) RenderSystem(now time.Time) string {
 	var b strings.Builder
@@ -37,15 +39,16 @@ func (a *Agent) RenderSystem(now time.Time) string {
 // directivesBlock is "## Directives" with a "- " line per directive, or ""
 // when there are none.
 func (a *Agent) directivesBlock() string {
-	// Issue 14 (the memory tool) adds here, when the agent has that tool
-	// and neither directives folder has a memory.md, the default memory
-	// directive.
-	if len(a.SharedDirectives)+len(a.Directives) == 0 {
+	lists := [...][]Directive{a.SharedDirectives, a.Directives, nil}
+	if a.needsMemoryDirective() {
+		lists[2] = []Directive{{Name: "memory", Text: MemoryDirective}}
+	}
+	if len(lists[0])+len(lists[1])+len(lists[2]) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("## Directives\n")
-	for _, list := range [...][]Directive{a.SharedDirectives, a.Directives} {
+	for _, list := range lists {
 		for _, d := range list {
 			b.WriteString("- ")
 			b.WriteString(d.Text)

@@ -28,6 +28,9 @@ func (af *agentFile) validate(doc *Doc) error {
 	if err := validateTools(doc, af.Spec.Tools); err != nil {
 		return err
 	}
+	if err := validateMemory(doc, af.Spec.Memory); err != nil {
+		return err
+	}
 	warnings, err := validateHooks(doc, &af.Spec.Hooks)
 	if err != nil {
 		return err
@@ -274,3 +277,31 @@ func atLeast(doc *Doc, path string, v, lo int) error {
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// validateMemory checks spec.memory; nil is absent. The backend is not
+// checked here: an Agnx agent with a backend lite lacks still loads,
+// without the memory tool (a warning says so).
+func validateMemory(doc *Doc, m *Memory) error {
+	if m == nil {
+		return nil
+	}
+	const p = "spec.memory.embeddings."
+	e := &m.Embeddings
+	switch {
+	case e.Provider == "" && (e.Model != "" || e.BaseURL != ""):
+		return doc.Errorf(p+"provider", "spec.memory.embeddings needs a provider (%s)", strings.Join(EmbeddingProviders, ", "))
+	case e.Provider == "":
+		return nil
+	case !slices.Contains(EmbeddingProviders, e.Provider):
+		return doc.Errorf(p+"provider", "spec.memory.embeddings.provider %q is not one of %s", e.Provider, strings.Join(EmbeddingProviders, ", "))
+	case e.Model == "":
+		return doc.Errorf(p+"model", "spec.memory.embeddings.model is required: name the embedding model (e.g. nomic-embed-text)")
+	}
+	if e.BaseURL != "" {
+		u, err := url.Parse(e.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return doc.Errorf(p+"base_url", "spec.memory.embeddings.base_url %q is not an http:// or https:// URL", e.BaseURL)
+		}
+	}
+	return nil
+}

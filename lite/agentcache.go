@@ -92,7 +92,8 @@ func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
 	sb := newSandboxes(cfg, log)
 	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, env: cfg.Sandbox.Env, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
-		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm, search: webSearch(cfg), shared: cfg.DataDir}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
+		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm, search: webSearch(cfg), shared: cfg.DataDir,
+			world: cfg.WorldMemoryDir()}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
 		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool),
 		building: make(map[string]*agentBuild)}
 }

@@ -22,11 +22,12 @@ type Config struct {
 	// the caller once DataDir is known.
 	AgentsDir string       `yaml:"agents_dir"`
 	Server    ServerConfig `yaml:"server"`
-	// Services and WorldMemory are Agnx's storage paths, accepted so a
+	// Services is Agnx's session storage path, accepted so a
 	// duragent.yaml loads unchanged: agnx-lite keeps every session in one
-	// database (DBPath) and has no world memory; Warnings says so when
-	// they are set.
-	Services    ServicesConfig `yaml:"services"`
+	// database (DBPath); Warnings says so when it is set.
+	Services ServicesConfig `yaml:"services"`
+	// WorldMemory is the folder of world memory every agent's memory tool
+	// shares (WorldMemoryDir); empty: <DataDir>/memory/world, as in Agnx.
 	WorldMemory PathConfig     `yaml:"world_memory"`
 	Sessions    SessionsConfig `yaml:"sessions"`
 	Gateways    GatewaysConfig `yaml:"gateways"`

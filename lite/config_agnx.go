@@ -40,9 +40,6 @@ func (c *Config) applyAgnx(seen *agnxKeys) {
 	if c.Services.Session.Path != "" {
 		warn("services.session.path", "services.session.path is accepted but unused: agnx-lite keeps every session in agnx.db in the workspace (bring Agnx sessions in with agnx-lite session import)")
 	}
-	if c.WorldMemory.Path != "" {
-		warn("world_memory.path", "world_memory.path is ignored: agnx-lite has no world memory")
-	}
 	if c.Sessions.TTLHours > 0 {
 		warn("sessions.ttl_hours", "sessions.ttl_hours is accepted but agnx-lite does not expire sessions yet: they stay until deleted (agnx-lite session delete)")
 	}

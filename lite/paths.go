@@ -87,6 +87,9 @@ func Locate(configFile, dataDirFlag string) (*Config, error) {
 	} else {
 		cfg.AgentsDir = expandHome(cfg.AgentsDir, base)
 	}
+	if cfg.WorldMemory.Path != "" {
+		cfg.WorldMemory.Path = expandHome(cfg.WorldMemory.Path, base)
+	}
 	return cfg, nil
 }
 
@@ -100,6 +103,16 @@ func expandHome(p, base string) string {
 		return filepath.Join(base, p)
 	}
 	return p
+}
+
+// WorldMemoryDir is the folder of world memory shared by every agent:
+// world_memory.path (resolved by Locate against the config's folder), else
+// <DataDir>/memory/world, as in Agnx.
+func (c *Config) WorldMemoryDir() string {
+	if c.WorldMemory.Path != "" {
+		return c.WorldMemory.Path
+	}
+	return filepath.Join(c.DataDir, "memory", "world")
 }
 
 // DBPath is where the database lives.

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/memory"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
@@ -24,16 +26,25 @@ type toolFactory struct {
 	// shared is the folder whose tools/ every agent gets (Agnx's
 	// {workspace}/tools: the data dir's); "" for none.
 	shared string
+	// world is the world memory folder every agent's memory tool shares;
+	// "" for none.
+	world string
+	// memIndex gives the search behind an agent's recall with a query;
+	// nil (or a nil result): recall with a query gives the plain recall.
+	memIndex func(a *agents.Agent) memory.Searcher
+	// banks are the memory banks by agent folder, so that the versions of
+	// an agent a reload leaves running share one bank and its lock.
+	banksMu sync.Mutex
+	banks   map[string]*memory.Bank
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session,
-// reload_tools) and lite's own file tools.
-var builtins = []string{"bash", "web", "session", "reload_tools", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep"}
+// reload_tools, memory) and lite's own file tools.
+var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep"}
 
 // agnxOnly are Agnx built-ins this build does not have; an Agnx agent
 // that lists them still loads, without them, with a warning.
-var agnxOnly = map[string]bool{"schedule": true, "background_process": true, "memory": true,
-	"recall": true, "remember": true, "reflect": true}
+var agnxOnly = map[string]bool{"schedule": true, "background_process": true}
 
 // build returns the agent's tools. On error, the tools built so far are
 // closed.
@@ -44,9 +55,8 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 			out = nil
 		}
 	}()
-	if a.Memory.Backend != "" {
-		// as for a listed built-in this build does not have
-		a.Warnings = append(a.Warnings, "spec.memory asks for the memory tool, which this build does not have yet: the agent runs without it")
+	if t := f.memoryTool(a); t != nil {
+		out = append(out, t)
 	}
 	manifests := map[string]bool{}
 	for _, ref := range a.Tools {
@@ -59,6 +69,9 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 			manifests[t.Manifest().File] = true
 			out = append(out, t)
 		case "builtin":
+			if agents.IsMemoryTool(ref.Name) {
+				continue // memoryTool adds it, once
+			}
 			t, err := f.builtin(a, ref)
 			if err != nil {
 				return out, err
@@ -131,4 +144,38 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 	}
 	return nil, fmt.Errorf("there is no built-in tool %q (available: %s): fix spec.tools in %s",
 		ref.Name, strings.Join(builtins, ", "), filepath.Join(a.Dir, agents.FileName))
+}
+
+// memoryTool is the agent's memory tool, or nil when it has none: an
+// agent gets it with spec.memory (backend filesystem) or by listing the
+// built-in memory tool; another backend is a warning.
+func (f *toolFactory) memoryTool(a *agents.Agent) runtime.Tool {
+	if !a.HasMemory() {
+		if a.Memory.Backend != "" {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("spec.memory.backend %q is not one agnx-lite has (only filesystem): "+
+				"the agent runs without the memory tool", a.Memory.Backend))
+		}
+		return nil
+	}
+	t := &memory.Tool{Bank: f.bank(a)}
+	if f.memIndex != nil {
+		t.Search = f.memIndex(a)
+	}
+	return t
+}
+
+// bank returns the memory bank of the agent's folder, the same one for
+// every build of the agent.
+func (f *toolFactory) bank(a *agents.Agent) *memory.Bank {
+	f.banksMu.Lock()
+	defer f.banksMu.Unlock()
+	if b := f.banks[a.Dir]; b != nil && b.WorldDir() == f.world {
+		return b
+	}
+	if f.banks == nil {
+		f.banks = make(map[string]*memory.Bank)
+	}
+	b := memory.NewBank(memory.BankOptions{AgentDir: a.Dir, WorldDir: f.world})
+	f.banks[a.Dir] = b
+	return b
 }

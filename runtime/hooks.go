@@ -15,7 +15,8 @@ type Hooks = agents.Hooks
 
 // DefaultHooks adds to h the hooks the builtins among tools come with, as
 // Agnx's do, unless h has a hook with the same match: memory dedupes its
-// recalls by days; background_process wants a capture of a process before
+// recalls by days (Agnx's key) and by query and limit (lite's, so that
+// searches for different things are not duplicates); background_process wants a capture of a process before
 // keys are sent to it, and steers after a capture and after a spawn that
 // does not wait.
 func DefaultHooks(h Hooks, tools []string) Hooks {
@@ -31,7 +32,7 @@ func DefaultHooks(h Hooks, tools []string) Hooks {
 		case "memory":
 			if !hasBefore("memory:recall") {
 				out.BeforeTool = append(out.BeforeTool, agents.BeforeToolHook{Match: "memory:recall", Type: agents.HookSkipDuplicate,
-					MatchArgs: []string{"days"}})
+					MatchArgs: []string{"days", "query", "limit"}})
 			}
 		case "background_process":
 			if !hasBefore("background_process:send_keys") {

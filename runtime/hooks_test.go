@@ -32,7 +32,7 @@ func TestDefaultHooks(t *testing.T) {
 	assert.Empty(t, DefaultHooks(Hooks{}, []string{"bash"}))
 	h := DefaultHooks(Hooks{}, []string{"memory", "background_process"})
 	assert.Equal(t, []agents.BeforeToolHook{
-		{Match: "memory:recall", Type: agents.HookSkipDuplicate, MatchArgs: []string{"days"}},
+		{Match: "memory:recall", Type: agents.HookSkipDuplicate, MatchArgs: []string{"days", "query", "limit"}},
 		{Match: "background_process:send_keys", Type: agents.HookDependsOn, Prior: "background_process:capture", MatchArg: "handle"},
 	}, h.BeforeTool)
 	assert.Len(t, h.AfterTool, 2)

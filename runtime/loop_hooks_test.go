@@ -113,6 +113,23 @@ func TestHooks_SkipDuplicateAndUnless(t *testing.T) {
 	assert.Equal(t, []string{"[steering] watch it"}, steering, "the agent's hook, not the default; not after a spawn that waits")
 }
 
+// The default memory:recall guard takes the query into account: a search
+// for something else is no duplicate, the same search is.
+func TestHooks_RecallQueryIsPartOfTheDuplicate(t *testing.T) {
+	h := hookHarness(t, runtime.Hooks{}, []string{"memory"},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{call("memory", `{"action":"recall","query":"milk"}`)}},
+		llmtest.Reply{ToolCalls: []llmtest.ToolCall{
+			call("memory", `{"action":"recall","query":"bread"}`),
+			call("memory", `{"action":"recall","query":"milk"}`),
+		}},
+		llmtest.Reply{Text: "done"})
+	res := results(h.turn(h.session(), "go"))
+	require.Len(t, res, 3)
+	assert.Equal(t, `ran {"action":"recall","query":"milk"}`, res[0])
+	assert.ElementsMatch(t, []string{`ran {"action":"recall","query":"bread"}`,
+		"Hook guard: duplicate call skipped. An identical 'memory:recall' call with the same arguments already has a result in this conversation."}, res[1:])
+}
+
 // A gateway cannot pose as a hook to slip a message into a running turn:
 // only the loop marks a message as steering.
 func TestHooks_SteeringIsTheLoops(t *testing.T) {

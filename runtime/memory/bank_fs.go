@@ -1,0 +1,205 @@
+package memory
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// Bounds on what the bank reads and writes. Memory files are plain files
+// a person (or anything else) may change, so each read is bounded.
+const (
+	// MaxFileBytes is the largest memory file read or appended to.
+	MaxFileBytes = 1 << 20
+	// MaxContentBytes is the most one remember, reflect or update_world
+	// may write.
+	MaxContentBytes = 64 << 10
+	// MaxRecallBytes caps what a recall returns; past it the output is
+	// cut and says so.
+	MaxRecallBytes = 64 << 10
+	// maxDirNames is how many names of a folder (world/, daily/) are read.
+	maxDirNames = 4096
+)
+
+// Errors of the bank's file access; the tool turns them into sentences.
+var (
+	// ErrNotRegular is returned for a memory file that is a named pipe, a
+	// device, a socket or a folder: reading one could block forever.
+	ErrNotRegular = errors.New("is not a regular file")
+	// ErrTooLarge is returned for a memory file over MaxFileBytes.
+	ErrTooLarge = fmt.Errorf("is larger than %d KiB", MaxFileBytes>>10)
+	// ErrHardLinked is returned when a file to be appended to has other
+	// hard links, which may name a file outside the bank.
+	ErrHardLinked = errors.New("has other hard links")
+)
+
+// openRegular opens p inside root only if it is a regular file, without
+// ever blocking: O_NONBLOCK makes opening a FIFO return at once, and the
+// check is made on the open descriptor, so a file swapped for a FIFO
+// between a check and the open is still refused.
+func openRegular(root *os.Root, p string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
+	f, err := root.OpenFile(p, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, perm)
+	if err != nil {
+		if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.ENODEV) {
+			return nil, nil, ErrNotRegular
+		}
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = ErrNotRegular
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+// readFile reads the regular file p of root, of at most MaxFileBytes.
+// A missing file gives fs.ErrNotExist.
+func readFile(root *os.Root, p string) ([]byte, error) {
+	f, st, err := openRegular(root, p, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st.Size() > MaxFileBytes {
+		return nil, ErrTooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes { // it grew since the stat
+		return nil, ErrTooLarge
+	}
+	return data, nil
+}
+
+// listMarkdown returns the sorted *.md names of the folder dir of root,
+// leaving out hidden ones; a missing folder has none.
+func listMarkdown(root *os.Root, dir string) ([]string, error) {
+	f, err := root.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	names, err := f.Readdirnames(maxDirNames)
+	f.Close()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return !strings.HasSuffix(n, ".md") || strings.HasPrefix(n, ".") })
+	slices.Sort(names)
+	return names, nil
+}
+
+// writeAtomic replaces the file p of root with data: a temporary file in
+// the same folder is written and synced, then renamed over p, and the
+// folder is synced, so a crash leaves either the old file or the new one.
+// A p that exists and is not a regular file (a folder, a FIFO) is refused.
+func writeAtomic(root *os.Root, p string, data []byte) error {
+	if st, err := root.Lstat(p); err == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+		return ErrNotRegular
+	}
+	tmp, err := createTemp(root, p, data)
+	if err != nil {
+		return err
+	}
+	if err := root.Rename(tmp, p); err != nil {
+		root.Remove(tmp)
+		return err
+	}
+	return syncDir(root, path.Dir(p))
+}
+
+// createTemp writes data to a new hidden file beside p, synced, and
+// returns its name.
+func createTemp(root *os.Root, p string, data []byte) (string, error) {
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path.Join(path.Dir(p), "."+path.Base(p)+".tmp-"+hex.EncodeToString(rnd[:]))
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		root.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// syncDir makes a rename or a new name in the folder dir durable.
+func syncDir(root *os.Root, dir string) error {
+	f, err := root.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// appendEntry appends entry to the file p of root with one O_APPEND write
+// and syncs it. When p does not exist it is first created holding head:
+// the head is written to a temporary file that is hard-linked to p, which
+// fails when another writer made p meanwhile, so the head is written once
+// however many writers race, and p never exists without it.
+func appendEntry(root *os.Root, p string, head, entry []byte) error {
+	f, st, err := openRegular(root, p, os.O_WRONLY|os.O_APPEND, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := createWith(root, p, head); err != nil {
+			return err
+		}
+		f, st, err = openRegular(root, p, os.O_WRONLY|os.O_APPEND, 0)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
+		return ErrHardLinked
+	}
+	if st.Size()+int64(len(entry)) > MaxFileBytes {
+		return ErrTooLarge
+	}
+	if _, err := f.Write(entry); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// createWith creates p holding data, unless p exists by then.
+func createWith(root *os.Root, p string, data []byte) error {
+	tmp, err := createTemp(root, p, data)
+	if err != nil {
+		return err
+	}
+	err = root.Link(tmp, p)
+	root.Remove(tmp)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncDir(root, path.Dir(p))
+}

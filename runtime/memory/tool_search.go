@@ -1,0 +1,80 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// search is recall with a query, through the Searcher.
+func (t *Tool) search(ctx context.Context, q string, limit *int) runtime.Result {
+	n := DefaultLimit
+	if limit != nil {
+		n = *limit
+	}
+	res, err := t.Search.Search(ctx, Query{Text: q, Limit: n})
+	if err != nil {
+		if ctx.Err() != nil {
+			return failed("the memory search was stopped: the call was cancelled or ran out of time")
+		}
+		return failed("the memory search failed (" + err.Error() + "); recall without a query still works")
+	}
+	d := Details{Action: "recall", Query: q, Mode: res.Mode}
+	for _, h := range res.Hits {
+		hj := HitJSON{Source: h.Source, Heading: h.Heading, Text: h.Text, Score: h.Score}
+		if !h.Date.IsZero() {
+			hj.Date = h.Date.Format(time.RFC3339)
+		}
+		d.Hits = append(d.Hits, hj)
+	}
+	return done(FormatHits(q, res), d)
+}
+
+// FormatHits is how search results read, for the model and the CLI: a
+// line saying what was searched, the note if any, then each hit as
+// "[<source> <date>] <text>", best first, separated by blank lines.
+func FormatHits(q string, res Results) string {
+	var b strings.Builder
+	if len(res.Hits) == 0 {
+		fmt.Fprintf(&b, "No memories match %q.", q)
+	} else {
+		mode := res.Mode
+		if mode == "" {
+			mode = "keyword"
+		}
+		fmt.Fprintf(&b, "Memories matching %q (%s search, best first):", q, mode)
+	}
+	if res.Note != "" {
+		b.WriteString("\n")
+		b.WriteString(res.Note)
+	}
+	total := b.Len()
+	for i, h := range res.Hits {
+		line := "[" + cite(h) + "] " + strings.TrimSpace(h.Text)
+		if total+len(line) > MaxRecallBytes {
+			fmt.Fprintf(&b, "\n\n[%d more results left out: the output is capped at %d KiB]", len(res.Hits)-i, MaxRecallBytes>>10)
+			break
+		}
+		b.WriteString("\n\n")
+		b.WriteString(line)
+		total += len(line) + 2
+	}
+	return b.String()
+}
+
+// cite is a hit's source and date: the time alone when the source is a
+// daily file that names the day ("memory/daily/2026-11-20.md 14:05"),
+// else the date and time in the daemon's local time.
+func cite(h Hit) string {
+	if h.Date.IsZero() {
+		return h.Source
+	}
+	d := h.Date.Local()
+	if strings.Contains(h.Source, d.Format(DateLayout)) {
+		return h.Source + " " + d.Format("15:04")
+	}
+	return h.Source + " " + d.Format("2006-01-02 15:04")
+}
