@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Bounds on what the bank reads and writes. Memory files are plain files
@@ -167,20 +168,17 @@ func syncDir(root *os.Root, dir string) error {
 // fails when another writer made p meanwhile, so the head is written once
 // however many writers race, and p never exists without it.
 func appendEntry(root *os.Root, p string, head, entry []byte) error {
-	f, st, err := openRegular(root, p, os.O_WRONLY|os.O_APPEND, 0)
+	f, st, err := openAppend(root, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := createWith(root, p, head); err != nil {
 			return err
 		}
-		f, st, err = openRegular(root, p, os.O_WRONLY|os.O_APPEND, 0)
+		f, st, err = openAppend(root, p)
 	}
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
-		return ErrHardLinked
-	}
 	if st.Size()+int64(len(entry)) > MaxFileBytes {
 		return ErrTooLarge
 	}
@@ -188,6 +186,28 @@ func appendEntry(root *os.Root, p string, head, entry []byte) error {
 		return err
 	}
 	return f.Sync()
+}
+
+// openAppend opens p for appending, refusing a file with other hard
+// links. A writer that just created p (createWith) holds a second link
+// for a moment, until it removes its temporary name, so a file with two
+// links is looked at again a few times before it is refused.
+func openAppend(root *os.Root, p string) (*os.File, fs.FileInfo, error) {
+	for try := 0; ; try++ {
+		f, st, err := openRegular(root, p, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		sys, ok := st.Sys().(*syscall.Stat_t)
+		if !ok || sys.Nlink <= 1 {
+			return f, st, nil
+		}
+		f.Close()
+		if sys.Nlink > 2 || try == 20 {
+			return nil, nil, ErrHardLinked
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // createWith creates p holding data, unless p exists by then.
