@@ -1,0 +1,106 @@
+package lite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/memory"
+)
+
+// spec.memory gives the agent the memory tool (once, even when it is
+// also listed), its directive, and world memory under the data dir.
+func TestTools_MemoryFromSpec(t *testing.T) {
+	_, cfg, a := toolAgentCache(t, "trust", "    - {type: builtin, name: memory}\n    - {type: builtin, name: Recall}\n"+
+		"    - {type: builtin, name: list_dir}\n  memory: {backend: filesystem}\n", nil)
+	assert.Equal(t, []string{"memory", "list_dir"}, toolNames(a))
+	assert.Empty(t, a.Spec.Warnings)
+	assert.Contains(t, a.Spec.RenderSystem(time.Now()), agents.MemoryDirective)
+
+	res := call(t, a, "memory", `{"action":"remember","content":"The user's cat is called Miso."}`)
+	require.False(t, res.IsError, res.Content)
+	daily := filepath.Join(cfg.AgentsDir, "assistant", "memory", "daily", time.Now().Format(memory.DateLayout)+".md")
+	assert.Equal(t, "Remembered. Written to "+daily, res.Content)
+	res = call(t, a, "memory", `{"action":"update_world","topic":"pets","content":"Miso: a cat"}`)
+	assert.Equal(t, "Updated world knowledge at "+filepath.Join(cfg.DataDir, "memory", "world", "pets.md"), res.Content)
+	res = call(t, a, "memory", `{"action":"recall","query":"cat"}`)
+	assert.Contains(t, res.Content, "Search is not set up for this agent", "no index wired: the plain recall")
+	assert.Contains(t, res.Content, "Miso")
+
+	hooks := a.Hooks
+	assert.Empty(t, hooks.BeforeTool, "the default recall guard is the loop's, not written into the agent")
+}
+
+func TestTools_MemoryBackendUnknown(t *testing.T) {
+	a := toolAgent(t, "trust", "    - {type: builtin, name: list_dir}\n  memory: {backend: postgres}\n", nil)
+	assert.Equal(t, []string{"list_dir"}, toolNames(a))
+	require.Len(t, a.Spec.Warnings, 1)
+	assert.Equal(t, `spec.memory.backend "postgres" is not one agnx-lite has (only filesystem): the agent runs without the memory tool`, a.Spec.Warnings[0])
+	assert.NotContains(t, a.Spec.RenderSystem(time.Now()), agents.MemoryDirective)
+}
+
+// Listing the built-in memory tool without spec.memory gives it too.
+func TestTools_MemoryListedOnly(t *testing.T) {
+	a := toolAgent(t, "trust", "    - {type: builtin, name: memory}\n", nil)
+	assert.Equal(t, []string{"memory"}, toolNames(a))
+	assert.Empty(t, a.Spec.Warnings)
+}
+
+type stubSearch struct{ agent string }
+
+func (s stubSearch) Search(context.Context, memory.Query) (memory.Results, error) {
+	return memory.Results{Mode: "keyword", Hits: []memory.Hit{{Source: "memory/MEMORY.md", Text: "from the index of " + s.agent}}}, nil
+}
+
+// The seam the index plugs into: recall with a query goes through it.
+func TestTools_MemoryIndexSeam(t *testing.T) {
+	c, _ := newTestCache(t)
+	c.tools.memIndex = func(a *agents.Agent) memory.Searcher { return stubSearch{a.Name} }
+	yaml := filepath.Join(c.cfg.AgentsDir, "assistant", agents.FileName)
+	edit(t, yaml, func(s string) string { return s + "  memory: {}\n" })
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	res := call(t, a, "memory", `{"action":"recall","query":"anything"}`)
+	assert.Contains(t, res.Content, "[memory/MEMORY.md] from the index of assistant")
+
+	// A rebuild of the agent shares its bank (and the bank's lock).
+	b1 := memTool(t, a.Tools).Bank
+	_, err = c.load("assistant", true)
+	require.NoError(t, err)
+	a, err = c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Same(t, b1, memTool(t, a.Tools).Bank)
+}
+
+func memTool(t *testing.T, list []runtime.Tool) *memory.Tool {
+	t.Helper()
+	for _, tool := range list {
+		if mt, ok := tool.(*memory.Tool); ok {
+			return mt
+		}
+	}
+	t.Fatal("no memory tool")
+	return nil
+}
+
+func TestConfig_WorldMemoryDir(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DataDir = "/data"
+	assert.Equal(t, "/data/memory/world", cfg.WorldMemoryDir())
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "agnx.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("world_memory:\n  path: shared/world\n"), 0o600))
+	cfg, err := Locate(file, filepath.Join(dir, "data"))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "shared", "world"), cfg.WorldMemoryDir(), "relative to the config's folder")
+	assert.False(t, strings.Contains(strings.Join(cfg.Warnings, "\n"), "world_memory"), "honoured, no warning")
+}
