@@ -31,7 +31,20 @@ type Recalled struct {
 // days days (today included). A file that cannot be read safely is
 // skipped with a note; only a failure to open the folders is an error.
 func (b *Bank) Recall(days int) (Recalled, error) {
-	rc := recaller{budget: MaxRecallBytes}
+	return b.recall(days, MaxRecallBytes)
+}
+
+// showBytes caps Show: a person reads more than a model should.
+const showBytes = 16 << 20
+
+// Show is Recall for a person (agnx-lite memory show): the same text, cut
+// only past 16 MiB.
+func (b *Bank) Show(days int) (Recalled, error) {
+	return b.recall(days, showBytes)
+}
+
+func (b *Bank) recall(days, max int) (Recalled, error) {
+	rc := recaller{budget: max}
 	var sections []string
 	if world, err := b.recallWorld(&rc); err != nil {
 		return Recalled{}, err
@@ -59,12 +72,12 @@ func (b *Bank) Recall(days int) (Recalled, error) {
 		sections = append(sections, "# Recent Experiences\n\n"+strings.Join(recent, "\n\n---\n\n"))
 	}
 	out := Recalled{Text: strings.Join(sections, "\n\n---\n\n"), Paths: rc.paths, Skipped: rc.skipped, Cut: rc.cut}
-	if len(out.Text) > MaxRecallBytes {
-		out.Text, out.Cut = cutUTF8(out.Text, MaxRecallBytes), true
+	if len(out.Text) > max {
+		out.Text, out.Cut = cutUTF8(out.Text, max), true
 	}
 	var notes []string
 	if out.Cut {
-		notes = append(notes, fmt.Sprintf("[Recall cut at %d KiB: ask for fewer days, or recall with a query.]", MaxRecallBytes>>10))
+		notes = append(notes, fmt.Sprintf("[Recall cut at %d KiB: ask for fewer days, or recall with a query.]", max>>10))
 	}
 	for _, s := range out.Skipped {
 		notes = append(notes, "[Skipped "+s+"]")

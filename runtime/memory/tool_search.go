@@ -41,11 +41,14 @@ func FormatHits(q string, res Results) string {
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(&b, "No memories match %q.", q)
 	} else {
-		mode := res.Mode
-		if mode == "" {
-			mode = "keyword"
+		switch res.Mode {
+		case "substring":
+			fmt.Fprintf(&b, "Memories containing %q (in file order):", q)
+		case "":
+			fmt.Fprintf(&b, "Memories matching %q (best first):", q)
+		default:
+			fmt.Fprintf(&b, "Memories matching %q (%s search, best first):", q, res.Mode)
 		}
-		fmt.Fprintf(&b, "Memories matching %q (%s search, best first):", q, mode)
 	}
 	if res.Note != "" {
 		b.WriteString("\n")
