@@ -55,9 +55,6 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 			out = nil
 		}
 	}()
-	if t := f.memoryTool(a); t != nil {
-		out = append(out, t)
-	}
 	manifests := map[string]bool{}
 	for _, ref := range a.Tools {
 		switch ref.Type {
@@ -90,6 +87,9 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 		default:
 			return out, fmt.Errorf("tools of type %q are not supported by this build yet: remove %q from spec.tools", ref.Type, ref.Name)
 		}
+	}
+	if t := f.memoryTool(a, out); t != nil {
+		out = append(out, t)
 	}
 	found, err := f.wasm.discover(a, manifests)
 	if out = append(out, found...); err != nil {
@@ -148,14 +148,22 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 
 // memoryTool is the agent's memory tool, or nil when it has none: an
 // agent gets it with spec.memory (backend filesystem) or by listing the
-// built-in memory tool; another backend is a warning.
-func (f *toolFactory) memoryTool(a *agents.Agent) runtime.Tool {
+// built-in memory tool; another backend is a warning, and so is a tool
+// of its own named memory among declared, which keeps the name.
+func (f *toolFactory) memoryTool(a *agents.Agent, declared []runtime.Tool) runtime.Tool {
 	if !a.HasMemory() {
 		if a.Memory.Backend != "" {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("spec.memory.backend %q is not one agnx-lite has (only filesystem): "+
 				"the agent runs without the memory tool", a.Memory.Backend))
 		}
 		return nil
+	}
+	for _, t := range declared {
+		if strings.EqualFold(t.Spec().Name, memory.ToolName) {
+			a.Warnings = append(a.Warnings, "spec.tools declares its own tool named memory, which takes the place of the built-in "+
+				"memory tool: rename it to get both")
+			return nil
+		}
 	}
 	t := &memory.Tool{Bank: f.bank(a)}
 	if f.memIndex != nil {

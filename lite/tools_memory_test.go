@@ -21,7 +21,7 @@ import (
 func TestTools_MemoryFromSpec(t *testing.T) {
 	_, cfg, a := toolAgentCache(t, "trust", "    - {type: builtin, name: memory}\n    - {type: builtin, name: Recall}\n"+
 		"    - {type: builtin, name: list_dir}\n  memory: {backend: filesystem}\n", nil)
-	assert.Equal(t, []string{"memory", "list_dir"}, toolNames(a))
+	assert.Equal(t, []string{"list_dir", "memory"}, toolNames(a))
 	assert.Empty(t, a.Spec.Warnings)
 	assert.Contains(t, a.Spec.RenderSystem(time.Now()), agents.MemoryDirective)
 
@@ -52,6 +52,18 @@ func TestTools_MemoryListedOnly(t *testing.T) {
 	a := toolAgent(t, "trust", "    - {type: builtin, name: memory}\n", nil)
 	assert.Equal(t, []string{"memory"}, toolNames(a))
 	assert.Empty(t, a.Spec.Warnings)
+}
+
+// A cli tool of the agent's own named memory keeps the name; the
+// built-in one is left out, with a warning.
+func TestTools_MemoryNameTakenByOwnTool(t *testing.T) {
+	a := toolAgent(t, "trust", "    - {type: cli, name: memory, command: ./mem.sh}\n  memory: {}\n",
+		map[string]string{"mem.sh": "#!/bin/sh\necho mine\n"})
+	assert.Equal(t, []string{"memory"}, toolNames(a))
+	_, builtin := a.Tools[0].(*memory.Tool)
+	assert.False(t, builtin)
+	require.Len(t, a.Spec.Warnings, 1)
+	assert.Contains(t, a.Spec.Warnings[0], "spec.tools declares its own tool named memory")
 }
 
 type stubSearch struct{ agent string }
