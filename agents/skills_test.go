@@ -136,8 +136,8 @@ func skillText(name, desc string) string {
 // skill of the same name wins, and the shared folder's files are watched.
 func TestAgent_AddSharedSkills(t *testing.T) {
 	dir := writeAgent(t, map[string]string{FileName: header + skillModel,
-		"skills/mine/SKILL.md":  skillText("mine", "Own"),
-		"skills/both/SKILL.md":  skillText("both", "Own version")})
+		"skills/mine/SKILL.md": skillText("mine", "Own"),
+		"skills/both/SKILL.md": skillText("both", "Own version")})
 	shared := filepath.Join(t.TempDir(), "skills")
 	for name, text := range map[string]string{"both": skillText("both", "Shared version"), "common": skillText("common", "Shared"),
 		"bad": "---\nname: bad\n---\n"} {
