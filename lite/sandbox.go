@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
@@ -97,9 +99,10 @@ func (s *sandboxes) runner(owned bool) *bwrap.Runner {
 	return r
 }
 
-// forAgent returns the sandbox of one agent's workspace.
-func (s *sandboxes) forAgent(workspace string, network bool) tools.Sandbox {
-	return &agentSandbox{s: s, policy: bwrap.Policy{Workspace: workspace, Network: network}}
+// forAgent returns the sandbox of one agent's workspace, which also shows
+// the agent's skills read-only (skillMounts).
+func (s *sandboxes) forAgent(a *agents.Agent, network bool) tools.Sandbox {
+	return &agentSandbox{s: s, policy: bwrap.Policy{Workspace: a.Workspace, Network: network, ReadOnly: skillMounts(a)}}
 }
 
 type agentSandbox struct {
@@ -124,7 +127,7 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 	if err != nil {
 		return tools.ExecResult{}, err
 	}
-	p.ReadOnly = e.ReadOnly
+	p.ReadOnly = append(slices.Clip(p.ReadOnly), e.ReadOnly...)
 	p.Chdir = e.Dir
 	p.Env = e.Env
 	p.SplitStderr = true
