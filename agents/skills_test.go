@@ -231,6 +231,8 @@ func FuzzParseSkill(f *testing.F) {
 		"---\nname: a\ndescription: b\n---\nbody",
 		"# Title\n\n---\nname: task-extraction\ndescription: x\nallowed-tools: bash web\nmetadata: {k: v}\n---\n",
 		"---\nname: [\n---", "---\nname: a\n", "", "---\n---\n", "---\nname: A\ndescription: b\n---",
+		"\r\n# T\r\n---\r\nname: a\r\ndescription: \"\"\r\n---\r\n", "---\nname: a\ndescription: d\nmetadata: [1]\n---\n",
+		"  ---x\nname: a\n---", "#\n#\n\n---\nname: a\ndescription: |\n  two\n  lines\n---\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -106,7 +106,7 @@ func (t *Skill) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 		return runtime.ErrorResult(fmt.Sprintf("error: skill: there is no skill %q; the skills are: %s",
 			a.Name, strings.Join(t.names(), ", "))), nil
 	}
-	root, err := os.OpenRoot(s.Dir)
+	root, err := openSkill(s.Dir)
 	if err != nil {
 		return runtime.ErrorResult(fmt.Sprintf("error: skill: the folder of skill %s cannot be opened (%v); tell the operator", s.Name, err)), nil
 	}
@@ -125,6 +125,19 @@ func (t *Skill) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	}
 	details, _ := json.Marshal(map[string]any{"skill": s.Name, "file": rel, "path": filepath.Join(s.Dir, rel)})
 	return runtime.Result{Content: text, Details: details}, nil
+}
+
+// openSkill opens the skill's folder as a root. It goes through its
+// parent, so that a folder swapped for a link since the load is followed
+// only while it stays in the parent (the skills folder): os.OpenRoot
+// would follow it anywhere.
+func openSkill(dir string) (*os.Root, error) {
+	parent, err := os.OpenRoot(filepath.Dir(dir))
+	if err != nil {
+		return nil, err
+	}
+	defer parent.Close()
+	return parent.OpenRoot(filepath.Base(dir))
 }
 
 // overview is SKILL.md followed by the list of the skill's files.

@@ -127,6 +127,19 @@ func TestSkill_Bounds(t *testing.T) {
 		"shallow files first")
 }
 
+// A skill folder swapped for a link out after the load is not followed.
+func TestSkill_FolderSwappedForLink(t *testing.T) {
+	tool, dir := skillFolder(t)
+	agent := filepath.Dir(filepath.Dir(dir))
+	require.NoError(t, os.Rename(dir, dir+".old"))
+	require.NoError(t, os.Symlink(agent, dir))
+	res, err := tool.Run(context.Background(), []byte(`{"name":"pdf","file":"agent.yaml"}`))
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "the folder of skill pdf cannot be opened")
+	assert.NotContains(t, res.Content, "TOP SECRET")
+}
+
 func TestSkill_SpecAndSubject(t *testing.T) {
 	tool, dir := skillFolder(t)
 	spec := tool.Spec()
