@@ -35,8 +35,13 @@ type Agent struct {
 	// default hooks of the builtins the agent lists.
 	Hooks Hooks
 
-	// Skills are the usable skills of SkillsDir, by folder name.
+	// Skills are the usable skills of SkillsDir, by folder name, then the
+	// shared ones the composition root adds (AddSharedSkills).
 	Skills []Skill
+	// SkillProblems are the skills left out and why, and problems with a
+	// skills folder, each "file:line: what is wrong"; Warnings has them
+	// too. "agnx-lite skill validate" prints them.
+	SkillProblems []*Error
 	// Directives are the agent's own directive files (<Dir>/directives).
 	Directives []Directive
 	// SharedDirectives are the data dir's directive files, shared by every

@@ -17,6 +17,13 @@
 // archive's [Reach] (model server, executables, network) and refuses a
 // risky one unless the user trusts it.
 //
+// Skills are an agent's own (its skills_dir) and, through
+// [Agent.AddSharedSkills], the data dir's shared ones; each is recorded
+// at its real folder ([Skill.Dir]), checked to lie in its skills folder,
+// which the composition root shows read-only in the agent's sandbox. A
+// skill's problems are [*Error]s located by the SKILL.md's own line
+// ([Agent.SkillProblems]).
+//
 // What Agnx accepts loads here too: a prompt file named but missing, a bad
 // skill or an oversized directive is a warning ([Agent.Warnings]), not a
 // failure. Skills and directives are bounded in count and size, since an

@@ -269,6 +269,7 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 			Msg: fmt.Sprintf("metadata.name %q does not match the folder name %q: rename one so they agree", spec.Name, name)}
 	}
 	c.addSharedDirectives(spec)
+	spec.AddSharedSkills(filepath.Join(c.cfg.DataDir, agents.SkillsFolder))
 	spec.Workspace = c.cfg.WorkspaceDir(spec.Name)
 	if err := os.MkdirAll(spec.Workspace, 0o700); err != nil {
 		return nil, fmt.Errorf("create workspace of agent %s: %w", name, err)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
@@ -97,14 +98,22 @@ func (s *sandboxes) runner(owned bool) *bwrap.Runner {
 	return r
 }
 
-// forAgent returns the sandbox of one agent's workspace.
-func (s *sandboxes) forAgent(workspace string, network bool) tools.Sandbox {
-	return &agentSandbox{s: s, policy: bwrap.Policy{Workspace: workspace, Network: network}}
+// forAgent returns the sandbox of one agent's workspace, which also shows
+// the agent's skills read-only (skillMounts).
+func (s *sandboxes) forAgent(a *agents.Agent, network bool) tools.Sandbox {
+	sb := &agentSandbox{s: s, policy: bwrap.Policy{Workspace: a.Workspace, Network: network}}
+	for _, sk := range a.Skills {
+		sb.skills = append(sb.skills, sk.Dir)
+	}
+	return sb
 }
 
 type agentSandbox struct {
 	s      *sandboxes
 	policy bwrap.Policy
+	// skills are the folders of the agent's skills, bound read-only
+	// (checked on each run: see skillMounts).
+	skills []string
 }
 
 func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult, error) {
@@ -124,7 +133,7 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 	if err != nil {
 		return tools.ExecResult{}, err
 	}
-	p.ReadOnly = e.ReadOnly
+	p.ReadOnly = append(skillMounts(a.skills), e.ReadOnly...)
 	p.Chdir = e.Dir
 	p.Env = e.Env
 	p.SplitStderr = true

@@ -39,8 +39,9 @@ type toolFactory struct {
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session,
-// reload_tools, memory) and lite's own file tools.
-var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep"}
+// reload_tools, memory) and lite's own file tools and skill tool (which
+// an agent with skills gets without listing it).
+var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "skill"}
 
 // agnxOnly are Agnx built-ins this build does not have; an Agnx agent
 // that lists them still loads, without them, with a warning.
@@ -95,6 +96,7 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 	if out = append(out, found...); err != nil {
 		return out, err
 	}
+	out = f.withSkillTool(a, out)
 	taken := map[string]bool{}
 	for _, t := range out {
 		taken[strings.ToLower(t.Spec().Name)] = true
@@ -116,7 +118,7 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 	ws := a.Workspace
 	switch strings.ToLower(ref.Name) {
 	case "bash":
-		return &tools.Bash{Sandbox: f.sandboxes.forAgent(ws, ref.Network), MaxTimeout: seconds(ref.TimeoutSeconds, 0)}, nil
+		return &tools.Bash{Sandbox: f.sandboxes.forAgent(a, ref.Network), MaxTimeout: seconds(ref.TimeoutSeconds, 0)}, nil
 	case "read_file":
 		return &tools.ReadFile{Workspace: ws}, nil
 	case "write_file":
@@ -135,6 +137,8 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 		return tools.Session{Store: f.sessions}, nil
 	case "reload_tools":
 		return &tools.ReloadTools{Scan: func() tools.ToolScan { return f.discoverCLI(a, nil).scan }}, nil
+	case "skill":
+		return f.skillTool(a), nil
 	}
 	if agnxOnly[strings.ToLower(ref.Name)] {
 		f.log.Warn("agent lists an Agnx built-in tool this build does not have; it is left out", "agent", a.Name, "tool", ref.Name)

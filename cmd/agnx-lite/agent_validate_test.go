@@ -105,5 +105,5 @@ func TestCLI_AgentValidateShowsWarnings(t *testing.T) {
 	assert.Contains(t, out, `warn  `+yaml)
 	assert.Contains(t, out, `unknown field "flavour" in spec (ignored)`)
 	assert.Contains(t, out, "spec.instructions names ./MISSING.md, which does not exist")
-	assert.Contains(t, out, "bad/SKILL.md: skill skipped: no front matter")
+	assert.Contains(t, out, "bad/SKILL.md:1: skill skipped: no front matter")
 }

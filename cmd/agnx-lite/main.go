@@ -43,6 +43,7 @@ func commands() map[string]command {
 		"db":      {"db recover", "copy what is readable of a damaged database into a new one, in its place", runDB},
 		"tool":    {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
 		"memory":  {memoryUsage, "show, search and edit an agent's memory files", runMemory},
+		"skill":   {"skill list [AGENT] | validate [AGENT|PATH]", "list agents' skills, or check SKILL.md files", runSkill},
 		"version": {"version", "print the version", runVersion},
 	}
 }

@@ -36,5 +36,10 @@
 // SearXNG, fetch with the SSRF checks above), session (list, read) and
 // reload_tools.
 //
+// skill is lite's own: it reads an agent's skills (SKILL.md and the list
+// of the skill's files, or one file of the skill) through an os.Root on
+// the skill's folder, with the file tools' rules (regular files only,
+// opened without blocking; 256 KiB; no "..", absolute path or link out).
+//
 // tools imports runtime (for the Tool interface) and the standard library.
 package tools
