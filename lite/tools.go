@@ -24,6 +24,10 @@ type toolFactory struct {
 	// shared is the folder whose tools/ every agent gets (Agnx's
 	// {workspace}/tools: the data dir's); "" for none.
 	shared string
+	// mcp builds the tools of MCP servers; with checkOnly, the entries are
+	// checked but no server is started or listed (agent validate).
+	mcp       *mcpHost
+	checkOnly bool
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session,
@@ -74,12 +78,23 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 			if t != nil {
 				out = append(out, t)
 			}
+		case "mcp":
+			// with agnx.yaml's servers, below
 		default:
 			return out, fmt.Errorf("tools of type %q are not supported by this build yet: remove %q from spec.tools", ref.Type, ref.Name)
 		}
 	}
 	found, err := f.wasm.discover(a, manifests)
 	if out = append(out, found...); err != nil {
+		return out, err
+	}
+	if f.checkOnly {
+		_, err = f.mcp.servers(a)
+	} else {
+		found, err = f.mcp.tools(a)
+		out = append(out, found...)
+	}
+	if err != nil {
 		return out, err
 	}
 	taken := map[string]bool{}

@@ -42,6 +42,7 @@ func commands() map[string]command {
 		"doctor":  {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
 		"db":      {"db recover", "copy what is readable of a damaged database into a new one, in its place", runDB},
 		"tool":    {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
+		"mcp":     {mcpUsage, "list an agent's MCP servers and their tools, or test one (connect, list, call)", runMCP},
 		"version": {"version", "print the version", runVersion},
 	}
 }
