@@ -12,8 +12,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(scriptPluginEnv) != "" {
 		os.Exit(runScriptPlugin()) // the test binary is a gateway plugin
 	}
-	if os.Getenv(testMCPEnv) != "" {
-		os.Exit(runTestMCPServer()) // the test binary is a stdio MCP server
-	}
 	os.Exit(m.Run())
 }

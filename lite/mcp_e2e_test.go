@@ -31,8 +31,7 @@ func TestMCP_TurnCallsAServerTool(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := mcpTestConfig(t)
 	t.Log("sandbox:", cfg.Sandbox.Mode)
-	setSpec(t, cfg.AgentsDir+"/assistant", "  tools:\n    - {type: mcp, name: probe, command: "+testBinary(t)+
-		", env: {"+testMCPEnv+": serve}}\n")
+	setSpec(t, cfg.AgentsDir+"/assistant", "  tools:\n    - {type: mcp, name: probe, command: "+mcpServerBinary(t)+"}\n")
 
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)

@@ -1,38 +1,32 @@
 package lite
 
 import (
-	"context"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
 
-// testMCPEnv makes the test binary a stdio MCP server (TestMain).
-const testMCPEnv = "AGNX_TEST_MCP"
-
-type echoIn struct {
-	Text string `json:"text" jsonschema:"what to echo"`
-}
-
-type echoOut struct {
-	Echo string `json:"echo"`
-}
-
-// runTestMCPServer serves one tool, echo, on stdin/stdout, with a
-// structured result beside its text.
-func runTestMCPServer() int {
-	s := sdk.NewServer(&sdk.Implementation{Name: "probe", Version: "1.0.0"}, nil)
-	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echoes its text."},
-		func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, echoOut, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + in.Text}}}, echoOut{Echo: in.Text}, nil
-		})
-	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
-		return 1
+// mcpServerBinary builds bench/memgate/mcpserver (a stdio MCP server on
+// the Go SDK: echo, add, report) without cgo, as agnx-lite is built: a
+// cgo binary's threads can fail to start under the sandbox's address-space
+// limit. It skips, saying why, when the go tool is not there.
+func mcpServerBinary(t *testing.T) string {
+	t.Helper()
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go tool is not on PATH, so the test MCP server cannot be built")
 	}
-	return 0
+	out := filepath.Join(t.TempDir(), "mcpserver")
+	cmd := exec.Command(gotool, "build", "-o", out, "github.com/agnx-lite/agnx-lite/bench/memgate/mcpserver")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goruntime.GOOS, "GOARCH="+goruntime.GOARCH)
+	msg, err := cmd.CombinedOutput()
+	require.NoError(t, err, "build the test MCP server: %s", msg)
+	return out
 }
 
 // mcpTestConfig is a data dir with the default agent, its sandbox
@@ -50,12 +44,4 @@ func mcpTestConfig(t *testing.T) *Config {
 	}
 	sb.close()
 	return cfg
-}
-
-// testBinary is this test binary, which serves MCP with testMCPEnv set.
-func testBinary(t *testing.T) string {
-	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	return exe
 }
