@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func mcpServerBinary(t *testing.T) string {
 // spec.tools lines; tools run unconfined (the sandbox is lite's to test).
 func mcpCLI(t *testing.T, tools string) *cli {
 	c := newCLI(t)
-	require.NoError(t, os.WriteFile(c.cfg, []byte("server:\n  port: 1\nsandbox:\n  mode: trust\n"), 0o600))
+	require.NoError(t, os.WriteFile(c.cfg, []byte("server:\n  port: "+strconv.Itoa(c.port)+"\nsandbox:\n  mode: trust\n"), 0o600))
 	code, _, errs := c.run("run", "-m", "hi") // writes the data dir on first start
 	require.Equal(t, 0, code, errs)
 	yaml := filepath.Join(c.dir, "agents", "assistant", "agent.yaml")
@@ -100,4 +101,23 @@ func TestCLI_MCPNoServers(t *testing.T) {
 	code, _, errs = c.run("mcp", "test", "assistant")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "has no MCP servers")
+}
+
+// serve status shows the daemon's MCP servers, their state and memory, and
+// the daemon's own memory apart; doctor shows their state too.
+func TestCLI_ServeStatusShowsMCP(t *testing.T) {
+	c := mcpCLI(t, "    - {type: mcp, name: probe, command: "+mcpServerBinary(t)+"}\n")
+	c.serve()
+	code, out, errs := c.run("run", "-m", `use probe__echo {"text":"hi"}`)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "probe__echo said: echo: hi\n", out)
+
+	code, out, errs = c.run("serve", "status")
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `memory +\d+\.\d MiB \(agnx-lite itself; MCP servers apart\)\n`, out)
+	assert.Regexp(t, `mcp assistant/probe +running, pid \d+, \d+\.\d MiB, 3 tools, \d+ calls, 0 failed, 0 restarts\n`, out)
+	assert.Regexp(t, `mcp memory +\d+\.\d MiB \(all running MCP servers\)\n`, out)
+
+	_, out, _ = c.run("doctor")
+	assert.Regexp(t, `stdio: \S+mcpserver; in the daemon: running \(pid \d+, \d+\.\d MiB\)`, out)
 }
