@@ -80,6 +80,10 @@ func testServer(mode string, process bool) *sdk.Server {
 			func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
 				select {} // ignores its context too
 			})
+		sdk.AddTool(srv, &sdk.Tool{Name: "env", Description: "Says its environment."},
+			func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
+			})
 		sdk.AddTool(srv, &sdk.Tool{Name: "pid", Description: "Says its pid."},
 			func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
 				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil, nil
