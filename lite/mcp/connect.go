@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -101,19 +102,36 @@ func sorted(m map[string]string) [][2]string {
 // initializes it, and returns the session. It is bounded by the call
 // timeout.
 func (s *server) connect() (*conn, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.callTimeout())
-	defer cancel()
-	c := &conn{closed: make(chan struct{})}
+	// The HTTP transports keep the context for the session's streams: it
+	// lives as long as the session; a timer bounds the start alone.
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &conn{closed: make(chan struct{}), cancel: cancel}
+	timer := time.AfterFunc(s.callTimeout(), cancel)
+	defer timer.Stop()
+	if f := s.m.stopped; f != nil {
+		c.onStop = func() { f(s.agent, s.cfg.Name) }
+	}
 	var t sdk.Transport
-	switch transport(s.cfg) {
+	kind := transport(s.cfg)
+	if s.m.dial != nil {
+		var err error
+		if t, err = s.m.dial(ctx, s.cfg); err != nil {
+			cancel()
+			return nil, err
+		}
+		kind = "dial"
+	}
+	switch kind {
 	case TransportStdio:
 		if s.m.o.Spawn == nil {
+			cancel()
 			return nil, fmt.Errorf("MCP server %s cannot start: this daemon cannot run stdio servers", quote(s.cfg.Name))
 		}
 		srv := s.cfg
 		srv.Env = expandAll(srv.Env, s.m.o.Env)
 		proc, err := s.m.o.Spawn(ctx, s.workspace, srv)
 		if err != nil {
+			cancel()
 			return nil, fmt.Errorf("MCP server %s cannot start: %w", quote(s.cfg.Name), err)
 		}
 		c.proc = proc
@@ -130,7 +148,12 @@ func (s *server) connect() (*conn, error) {
 	})
 	client.AddSendingMiddleware(trimTools)
 	cs, err := client.Connect(ctx, t, nil)
+	if err == nil && !timer.Stop() {
+		_ = cs.Close()
+		err = fmt.Errorf("it did not answer within %s", s.callTimeout())
+	}
 	if err != nil {
+		cancel()
 		err = fmt.Errorf("MCP server %s did not start its session (%v%s): check its command or url", quote(s.cfg.Name),
 			err, c.stderr())
 		if c.proc != nil {

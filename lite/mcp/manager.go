@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -72,6 +74,11 @@ const (
 type Manager struct {
 	o           Options
 	backoffBase time.Duration // tests shorten it
+	// dial, in tests, connects every server through the transport it
+	// returns instead of Spawn or HTTP.
+	dial func(ctx context.Context, s Server) (sdk.Transport, error)
+	// stopped, in tests, is told when a server's session has ended.
+	stopped func(agent, server string)
 
 	mu      sync.Mutex
 	servers map[serverKey]*server

@@ -48,7 +48,10 @@ func parentOf(stat []byte) int {
 	if len(f) < 2 {
 		return 0
 	}
-	n, _ := strconv.Atoi(f[1])
+	n, err := strconv.Atoi(f[1])
+	if err != nil || n < 0 {
+		return 0
+	}
 	return n
 }
 

@@ -53,6 +53,8 @@ type conn struct {
 	stopping  atomic.Bool    // stopped on purpose: its end is no failure
 	once      sync.Once
 	closed    chan struct{}
+	onStop    func() // tests: told once stopped
+	cancel    func() // ends the session's context (HTTP streams)
 }
 
 func newServer(m *Manager, agent, workspace string, cfg Server, key string) *server {
@@ -339,7 +341,11 @@ func (c *conn) stop(kill bool) {
 			_ = c.proc.Stdout.Close()
 		}
 		waitFor(closed, 2*time.Second)
+		c.cancel()
 		close(c.closed)
+		if c.onStop != nil {
+			c.onStop()
+		}
 	})
 }
 
