@@ -109,7 +109,10 @@ sandbox:
 wasm:
   mode: auto                      # auto | compiler | interpreter (WASM tools)
 
-mcp:                              # MCP servers (agents declare theirs in spec.tools, type: mcp)
+# MCP servers. Agents declare theirs in spec.tools (type: mcp); there
+# ${env:NAME} may name only variables of sandbox.env above. Stdio servers
+# run in the sandbox, started on their first call.
+mcp:
   idle_timeout_seconds: 300       # a server no call used for this long is stopped
   call_timeout_seconds: 60        # one tool call
   # read_only: [/opt/mcp]         # host folders agents' own servers may read (read_only:)

@@ -2,7 +2,10 @@ package lite
 
 import (
 	"bytes"
+	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,4 +104,32 @@ func hasTool(ts []runtime.Tool, name string) bool {
 		}
 	}
 	return false
+}
+
+// An evicted agent's MCP servers are stopped and forgotten; an agent
+// without MCP servers never makes the manager.
+func TestMCP_EvictionStopsTheServers(t *testing.T) {
+	c := lruCache(t, 1, "other")
+	defer c.close()
+	_, err := c.LoadAgent("other")
+	require.NoError(t, err)
+	assert.Nil(t, c.tools.mcp.started(), "no MCP server: no manager")
+
+	setSpec(t, filepath.Join(c.cfg.AgentsDir, "assistant"), "  tools:\n    - {type: mcp, name: probe, command: "+mcpServerBinary(t)+"}\n")
+	if !c.tools.sandboxes.probe().Usable {
+		c.tools.sandboxes.cfg.Mode = "trust"
+	}
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	require.True(t, hasTool(a.Tools, "probe__add"), a.Spec.Warnings)
+	stats := c.tools.mcp.stats()
+	require.Len(t, stats, 1)
+	require.True(t, stats[0].Running, "listed by starting it: nothing was cached")
+	pid := stats[0].PID
+
+	_, err = c.LoadAgent("other") // evicts assistant
+	require.NoError(t, err)
+	assert.Empty(t, c.tools.mcp.stats(), "forgotten")
+	assert.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 10*time.Second, 20*time.Millisecond,
+		"the server's process ends")
 }
