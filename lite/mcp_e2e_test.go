@@ -2,6 +2,7 @@ package lite
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -65,6 +66,18 @@ func TestMCP_TurnCallsAServerTool(t *testing.T) {
 	for _, s := range app.MCPStats() {
 		assert.False(t, s.Running, "Close stops every server")
 	}
+
+	// mcp list reads the daemon's cache when the daemon is not running.
+	probe, err := OpenMCPProbe(cfg, "assistant", true, nil)
+	require.NoError(t, err)
+	ts, warns, err := probe.Tools(context.Background(), "probe")
+	require.NoError(t, err)
+	assert.Empty(t, warns)
+	assert.True(t, hasTool(ts, "probe__echo"))
+	for _, s := range probe.Stats() {
+		assert.False(t, s.Running, "the cached list: nothing started")
+	}
+	probe.Close()
 
 	again, err := Open(cfg, nil)
 	require.NoError(t, err)
