@@ -35,9 +35,11 @@ test-qemu:
 	@ci/test-qemu.sh "$(GO)" $(QEMU_ARCHES)
 
 # Debian packages the tests use (bubblewrap, qemu-user-static), installed
-# when missing.
+# when missing, and the reference MCP servers (npm, into .peers/) when node
+# is there.
 deps:
 	@ci/deps.sh
+	@ci/mcp-peers.sh
 
 lint:
 	@out=$$($(GO)fmt -l . 2>/dev/null || gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

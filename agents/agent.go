@@ -271,18 +271,33 @@ type ToolRef struct {
 	// Network lets bash or a cli tool reach the network from its sandbox
 	// (extension; default: no network).
 	Network bool `yaml:"network"`
-	// AllowPrivate lets web fetch loopback, link-local and private
-	// addresses (extension; default: refused).
+	// AllowPrivate lets web (or an MCP server's url) reach loopback,
+	// link-local and private addresses (extension; default: refused).
 	AllowPrivate bool `yaml:"allow_private"`
-	// TimeoutSeconds caps one call of bash or a cli tool (extension;
-	// default 120 for cli, the model's choice up to 600 for bash).
+	// TimeoutSeconds caps one call of bash, a cli tool or an MCP tool
+	// (extension; default 120 for cli, the model's choice up to 600 for
+	// bash, agnx.yaml's mcp.call_timeout_seconds for MCP).
 	TimeoutSeconds int `yaml:"timeout_seconds"`
 	// Input is how a cli tool gets its arguments: empty, Agnx's args
 	// string as command-line words, or json, the call's arguments as a
 	// JSON object on stdin (extension).
 	Input string `yaml:"input"`
-	// Env names the variables a cli tool gets, from the operator's
-	// sandbox.env (and TZ, LANG, LC_ALL); nothing else of the daemon's
-	// environment reaches it (extension).
-	Env []string `yaml:"env"`
+	// Env is, for a cli tool, the names of the variables it gets, from
+	// the operator's sandbox.env (and TZ, LANG, LC_ALL); nothing else of
+	// the daemon's environment reaches it (extension). For an MCP server
+	// it maps names to values, which may use ${env:NAME}.
+	Env ToolEnv `yaml:"env"`
+
+	// Headers are sent with each request to an http or sse MCP server;
+	// values may use ${env:NAME} (extension).
+	Headers map[string]string `yaml:"headers"`
+	// Transport is an MCP server's: stdio (with command), http (the
+	// default with url: streamable HTTP) or sse (the legacy transport).
+	Transport string `yaml:"transport"`
+	// ReadOnly makes an MCP server's sandbox read more host paths, e.g.
+	// the folder its program lives in (extension).
+	ReadOnly []string `yaml:"read_only"`
+	// IdleTimeoutSeconds stops an MCP server unused for that long (0: the
+	// agnx.yaml default, 300).
+	IdleTimeoutSeconds int `yaml:"idle_timeout_seconds"`
 }

@@ -65,6 +65,12 @@ func (a *Agent) Reach() Reach {
 			what := strings.TrimSpace(t.Command + " " + strings.Join(t.Args, " ") + " " + t.URL)
 			r.Commands = append(r.Commands, "mcp server "+t.Name+": "+what)
 			r.Risks = append(r.Risks, fmt.Sprintf("starts the MCP server %s (%s)", t.Name, what))
+			if t.URL != "" {
+				r.Network = append(r.Network, "mcp server "+t.Name+": "+t.URL)
+			}
+			if t.AllowPrivate {
+				r.Risks = append(r.Risks, fmt.Sprintf("lets the MCP server %s's url reach this machine's and the local network's addresses (allow_private)", t.Name))
+			}
 		case t.Type == "wasm":
 			r.WASM = append(r.WASM, t.Name)
 		case t.Type == "builtin" && t.Name == "bash":

@@ -216,6 +216,13 @@ func validateTools(doc *Doc, tools []ToolRef) error {
 		if err := oneOf(doc, p+".type", t.Type, "builtin", "cli", "wasm", "mcp"); err != nil {
 			return err
 		}
+		check := validateToolEnv
+		if t.Type == "mcp" {
+			check = ValidateMCP
+		}
+		if err := check(doc, p, &tools[i]); err != nil {
+			return err
+		}
 		for j := range i {
 			if tools[j].Name == t.Name && tools[j].Type == t.Type {
 				return doc.Errorf(p+".name", "%s.name %q is already used by spec.tools[%d]", p, t.Name, j)

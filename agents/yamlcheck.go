@@ -30,6 +30,9 @@ func (d *Doc) check(n ast.Node, t reflect.Type, path string) error {
 	if reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
 		return nil
 	}
+	if t == reflect.TypeFor[ToolEnv]() {
+		return d.checkToolEnv(n, path)
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		return d.checkStruct(n, t, path)
@@ -95,6 +98,28 @@ func (d *Doc) checkStruct(n ast.Node, t reflect.Type, path string) error {
 		}
 		if err := d.check(mv.Value, f.Type, joinPath(path, key)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkToolEnv accepts a list of names or a mapping of names to scalars.
+func (d *Doc) checkToolEnv(n ast.Node, path string) error {
+	const what = "must be a list of variable names or a mapping of names to values"
+	if seq, ok := n.(*ast.SequenceNode); ok {
+		for i, v := range seq.Values {
+			if v = unwrap(v); v == nil || !isScalar(v) || v.Type() == ast.NullType {
+				return d.typeErr(seq.Values[i], path+"["+strconv.Itoa(i)+"]", "must be a variable name")
+			}
+		}
+		return nil
+	}
+	if _, ok := n.(*ast.MappingNode); !ok && entries(n) == nil {
+		return d.typeErr(n, path, what)
+	}
+	for _, mv := range entries(n) {
+		if v := unwrap(mv.Value); v != nil && !isScalar(v) {
+			return d.typeErr(mv.Value, joinPath(path, keyString(mv.Key)), "must be a string")
 		}
 	}
 	return nil

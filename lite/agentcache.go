@@ -63,6 +63,9 @@ type cachedAgent struct {
 	checked time.Time // when its files were last compared
 	badMod  time.Time // the ModTime of an edit that failed to load
 	used    time.Time // for the LRU
+	// stale is set when one of its MCP servers changed its tool list:
+	// the next use rebuilds it.
+	stale bool
 }
 
 var (
@@ -93,7 +96,7 @@ func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
 	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, env: cfg.Sandbox.Env, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
 		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm, search: webSearch(cfg), shared: cfg.DataDir,
-			world: cfg.WorldMemoryDir()}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
+			world: cfg.WorldMemoryDir(), mcp: newMCPHost(cfg, log, sb)}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
 		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool),
 		building: make(map[string]*agentBuild)}
 }
@@ -209,7 +212,7 @@ func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mo
 		return ca.agent, err
 	case err != nil:
 		c.log.Error("agent edit is invalid; keeping the last good version", "agent", name, "err", err)
-		ca.badMod, ca.checked = mod, now
+		ca.badMod, ca.checked, ca.stale = mod, now, false
 		return ca.agent, nil
 	case ca != nil:
 		if !force {
@@ -217,7 +220,7 @@ func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mo
 		}
 		c.logWarnings(la)
 		c.retire(name, ca.agent.Tools)
-		ca.agent, ca.checked, ca.used, ca.badMod = la, now, now, time.Time{}
+		ca.agent, ca.checked, ca.used, ca.badMod, ca.stale = la, now, now, time.Time{}, false
 		return la, nil
 	}
 	c.logWarnings(la)
@@ -239,6 +242,9 @@ func (c *agentCache) logWarnings(la *runtime.LoadedAgent) {
 // to build). Otherwise it returns the newest modification time, for the
 // rebuild.
 func (c *agentCache) fresh(name string, ca *cachedAgent, now time.Time) (time.Time, bool) {
+	if ca.stale {
+		return ca.agent.Spec.ModTime, false
+	}
 	if now.Sub(ca.checked) < c.recheck {
 		return time.Time{}, true
 	}
@@ -335,6 +341,16 @@ func newestMod(files []string) time.Time {
 	return newest
 }
 
+// markStale makes the agent's next use rebuild it: one of its MCP servers
+// changed its tool list. Safe from any goroutine.
+func (c *agentCache) markStale(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ca := c.loaded[name]; ca != nil {
+		ca.stale = true
+	}
+}
+
 // loadedNames lists the agents built so far, sorted.
 func (c *agentCache) loadedNames() []string {
 	c.mu.Lock()
@@ -370,6 +386,7 @@ func (c *agentCache) close() {
 		closeTools(ts)
 	}
 	c.loaded, c.retired = map[string]*cachedAgent{}, map[string][]runtime.Tool{}
+	c.tools.mcp.close()
 	c.tools.wasm.close()
 	c.tools.sandboxes.close()
 }
@@ -415,6 +432,7 @@ func CheckAgents(cfg *Config, names []string, log *slog.Logger) []AgentCheck {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := newAgentCache(cfg, log)
+	c.tools.checkOnly = true // no MCP server is started to validate
 	defer c.close()
 	out := make([]AgentCheck, len(names))
 	for i, name := range names {

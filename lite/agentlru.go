@@ -61,6 +61,7 @@ func (c *agentCache) evict(name string) {
 	if ca := c.loaded[name]; ca != nil {
 		closeTools(ca.agent.Tools)
 		delete(c.loaded, name)
+		c.tools.mcp.forget(name)
 		c.log.Debug("agent evicted", "agent", name)
 	}
 }

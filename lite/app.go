@@ -84,6 +84,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 		Notify:          notify.notify,
 		Logger:          log,
 	})
+	cache.tools.mcp.cache, cache.tools.mcp.changed = loopKV{loop}, cache.markStale
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify}

@@ -39,6 +39,7 @@ type Config struct {
 	Wasm    WasmConfig    `yaml:"wasm"`
 	Runtime RuntimeConfig `yaml:"runtime"`
 	Web     WebConfig     `yaml:"web"`
+	MCP     MCPConfig     `yaml:"mcp"`
 
 	// RouteFallback is the agent for a chat no route matches: "" (drop the
 	// message, as Agnx does) when the file sets no runtime.default_agent,
@@ -200,6 +201,25 @@ type SandboxConfig struct {
 	// agent, and a tool's output goes to the model). Values may use
 	// ${VAR} and are secrets: they never reach a log.
 	Env map[string]Secret `yaml:"env"`
+}
+
+// MCPConfig is how MCP servers live, and the servers every agent gets (an
+// agnx-lite extension; agents declare theirs in spec.tools, type: mcp).
+type MCPConfig struct {
+	// IdleTimeoutSeconds stops a server no call used for that long
+	// (default 300; an entry's idle_timeout_seconds wins);
+	// CallTimeoutSeconds bounds one tool call (default 60; an entry's
+	// timeout_seconds wins).
+	IdleTimeoutSeconds int `yaml:"idle_timeout_seconds"`
+	CallTimeoutSeconds int `yaml:"call_timeout_seconds"`
+	// ReadOnly are the host folders an agent's own entries may name in
+	// read_only (besides paths inside the agent's folder): agent folders
+	// may be imported, so they cannot open the host to their servers.
+	ReadOnly []string `yaml:"read_only"`
+	// Servers are given to every agent; an agent's entry of the same name
+	// wins. They are the operator's: their ${env:NAME} may name any
+	// variable of the daemon's environment.
+	Servers []agents.ToolRef `yaml:"servers"`
 }
 
 // WasmConfig is the WASM tool engine (an agnx-lite extension).

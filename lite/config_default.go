@@ -17,6 +17,7 @@ func DefaultConfig() *Config {
 		},
 		Sandbox:       SandboxConfig{Mode: "bwrap", TmpMB: 64, WorkspaceMB: 1024, NetworkHelper: "auto"},
 		Wasm:          WasmConfig{Mode: "auto"},
+		MCP:           MCPConfig{IdleTimeoutSeconds: 300, CallTimeoutSeconds: 60},
 		RouteFallback: "assistant",
 		Runtime: RuntimeConfig{
 			MaxConcurrentTurns:     2,
@@ -107,6 +108,21 @@ sandbox:
 
 wasm:
   mode: auto                      # auto | compiler | interpreter (WASM tools)
+
+# MCP servers. Agents declare theirs in spec.tools (type: mcp); there
+# ${env:NAME} may name only variables of sandbox.env above. Stdio servers
+# run in the sandbox, started on their first call.
+mcp:
+  idle_timeout_seconds: 300       # a server no call used for this long is stopped
+  call_timeout_seconds: 60        # one tool call
+  # read_only: [/opt/mcp]         # host folders agents' own servers may read (read_only:)
+  # servers:                      # every agent gets these; an agent's entry of the same name wins
+  #   - name: github
+  #     command: npx               # a program on PATH or an absolute path
+  #     args: [-y, "@modelcontextprotocol/server-github"]
+  #     env: {GITHUB_PERSONAL_ACCESS_TOKEN: "${env:GITHUB_TOKEN}"}   # read when the server starts
+  #     network: true
+  #   - {name: docs, url: "https://mcp.example/mcp", headers: {Authorization: "Bearer ${env:DOCS_TOKEN}"}}
 
 runtime:                          # agnx-lite's own settings
   default_agent: assistant

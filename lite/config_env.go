@@ -7,7 +7,9 @@ import (
 )
 
 // expandEnv replaces ${VAR} and ${VAR:-default} in a config value with the
-// environment's values and $$ with $; any other $ stays as written. As in
+// environment's values and $$ with $; any other $ stays as written, and so
+// does ${env:VAR}, which an MCP server's env and headers read when the
+// server starts. As in
 // Agnx, the default applies only when VAR is unset (a VAR set to "" stays
 // empty); an unset VAR without one is an error at line. Values are
 // expanded once: a default or a value holding ${...} is not expanded
@@ -45,6 +47,11 @@ func expandEnv(file string, line int, s string, lookup func(string) (string, boo
 		}
 		ref := s[i+2 : i+end]
 		s = s[i+end+1:]
+		if strings.HasPrefix(ref, "env:") {
+			// an MCP server's reference, read when the server starts
+			b.WriteString("${" + ref + "}")
+			continue
+		}
 		name, def, hasDef := strings.Cut(ref, ":-")
 		if !validEnvName(name) {
 			return fail("${" + ref + "} is not a valid reference: use ${VAR} or ${VAR:-default}")

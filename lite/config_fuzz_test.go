@@ -22,6 +22,8 @@ func FuzzConfig(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add(DefaultConfigYAML())
+	f.Add([]byte("mcp:\n  read_only: [/opt]\n  servers:\n    - {name: a, command: npx, env: {K: '${env:K}'}, read_only: [/opt/x]}\n" +
+		"    - {name: b, url: 'https://h/', headers: {A: '${env:A} $B'}, transport: sse, allow_private: true}\n"))
 	const file = "etc/agnx.yaml"
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ParseConfig(file, data)

@@ -36,6 +36,10 @@ type toolFactory struct {
 	// an agent a reload leaves running share one bank and its lock.
 	banksMu sync.Mutex
 	banks   map[string]*memory.Bank
+	// mcp builds the tools of MCP servers; with checkOnly, the entries are
+	// checked but no server is started or listed (agent validate).
+	mcp       *mcpHost
+	checkOnly bool
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session,
@@ -85,6 +89,8 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 			if t != nil {
 				out = append(out, t)
 			}
+		case "mcp":
+			// with agnx.yaml's servers, below
 		default:
 			return out, fmt.Errorf("tools of type %q are not supported by this build yet: remove %q from spec.tools", ref.Type, ref.Name)
 		}
@@ -97,6 +103,15 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 		return out, err
 	}
 	out = f.withSkillTool(a, out)
+	if f.checkOnly {
+		_, err = f.mcp.servers(a)
+	} else {
+		found, err = f.mcp.tools(a)
+		out = append(out, found...)
+	}
+	if err != nil {
+		return out, err
+	}
 	taken := map[string]bool{}
 	for _, t := range out {
 		taken[strings.ToLower(t.Spec().Name)] = true

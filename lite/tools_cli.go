@@ -105,12 +105,12 @@ func (f *toolFactory) missingCommand(a *agents.Agent, ref agents.ToolRef, prog s
 // cliEnv is what a cli tool's env: names pick from the operator's
 // sandbox.env and the daemon's TZ, LANG and LC_ALL.
 func (f *toolFactory) cliEnv(ref agents.ToolRef) (map[string]string, error) {
-	if len(ref.Env) == 0 {
+	if ref.Env.Len() == 0 {
 		return nil, nil
 	}
 	offered := environ(f.sandboxes.cfg.Env, os.LookupEnv)
-	env := make(map[string]string, len(ref.Env))
-	for _, k := range ref.Env {
+	env := make(map[string]string, len(ref.Env.Names))
+	for _, k := range ref.Env.Names {
 		v, ok := offered[k]
 		if !ok {
 			return nil, fmt.Errorf("cli tool %q: env names %s, which sandbox.env in the configuration does not have: add it there or remove it from the tool's env", ref.Name, k)

@@ -2,14 +2,17 @@
 // on loopback against an in-process fake Ollama, runs the standard
 // workload (100 agents defined, at most 8 loaded, 200 sessions, 4 turns
 // in parallel, 2,000 turns, each making one tool call: a sandboxed bash
-// call and a WASM call by turns), samples the daemon's resident set every
+// call and a WASM call by turns, and every 20th turn a call of a stdio MCP
+// server that 10 agents declare, started on first use and stopped when
+// idle), samples the daemon's resident set every
 // 20 ms, prints the figures and exits 1 when the peak reaches the budget
 // or any turn fails.
 //
 //	go run ./bench/memgate -bin bin/agnx-lite [-json figures.json]
 //
 // Only the daemon's own process is measured: bwrap and the commands it
-// runs are other processes.
+// runs are other processes. The MCP servers' memory is reported apart,
+// read from the daemon's status.
 package main
 
 import (
@@ -33,7 +36,7 @@ const budget = 50 << 20
 type options struct {
 	bin, jsonOut, logFile, godebug, wasmMode, tools string
 	turns, memLimitMB                               int
-	smaps                                           bool
+	smaps, mcp                                      bool
 }
 
 func main() {
@@ -48,6 +51,7 @@ func main() {
 	flag.IntVar(&o.turns, "turns", 2000, "turns in all")
 	flag.IntVar(&o.memLimitMB, "memory-limit-mb", -1, "runtime.memory_limit_mb for the daemon; -1: its default (0 turns the guard off)")
 	flag.BoolVar(&o.smaps, "smaps", false, "print the daemon's largest mappings at the end")
+	flag.BoolVar(&o.mcp, "mcp", true, "some agents declare a stdio MCP server that some turns call (built with go build)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("memgate: ")
@@ -84,6 +88,12 @@ func gate(o options) (*figures, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(home)
+	if o.mcp {
+		if s.mcpServer, err = buildMCPServer(home); err != nil {
+			return nil, err
+		}
+		w.mcp = true
+	}
 	if err := s.write(home); err != nil {
 		return nil, fmt.Errorf("write the agents: %w", err)
 	}
@@ -127,13 +137,25 @@ func measure(d *daemon, w workload, s setup, f *figures) error {
 	}
 	f.IdleRSS = idle.RSS
 	smp := startSampler(d.pid(), 20*time.Millisecond)
+	var mw *mcpWatch
+	if w.mcp {
+		mw = startMCPWatch(d.base, 250*time.Millisecond)
+	}
 	c := newClient(w.workers)
 	ids, err := createSessions(c, d.base, w.sessions, s.agents)
 	if err != nil {
 		smp.finish()
+		if mw != nil {
+			mw.finish()
+		}
 		return err
 	}
 	out := w.run(c, d.base, ids)
+	if mw != nil {
+		f.MCPPeakRSS, f.MCPPeakRunning, _ = mw.finish()
+		f.MCPTurns = (w.turns + mcpTurnEvery - 1) / mcpTurnEvery
+		f.MCPAgents = (s.agents + mcpEvery - 1) / mcpEvery
+	}
 	peak, last, samples, err := smp.finish()
 	if err != nil {
 		return err

@@ -14,33 +14,39 @@ import (
 
 // figures are what the gate measured; the JSON form feeds the README.
 type figures struct {
-	Agents        int      `json:"agents"`
-	MaxLoaded     int      `json:"max_loaded_agents"`
-	Sessions      int      `json:"sessions"`
-	Parallel      int      `json:"parallel_turns"`
-	Turns         int      `json:"turns"`
-	Tools         string   `json:"tools"`
-	Sandbox       string   `json:"sandbox"`
-	WasmMode      string   `json:"wasm_mode"`
-	ReadyMs       float64  `json:"ready_ms"`
-	IdleRSS       int64    `json:"idle_rss_bytes"`
-	PeakRSS       int64    `json:"peak_rss_bytes"`
-	EndRSS        int64    `json:"end_rss_bytes"`
-	EndAnon       int64    `json:"end_rss_anon_bytes"`
-	EndFile       int64    `json:"end_rss_file_bytes"`
-	Samples       int      `json:"samples"`
-	TurnsPerSec   float64  `json:"turns_per_second"`
-	P50Ms         float64  `json:"p50_turn_ms"`
-	P99Ms         float64  `json:"p99_turn_ms"`
-	Failures      int      `json:"failures"`
-	FirstFailures []string `json:"first_failures,omitempty"`
-	Budget        int64    `json:"budget_bytes"`
-	Pass          bool     `json:"pass"`
-	Verdict       string   `json:"verdict"`
-	GoVersion     string   `json:"go_version"`
-	GOARCH        string   `json:"goarch"`
-	CPU           string   `json:"cpu"`
-	Cores         int      `json:"cores"`
+	Agents      int     `json:"agents"`
+	MaxLoaded   int     `json:"max_loaded_agents"`
+	Sessions    int     `json:"sessions"`
+	Parallel    int     `json:"parallel_turns"`
+	Turns       int     `json:"turns"`
+	Tools       string  `json:"tools"`
+	Sandbox     string  `json:"sandbox"`
+	WasmMode    string  `json:"wasm_mode"`
+	ReadyMs     float64 `json:"ready_ms"`
+	IdleRSS     int64   `json:"idle_rss_bytes"`
+	PeakRSS     int64   `json:"peak_rss_bytes"`
+	EndRSS      int64   `json:"end_rss_bytes"`
+	EndAnon     int64   `json:"end_rss_anon_bytes"`
+	EndFile     int64   `json:"end_rss_file_bytes"`
+	Samples     int     `json:"samples"`
+	TurnsPerSec float64 `json:"turns_per_second"`
+	P50Ms       float64 `json:"p50_turn_ms"`
+	P99Ms       float64 `json:"p99_turn_ms"`
+	// The MCP workload: the servers are other processes, so their memory
+	// is reported apart from the daemon's (PeakRSS, which the gate judges).
+	MCPAgents      int      `json:"mcp_agents,omitempty"`
+	MCPTurns       int      `json:"mcp_turns,omitempty"`
+	MCPPeakRSS     int64    `json:"mcp_servers_peak_rss_bytes,omitempty"`
+	MCPPeakRunning int      `json:"mcp_servers_peak_running,omitempty"`
+	Failures       int      `json:"failures"`
+	FirstFailures  []string `json:"first_failures,omitempty"`
+	Budget         int64    `json:"budget_bytes"`
+	Pass           bool     `json:"pass"`
+	Verdict        string   `json:"verdict"`
+	GoVersion      string   `json:"go_version"`
+	GOARCH         string   `json:"goarch"`
+	CPU            string   `json:"cpu"`
+	Cores          int      `json:"cores"`
 }
 
 func newFigures(s setup, w workload, probe bwrap.Status) *figures {
@@ -99,6 +105,11 @@ func (f *figures) print(w io.Writer) {
 	fmt.Fprintf(w, "  idle RSS:   %s (after start, before the first turn)\n", mib(f.IdleRSS))
 	fmt.Fprintf(w, "  peak RSS:   %s (max of VmHWM and %d samples at 20 ms)\n", mib(f.PeakRSS), f.Samples)
 	fmt.Fprintf(w, "  end RSS:    %s (anonymous %s, file pages %s)\n", mib(f.EndRSS), mib(f.EndAnon), mib(f.EndFile))
+	if f.MCPTurns > 0 {
+		fmt.Fprintf(w, "  mcp:        %d agents declare a stdio MCP server (Go SDK), %d turns call it; at most %d ran at once, "+
+			"together %s RSS at peak (their own processes: not in agnx-lite's peak above)\n",
+			f.MCPAgents, f.MCPTurns, f.MCPPeakRunning, mib(f.MCPPeakRSS))
+	}
 	fmt.Fprintf(w, "  turns:      %.0f/s, p50 %.2f ms, p99 %.2f ms, %d failed\n", f.TurnsPerSec, f.P50Ms, f.P99Ms, f.Failures)
 	for _, e := range f.FirstFailures {
 		fmt.Fprintf(w, "    %s\n", strings.TrimSpace(e))

@@ -28,6 +28,9 @@ type setup struct {
 	loaded    int
 	// memLimitMB is runtime.memory_limit_mb; < 0 leaves the default.
 	memLimitMB int
+	// mcpServer is the MCP server's binary the MCP agents declare; ""
+	// for none.
+	mcpServer string
 }
 
 // config is agnx.yaml for the workload. The gate keeps the memory guard's
@@ -43,11 +46,13 @@ sandbox:
   mode: bwrap
 wasm:
   mode: %s
+mcp:
+  idle_timeout_seconds: %d
 runtime:
   default_agent: agent-000
   max_loaded_agents: %d
   max_concurrent_turns: %d
-%s`, s.maxConns, s.wasmMode, s.loaded, s.turnLimit, guard)
+%s`, s.maxConns, s.wasmMode, mcpIdleSeconds, s.loaded, s.turnLimit, guard)
 }
 
 // write fills home with agnx.yaml and the agents.
@@ -57,7 +62,11 @@ func (s setup) write(home string) error {
 	}
 	dir := filepath.Join(home, "agents")
 	for i := range s.agents {
-		if err := writeAgent(dir, agentName(i)); err != nil {
+		tools := workloadTools
+		if s.mcpServer != "" && mcpAgent(i) {
+			tools += mcpTool(s.mcpServer)
+		}
+		if err := writeAgent(dir, agentName(i), tools); err != nil {
 			return err
 		}
 	}
@@ -75,8 +84,9 @@ const workloadTools = `  tools:
 `
 
 // writeAgent makes an agent from the embedded template, with the tools of
-// the workload: bash and the echo WASM tool in tools/echo/.
-func writeAgent(agentsDir, name string) error {
+// the workload: bash and the echo WASM tool in tools/echo/ (and, for some,
+// the MCP server).
+func writeAgent(agentsDir, name, tools string) error {
 	dir, err := agents.WriteTemplate(agentsDir, name)
 	if err != nil {
 		return err
@@ -86,7 +96,7 @@ func writeAgent(agentsDir, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(spec, []byte(withTools(string(data), workloadTools)), 0o644); err != nil {
+	if err := os.WriteFile(spec, []byte(withTools(string(data), tools)), 0o644); err != nil {
 		return err
 	}
 	tool := filepath.Join(dir, "tools", "echo")

@@ -19,6 +19,7 @@ type workload struct {
 	workers  int
 	bash     bool // turns call bash (sandboxed)
 	wasm     bool // turns call echo (WASM); with bash, by turns
+	mcp      bool // every mcpTurnEvery-th turn calls the MCP server
 }
 
 // call is a turn's message and the start of the answer it must get.
@@ -33,6 +34,9 @@ var (
 
 // callFor picks turn k's tool: bash and echo by turns when both are on.
 func (w workload) callFor(k int) call {
+	if w.mcp && k%mcpTurnEvery == 0 {
+		return mcpCall
+	}
 	if w.bash && (!w.wasm || k%2 == 0) {
 		return bashCall
 	}

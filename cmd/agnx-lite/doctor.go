@@ -81,7 +81,8 @@ func sectionOf(name string) string {
 	switch {
 	case name == "config" || name == "data dir" || name == "database":
 		return "Configuration"
-	case name == "agents" || strings.HasPrefix(name, "agent ") || strings.HasPrefix(name, "provider ") || strings.HasPrefix(name, "model "):
+	case name == "agents" || strings.HasPrefix(name, "agent ") || strings.HasPrefix(name, "provider ") || strings.HasPrefix(name, "model ") ||
+		strings.HasPrefix(name, "mcp "):
 		return "Agents"
 	case name == "telegram" || strings.HasPrefix(name, "gateway") || strings.HasPrefix(name, "plugin"):
 		return "Gateways"

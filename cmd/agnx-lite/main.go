@@ -44,6 +44,7 @@ func commands() map[string]command {
 		"tool":    {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
 		"memory":  {memoryUsage, "show, search and edit an agent's memory files", runMemory},
 		"skill":   {"skill list [AGENT] | validate [AGENT|PATH]", "list agents' skills, or check SKILL.md files", runSkill},
+		"mcp":     {mcpUsage, "list an agent's MCP servers and their tools, or test one (connect, list, call)", runMCP},
 		"version": {"version", "print the version", runVersion},
 	}
 }

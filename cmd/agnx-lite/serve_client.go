@@ -64,6 +64,25 @@ func serveStatus(g *globals, c *httpapi.Client) error {
 	for _, name := range slices.Sorted(maps.Keys(st.Gateways)) {
 		fmt.Fprintf(w, "gateway %s\t%s\n", name, st.Gateways[name])
 	}
+	if st.RSSBytes > 0 {
+		fmt.Fprintf(w, "memory\t%s (agnx-lite itself; MCP servers apart)\n", mib(st.RSSBytes))
+	}
+	var servers int64
+	for _, m := range st.MCPServers {
+		line := m.State
+		if m.State == "running" {
+			line += fmt.Sprintf(", pid %d, %s", m.PID, mib(m.RSSBytes))
+			servers += m.RSSBytes
+		}
+		line += fmt.Sprintf(", %d tools, %d calls, %d failed, %d restarts", m.Tools, m.Calls, m.Failures, m.Restarts)
+		if m.LastError != "" {
+			line += "; last error: " + m.LastError
+		}
+		fmt.Fprintf(w, "mcp %s/%s\t%s\n", m.Agent, m.Server, line)
+	}
+	if servers > 0 {
+		fmt.Fprintf(w, "mcp memory\t%s (all running MCP servers)\n", mib(servers))
+	}
 	return w.Flush()
 }
 
@@ -126,3 +145,6 @@ func reloadAgents(g *globals, c *httpapi.Client) error {
 	}
 	return nil
 }
+
+// mib writes a byte count in MiB, one decimal.
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -35,6 +35,14 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 			res["gateways"] = g
 		}
 	}
+	if s.o.RSS != nil {
+		res["rss_bytes"] = s.o.RSS()
+	}
+	if s.o.MCPServers != nil {
+		if m := s.o.MCPServers(); len(m) > 0 {
+			res["mcp_servers"] = m
+		}
+	}
 	writeJSON(w, http.StatusOK, res)
 }
 

@@ -118,6 +118,25 @@ type Status struct {
 	HeapBytes        uint64 `json:"heap_bytes"`
 	// Gateways is each gateway plugin's state, by name.
 	Gateways map[string]string `json:"gateways,omitempty"`
+	// RSSBytes is the daemon's own resident memory; its MCP servers'
+	// are theirs, in MCPServers.
+	RSSBytes   int64       `json:"rss_bytes,omitempty"`
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+}
+
+// MCPServer is one MCP server as the status reports it.
+type MCPServer struct {
+	Agent  string `json:"agent"`
+	Server string `json:"server"`
+	// State is running or stopped (started on its next call).
+	State     string `json:"state"`
+	PID       int    `json:"pid,omitempty"`
+	RSSBytes  int64  `json:"rss_bytes"`
+	Tools     int    `json:"tools"`
+	Calls     uint64 `json:"calls"`
+	Failures  uint64 `json:"failures"`
+	Restarts  uint64 `json:"restarts"`
+	LastError string `json:"last_error,omitempty"`
 }
 
 func sessionPath(id string) string { return "/api/v1/sessions/" + url.PathEscape(id) }

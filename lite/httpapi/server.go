@@ -67,6 +67,11 @@ type Options struct {
 	// Gateways, when set, reports each gateway plugin's state for GET
 	// /api/admin/v1/status ("gateways").
 	Gateways func() map[string]string
+	// MCPServers, when set, reports the MCP servers for the status
+	// ("mcp_servers"); RSS the daemon's own resident memory ("rss_bytes",
+	// the servers' not included).
+	MCPServers func() []MCPServer
+	RSS        func() int64
 	// BaseURL is the server's address as clients reach it, for the agent
 	// card ("http://127.0.0.1:8080").
 	BaseURL string

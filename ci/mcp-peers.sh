@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the reference MCP servers the tests run as real peers
+# (@modelcontextprotocol/server-everything and server-filesystem) with npm
+# into .peers/ (git-ignored), when node and npm are there. Without them, or
+# offline, it says so and the tests that need the servers skip with a
+# reason. Set MCP_PEERS_DIR to install elsewhere.
+set -uo pipefail
+dir="${MCP_PEERS_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.peers}"
+pkgs=(@modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem)
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "mcp-peers: node and npm are not installed; the MCP reference-server tests will skip" >&2
+  exit 0
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  [ -f "$dir/node_modules/$p/package.json" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+mkdir -p "$dir" && [ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"
+echo "mcp-peers: installing ${missing[*]} into $dir" >&2
+npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${missing[@]}" >&2 ||
+  echo "mcp-peers: npm could not install them; the MCP reference-server tests will skip" >&2
+exit 0

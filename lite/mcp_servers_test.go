@@ -1,0 +1,217 @@
+package lite
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+// mcpAgent is a loaded agent whose folder holds files (name -> mode).
+func mcpAgent(t *testing.T, files map[string]os.FileMode) *agents.Agent {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "agent")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for name, mode := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"), mode))
+	}
+	return &agents.Agent{Name: "agent", Dir: dir}
+}
+
+// An agent's entry may name only what sandbox.env offers, in any of the
+// forms the manager expands; agnx.yaml's entries may name anything.
+func TestMCPServer_EnvRefsOfAnAgent(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Sandbox.Env = map[string]Secret{"GH_TOKEN": "x"}
+	a := mcpAgent(t, nil)
+	for _, v := range []string{"${env:AWS_SECRET}", "Bearer ${AWS_SECRET}", "$AWS_SECRET", "${AWS_SECRET:-x}", "a$AWS_SECRET-b"} {
+		for _, ref := range []agents.ToolRef{
+			{Type: "mcp", Name: "s", Command: "npx", Env: agents.ToolEnv{Values: map[string]string{"K": v}}},
+			{Type: "mcp", Name: "s", URL: "https://h/", Headers: map[string]string{"Authorization": v}},
+		} {
+			_, err := mcpServer(cfg, a, ref, true)
+			require.Error(t, err, v)
+			assert.Contains(t, err.Error(), "names the variable AWS_SECRET, which sandbox.env in agnx.yaml does not offer")
+			assert.Contains(t, err.Error(), "add AWS_SECRET: ${AWS_SECRET} under sandbox.env")
+			_, err = mcpServer(cfg, a, ref, false)
+			assert.NoError(t, err, "agnx.yaml's entries are the operator's")
+		}
+	}
+	ok := agents.ToolRef{Type: "mcp", Name: "gh", Command: "npx", Env: agents.ToolEnv{Names: []string{"GH_TOKEN", "TZ"}}}
+	s, err := mcpServer(cfg, a, ok, true)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"GH_TOKEN": "${env:GH_TOKEN}", "TZ": "${env:TZ}"}, s.Env)
+	assert.Equal(t, "stdio", s.Transport)
+	assert.Equal(t, "npx", s.Command, "a bare name not in the folder is a program on PATH")
+	assert.Empty(t, s.ReadOnly)
+}
+
+func TestMCPServer_CommandAndReadOnly(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MCP.ReadOnly = []string{"/opt/mcp"}
+	a := mcpAgent(t, map[string]os.FileMode{"bin/server": 0o755, "plain": 0o644, "lib/x.js": 0o644})
+	s, err := mcpServer(cfg, a, agents.ToolRef{Name: "s", Command: "bin/server", ReadOnly: []string{"lib", "/opt/mcp/node"}}, true)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(a.Dir, "bin/server"), s.Command)
+	real, _ := filepath.EvalSymlinks(filepath.Join(a.Dir, "lib"))
+	assert.Equal(t, []string{a.Dir, real, "/opt/mcp/node"}, s.ReadOnly, "a command inside the folder gets the folder")
+
+	cases := map[string]struct {
+		ref  agents.ToolRef
+		want string
+	}{
+		"outside":      {agents.ToolRef{Command: "../x"}, "a server's command is a program on PATH"},
+		"not exec":     {agents.ToolRef{Command: "./plain"}, "is not an executable file"},
+		"missing file": {agents.ToolRef{Command: "bin/none"}, "is not an executable file"},
+		"abs missing":  {agents.ToolRef{Command: "/nonexistent/server"}, "is not an executable file"},
+		"read host":    {agents.ToolRef{Command: "npx", ReadOnly: []string{"/root/.ssh"}}, "add it (or a folder above it) to mcp.read_only"},
+		"read sibling": {agents.ToolRef{Command: "npx", ReadOnly: []string{"/opt/mcpx"}}, "mcp.read_only"},
+		"read escapes": {agents.ToolRef{Command: "npx", ReadOnly: []string{"lib/../../x"}}, "is not a path inside the agent's folder"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			c.ref.Name = "s"
+			_, err := mcpServer(cfg, a, c.ref, true)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
+	}
+	s, err = mcpServer(cfg, a, agents.ToolRef{Name: "g", Command: "npx", ReadOnly: []string{"/root/x"}}, false)
+	require.NoError(t, err, "agnx.yaml's read_only is the operator's")
+	assert.Equal(t, []string{"/root/x"}, s.ReadOnly)
+}
+
+func TestMCPEntries_AgentWinsOverGlobal(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MCP.Servers = []agents.ToolRef{{Type: "mcp", Name: "fs", Command: "global-fs"}, {Type: "mcp", Name: "web", URL: "https://w/"}}
+	a := &agents.Agent{Tools: []agents.ToolRef{{Type: "builtin", Name: "bash"}, {Type: "mcp", Name: "fs", Command: "mine"}}}
+	refs, own := mcpEntries(cfg, a)
+	require.Len(t, refs, 2)
+	assert.Equal(t, "web", refs[0].Name)
+	assert.False(t, own[0])
+	assert.Equal(t, "mine", refs[1].Command)
+	assert.True(t, own[1])
+}
+
+func TestEnvRefs(t *testing.T) {
+	assert.Equal(t, []string{"A", "B", "C", "D"}, envRefs("${env:A} ${B} $C ${D:-x} $$ $1 $"))
+	assert.Empty(t, envRefs("plain"))
+}
+
+func FuzzEnvRefs(f *testing.F) {
+	for _, s := range []string{"${env:A}", "${", "$", "$$A", "${A:-$B}", "x${env:}y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, n := range envRefs(s) {
+			assert.LessOrEqual(t, len(n), len(s))
+		}
+	})
+}
+
+// An agent's url server on loopback is refused unless its entry says
+// allow_private; agnx.yaml's servers are allowed.
+func TestMCPTransport_RefusesPrivateAddresses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) }))
+	defer srv.Close()
+	tr := newMCPTransport()
+	defer tr.closeIdle()
+	get := func() error {
+		req, _ := http.NewRequestWithContext(context.Background(), "GET", srv.URL+"/mcp", nil)
+		resp, err := tr.client().Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	err := get()
+	require.Error(t, err)
+	assert.ErrorIs(t, err, errMCPPrivate)
+	tr.allow(srv.URL + "/other/path")
+	assert.NoError(t, get(), "the origin was allowed")
+
+	cfg := DefaultConfig()
+	cfg.MCP.Servers = []agents.ToolRef{{Type: "mcp", Name: "g", URL: srv.URL}}
+	h := newMCPHost(cfg, nil, nil)
+	h.transport.mu.Lock()
+	assert.True(t, h.transport.private[origin(srv.URL)], "agnx.yaml's servers may be private")
+	h.transport.mu.Unlock()
+	assert.Equal(t, "https://h.example:443", origin("HTTPS://H.example/x"))
+	assert.Empty(t, origin("ftp://h/"))
+}
+
+func TestParseConfig_MCP(t *testing.T) {
+	t.Setenv("DOCS_TOKEN", "t0k")
+	c, err := ParseConfig("agnx.yaml", []byte(`mcp:
+  idle_timeout_seconds: 30
+  servers:
+    - {name: docs, url: "https://d.example/mcp", headers: {Authorization: "Bearer ${env:DOCS_TOKEN}", X-Now: "${DOCS_TOKEN}"}}
+    - {name: fs, command: npx, args: [-y, x], env: [HOME]}
+`))
+	require.NoError(t, err)
+	assert.Equal(t, 30, c.MCP.IdleTimeoutSeconds)
+	assert.Equal(t, 60, c.MCP.CallTimeoutSeconds, "the default")
+	require.Len(t, c.MCP.Servers, 2)
+	assert.Equal(t, "Bearer ${env:DOCS_TOKEN}", c.MCP.Servers[0].Headers["Authorization"], "read when the server starts")
+	assert.Equal(t, "t0k", c.MCP.Servers[0].Headers["X-Now"], "${VAR} is the config's own expansion")
+	assert.Equal(t, "mcp", c.MCP.Servers[1].Type)
+
+	for yaml, want := range map[string]string{
+		"mcp:\n  servers:\n    - {name: a, command: x}\n    - {name: a, url: 'http://h/'}\n": `agnx.yaml:4: mcp.servers[1].name "a" is already used by mcp.servers[0]`,
+		"mcp:\n  servers:\n    - {name: a, command: ./x}\n":                                  "must be a program on PATH or an absolute path",
+		"mcp:\n  servers:\n    - {name: a, command: x, read_only: [rel]}\n":                  "must be an absolute path",
+		"mcp:\n  servers:\n    - {name: Bad, command: x}\n":                                  `agnx.yaml:3: mcp.servers[0].name "Bad" must be`,
+		"mcp:\n  servers:\n    - {type: cli, name: a, command: x}\n":                         "must be mcp or left out",
+		"mcp:\n  call_timeout_seconds: -1\n":                                                 "must not be negative",
+		"mcp:\n  read_only: [rel]\n":                                                         "mcp.read_only[0] \"rel\" must be an absolute path",
+	} {
+		_, err := ParseConfig("agnx.yaml", []byte(yaml))
+		require.Error(t, err, yaml)
+		assert.Contains(t, err.Error(), want)
+	}
+}
+
+// doctor lists each agent's MCP servers: a missing program and an entry
+// that would refuse the agent are said; agnx.yaml's servers come first.
+func TestDoctor_MCPServers(t *testing.T) {
+	cfg := crashConfig(t.TempDir())
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(405) }))
+	defer srv.Close()
+	cfg.MCP.Servers = []agents.ToolRef{{Type: "mcp", Name: "docs", URL: srv.URL + "/mcp"}}
+	setSpec(t, filepath.Join(cfg.AgentsDir, "assistant"), "  tools:\n"+
+		"    - {type: mcp, name: sh, command: sh}\n"+
+		"    - {type: mcp, name: gone, command: no-such-program-4711}\n"+
+		"    - {type: mcp, name: leak, command: sh, env: {K: '${env:AWS_SECRET}'}}\n"+
+		"    - {type: mcp, name: mine, url: '"+srv.URL+"'}\n")
+	got := map[string]Check{}
+	for _, c := range mcpChecks(context.Background(), cfg, loadAll(t, cfg)) {
+		got[c.Name] = c
+	}
+	assert.Equal(t, "ok", got["mcp assistant/docs"].Status, got["mcp assistant/docs"].Detail)
+	assert.Contains(t, got["mcp assistant/docs"].Detail, "answers (HTTP 405)")
+	assert.Equal(t, "ok", got["mcp assistant/sh"].Status)
+	assert.Equal(t, "warn", got["mcp assistant/gone"].Status)
+	assert.Contains(t, got["mcp assistant/gone"].Detail, "not on this host's PATH")
+	assert.Equal(t, "fail", got["mcp assistant/leak"].Status)
+	assert.Contains(t, got["mcp assistant/leak"].Detail, "sandbox.env")
+	assert.Equal(t, "warn", got["mcp assistant/mine"].Status, "an agent's server on loopback needs allow_private")
+	assert.Contains(t, got["mcp assistant/mine"].Detail, "allow_private")
+}
+
+func loadAll(t *testing.T, cfg *Config) []*agents.Agent {
+	t.Helper()
+	a, err := agents.Load(filepath.Join(cfg.AgentsDir, "assistant"))
+	require.NoError(t, err)
+	return []*agents.Agent{a}
+}

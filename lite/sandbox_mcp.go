@@ -1,0 +1,36 @@
+package lite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/lite/mcp"
+)
+
+// spawnMCP starts a stdio MCP server in the agent's sandbox, as
+// mcp.Options.Spawn: its working folder the agent's workspace, its
+// environment only srv.Env (already expanded by the manager) and the
+// sandbox's minimal one, the network only with srv.Network, srv.ReadOnly
+// bound read-only, and the limits of every other sandboxed tool. It runs
+// until the manager stops it: no deadline.
+func (s *sandboxes) spawnMCP(ctx context.Context, workspace string, srv mcp.Server) (*bwrap.Process, error) {
+	if srv.Command == "" {
+		return nil, fmt.Errorf("MCP server %q has no command: give its entry a command", srv.Name)
+	}
+	r := s.runner(true)
+	p := bwrap.Policy{Workspace: workspace, Network: srv.Network, ReadOnly: srv.ReadOnly, Env: srv.Env,
+		SplitStderr: true}
+	if !r.Trust {
+		st := s.probe()
+		if !st.Usable {
+			return nil, fmt.Errorf("the sandbox is unavailable, so MCP server %q cannot start: %s", srv.Name, st.Problem)
+		}
+		if s.runAsErr != nil {
+			return nil, s.runAsErr
+		}
+		p.RunAs = s.runAs
+	}
+	p.TmpMB = s.cfg.TmpMB
+	return r.Start(ctx, p, append([]string{srv.Command}, srv.Args...))
+}
