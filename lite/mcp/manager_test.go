@@ -155,12 +155,12 @@ func TestBackoff(t *testing.T) {
 
 func TestStdio_HangTimesOutAndRestarts(t *testing.T) {
 	d := &spawnDirect{}
-	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("plain"), CallTimeout: 2 * time.Second})
+	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("plain"), CallTimeout: 3 * time.Second})
 	tools, _ := m.Tools(context.Background(), "a", t.TempDir(), []Server{stdioServer(t, "s", "plain")})
 	start := time.Now()
 	_, err := run(t, find(t, tools, "s__hang"), `{}`)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `did not answer tools/call hang within 2s`)
+	assert.Contains(t, err.Error(), `did not answer tools/call hang within 3s`)
 	assert.Less(t, time.Since(start), 10*time.Second)
 
 	res, err := run(t, find(t, tools, "s__echo"), `{"text":"again"}`)
@@ -232,9 +232,13 @@ func TestStdio_BigSchema(t *testing.T) {
 		assert.LessOrEqual(t, len(tl.Spec().Description), maxDescription+len("…"))
 	}
 	find(t, tools, "s__long")
+	assert.False(t, statOf(m, "s").Running,
+		"a session that read a 5 MB message is ended, not kept with the buffer it grew")
 	res, err := run(t, find(t, tools, "s__echo"), `{"text":"still up"}`)
 	require.NoError(t, err, "the server stays usable")
 	assert.Contains(t, res.Content, "still up")
+	assert.Equal(t, 2, d.count(), "started again, without listing: the list is kept")
+	assert.True(t, statOf(m, "s").Running)
 }
 
 func TestStdio_ListChanged(t *testing.T) {

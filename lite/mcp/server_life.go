@@ -53,8 +53,9 @@ type conn struct {
 	stopping  atomic.Bool    // stopped on purpose: its end is no failure
 	once      sync.Once
 	closed    chan struct{}
-	onStop    func() // tests: told once stopped
-	cancel    func() // ends the session's context (HTTP streams)
+	onStop    func()      // tests: told once stopped
+	cancel    func()      // ends the session's context (HTTP streams)
+	bigFrame  atomic.Bool // it sent a message past bigFrame
 }
 
 func newServer(m *Manager, agent, workspace string, cfg Server, key string) *server {
@@ -163,7 +164,9 @@ func (s *server) release(c *conn, ok bool) {
 	if s.inUse > 0 || s.cur == nil {
 		return
 	}
-	if s.retired {
+	if s.retired || c.bigFrame.Load() && s.cur == c {
+		// A session that read a huge message is ended rather than kept
+		// idle with the buffer it grew; the next call starts it afresh.
 		s.detachLocked(false)
 		return
 	}
@@ -303,7 +306,7 @@ func (s *server) call(ctx context.Context, what string, fn func(context.Context,
 	case err == nil:
 		s.release(c, true)
 		return nil
-	case ctx.Err() != nil:
+	case errors.Is(ctx.Err(), context.Canceled):
 		s.release(c, true)
 		return fmt.Errorf("the call to MCP server %s was cancelled", quote(s.cfg.Name))
 	case cctx.Err() != nil:
