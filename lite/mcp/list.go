@@ -87,8 +87,8 @@ func (k *listSink) take(tools []*sdk.Tool) []*sdk.Tool {
 			k.warn(fmt.Sprintf("tool %q has an input schema that is not a JSON object: dropped", clip(t.Name, 64)))
 			continue
 		case len(schema) > maxSchema:
-			k.warn(fmt.Sprintf("tool %q has an input schema of %d KiB, over the %d KiB limit: dropped",
-				clip(t.Name, 64), len(schema)>>10, maxSchema>>10))
+			k.warn(fmt.Sprintf("tool %q has an input schema over the %d KiB limit: dropped",
+				clip(t.Name, 64), maxSchema>>10))
 			continue
 		}
 		desc := clip(t.Description, maxDescription)
@@ -140,6 +140,10 @@ func schemaOf(v any) (json.RawMessage, error) {
 	if v == nil {
 		return json.RawMessage(`{"type":"object"}`), nil
 	}
+	if n := leastSize(v, maxSchema+1); n > maxSchema {
+		// Not marshalled: that would build (and pool) a buffer as big.
+		return make(json.RawMessage, n), nil
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -155,6 +159,35 @@ func schemaOf(v any) (json.RawMessage, error) {
 		b = buf.Bytes()
 	}
 	return b, nil
+}
+
+// leastSize is a lower bound of v's JSON size (v as the SDK decodes
+// JSON: maps, slices, strings, numbers, booleans, nil), walking no
+// further once it passes budget.
+func leastSize(v any, budget int) int {
+	switch v := v.(type) {
+	case string:
+		return len(v) + 2
+	case map[string]any:
+		n := 2
+		for k, e := range v {
+			if n += len(k) + 4 + leastSize(e, budget-n); n > budget {
+				return n
+			}
+		}
+		return n
+	case []any:
+		n := 2
+		for _, e := range v {
+			if n += 1 + leastSize(e, budget-n); n > budget {
+				return n
+			}
+		}
+		return n
+	case json.RawMessage:
+		return len(v)
+	}
+	return 1
 }
 
 // clip cuts s at n bytes, on a rune boundary, marking the cut.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -226,7 +227,7 @@ func TestStdio_BigSchema(t *testing.T) {
 	d := &spawnDirect{}
 	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("big")})
 	tools, warns := m.Tools(context.Background(), "a", t.TempDir(), []Server{stdioServer(t, "s", "big")})
-	assert.Contains(t, strings.Join(warns, "\n"), `tool "big" has an input schema of`)
+	assert.Contains(t, strings.Join(warns, "\n"), `tool "big" has an input schema over the 64 KiB limit: dropped`)
 	for _, tl := range tools {
 		assert.NotEqual(t, "s__big", tl.Spec().Name)
 		assert.LessOrEqual(t, len(tl.Spec().Description), maxDescription+len("…"))
@@ -239,6 +240,40 @@ func TestStdio_BigSchema(t *testing.T) {
 	assert.Contains(t, res.Content, "still up")
 	assert.Equal(t, 2, d.count(), "started again, without listing: the list is kept")
 	assert.True(t, statOf(m, "s").Running)
+}
+
+// TestStdio_ListMemoryBounded: what a server lists costs the manager
+// bounded memory once listed, whatever it sent: 10,000 tools, or a 5 MB
+// schema (whose session is ended once unused, with the buffer it grew).
+func TestStdio_ListMemoryBounded(t *testing.T) {
+	for _, mode := range []string{"many", "big"} {
+		d := &spawnDirect{}
+		m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv(mode)})
+		stopped := make(chan string, 1)
+		m.stopped = func(_, s string) { stopped <- s }
+		before := heap()
+		tools, _ := m.Tools(context.Background(), "a", t.TempDir(), []Server{stdioServer(t, "s", mode)})
+		if mode == "big" {
+			select {
+			case <-stopped:
+			case <-time.After(30 * time.Second):
+				require.Fail(t, "the session that read 5 MB was not ended")
+			}
+		}
+		grown := heap() - before
+		assert.Less(t, grown, int64(4<<20), "%s: the heap kept %d KiB", mode, grown>>10)
+		goruntime.KeepAlive(tools)
+	}
+}
+
+// heap is the live heap after a full collection (two: sync.Pool keeps
+// what it holds for one more).
+func heap() int64 {
+	var ms goruntime.MemStats
+	goruntime.GC()
+	goruntime.GC()
+	goruntime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
 
 func TestStdio_ListChanged(t *testing.T) {
