@@ -254,6 +254,9 @@ func (s *server) tools(ctx context.Context) (*toolList, []string) {
 			}
 		}
 	}
+	s.mu.Lock()
+	s.listed = true // listed now: the start need not check a cached list
+	s.mu.Unlock()
 	l, _, err := s.relistNow(ctx)
 	if err != nil {
 		return nil, []string{err.Error() + " (its tools are left out)"}
@@ -280,6 +283,7 @@ func (s *server) relistNow(ctx context.Context) (*toolList, bool, error) {
 	s.mu.Lock()
 	old := s.list
 	s.list = l
+	s.listed = true
 	s.mu.Unlock()
 	changed := old != nil && !sameList(old, l)
 	if c := s.m.o.Cache; c != nil {

@@ -213,6 +213,34 @@ func TestStdio_LazyStartFromCacheAndIdleStop(t *testing.T) {
 	assert.Equal(t, 4, d.count())
 }
 
+// TestStdio_StaleCache: a list from the cache is checked against the
+// server once it starts; a difference updates the cache and is reported.
+func TestStdio_StaleCache(t *testing.T) {
+	cache := &mapCache{}
+	d := &spawnDirect{}
+	srv := stdioServer(t, "s", "plain")
+	ws := t.TempDir()
+	key := cacheKey("a", ws, srv, modeEnv("plain"))
+	require.NoError(t, cache.Put(context.Background(), key,
+		[]byte(`{"tools":[{"name":"echo","schema":{"type":"object"}},{"name":"gone","schema":{"type":"object"}}]}`)))
+	changed := make(chan string, 1)
+	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("plain"), Cache: cache,
+		Changed: func(agent string) { changed <- agent }})
+	tools, _ := m.Tools(context.Background(), "a", ws, []Server{srv})
+	require.Len(t, tools, 2, "the cached list, nothing started")
+	require.Equal(t, 0, d.count())
+	_, err := run(t, find(t, tools, "s__echo"), `{"text":"x"}`)
+	require.NoError(t, err)
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		require.Fail(t, "the stale list was not reported")
+	}
+	tools, _ = m.Tools(context.Background(), "a", ws, []Server{srv})
+	find(t, tools, "s__change")
+	assert.NotContains(t, string(cache.m[key]), `"gone"`)
+}
+
 func TestStdio_ManyTools(t *testing.T) {
 	d := &spawnDirect{}
 	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("many")})

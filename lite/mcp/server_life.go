@@ -38,6 +38,7 @@ type server struct {
 	list     *toolList
 	relist   bool // a relist is under way (list_changed)
 	again    bool // another list_changed came during it
+	listed   bool // the list was had from the server itself (not only the cache)
 	starts   uint64
 	calls    uint64
 	failures uint64
@@ -148,6 +149,12 @@ func (s *server) acquire(ctx context.Context) (*conn, error) {
 			s.starts++
 			s.started = time.Now()
 			go s.watch(c)
+			if !s.listed {
+				// The list came from the cache: check it once against the
+				// server itself (it may have been upgraded in between).
+				s.listed = true
+				go s.listChanged(c)
+			}
 		}
 	}
 }
