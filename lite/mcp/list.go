@@ -81,6 +81,10 @@ func (k *listSink) take(tools []*sdk.Tool) []*sdk.Tool {
 			k.over++
 			continue
 		}
+		if len(t.Name) > 128 {
+			k.warn(fmt.Sprintf("a tool named %q has a name longer than 128 bytes: dropped", clip(t.Name, 64)))
+			continue
+		}
 		schema, err := schemaOf(t.InputSchema)
 		switch {
 		case err != nil:
@@ -98,7 +102,7 @@ func (k *listSink) take(tools []*sdk.Tool) []*sdk.Tool {
 			continue
 		}
 		k.size += cost
-		k.tools = append(k.tools, toolDef{Name: clip(t.Name, 128), Description: desc, Schema: schema})
+		k.tools = append(k.tools, toolDef{Name: t.Name, Description: desc, Schema: schema})
 		t.InputSchema, t.OutputSchema, t.Description, t.Icons, t.Meta = schema, nil, desc, nil, nil
 		kept = append(kept, t)
 	}
