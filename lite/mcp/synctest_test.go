@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	goruntime "runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,6 +16,7 @@ import (
 // next call starts it again; in-process servers, fake time.
 func TestIdleStop_Synctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
+		idle := goruntime.NumGoroutine()
 		m := NewManager(Options{IdleTimeout: time.Minute})
 		inProcess(t, m)
 		srv := Server{Name: "s", Command: "unused", IdleTimeout: 10 * time.Minute}
@@ -33,6 +35,7 @@ func TestIdleStop_Synctest(t *testing.T) {
 		time.Sleep(2 * time.Second)
 		synctest.Wait()
 		assert.False(t, statOf(m, "s").Running, "stopped once idle")
+		assert.Equal(t, idle, goruntime.NumGoroutine(), "nothing of the stopped server is left running")
 		assert.Equal(t, uint64(0), statOf(m, "s").Restarts)
 
 		_, err = run(t, find(t, tools, "s__echo"), `{"text":"x"}`)
