@@ -141,8 +141,22 @@ func sorted(m map[string]string) [][2]string {
 
 // connect starts the server (stdio) or opens its session (http, sse),
 // initializes it, and returns the session. It is bounded by the call
-// timeout.
+// timeout. A sandbox with the network that bwrap gave up on while setting
+// up its loopback (now and then, on a loaded box) is started once more.
 func (s *server) connect() (*conn, error) {
+	c, err := s.connectOnce()
+	if err != nil && c != nil && c.proc != nil && c.proc.LoopbackRace() {
+		c, err = s.connectOnce()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// connectOnce is one try of connect; on failure it returns the conn
+// too, for its process's end.
+func (s *server) connectOnce() (*conn, error) {
 	// The HTTP transports keep the context for the session's streams: it
 	// lives as long as the session; a timer bounds the start alone.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -204,7 +218,7 @@ func (s *server) connect() (*conn, error) {
 			_ = c.proc.Stdout.Close()
 			_ = c.proc.Stdin.Close()
 		}
-		return nil, err
+		return c, err
 	}
 	c.cs = cs
 	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {
