@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,6 +44,21 @@ func BenchmarkMCPCall(b *testing.B) {
 		m := newManager(b, Options{})
 		inProcess(b, m)
 		benchCall(b, m, Server{Name: "s", Command: "unused"})
+	})
+	b.Run("inprocess-sdk-alone", func(b *testing.B) { // the reference: the SDK without the manager
+		st, ct := sdk.NewInMemoryTransports()
+		_, err := testServer("plain", false).Connect(context.Background(), st, nil)
+		require.NoError(b, err)
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "b", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		require.NoError(b, err)
+		defer cs.Close()
+		params := &sdk.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"text":"hello"}`)}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := cs.CallTool(context.Background(), params); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 	b.Run("stdio", func(b *testing.B) {
 		d := &spawnDirect{}

@@ -1,17 +1,20 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,7 +22,45 @@ import (
 
 // maxFrame bounds one message from a server: the SDK buffers a message
 // whole before decoding it, so this is what one answer may cost, once.
-const maxFrame = 16 << 20
+// A bigger one ends the session.
+const maxFrame = 8 << 20
+
+// bigFrame is the size of a stdio message past which the session is
+// ended once it is unused: the SDK's decoder keeps the buffer it grew
+// for the largest message for as long as the session lives.
+const bigFrame = 2 << 20
+
+// lineMeter passes a stdio server's output on, and marks a message
+// (a line) longer than bigFrame.
+type lineMeter struct {
+	r    io.ReadCloser
+	line int
+	big  *atomic.Bool
+}
+
+func (l *lineMeter) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	b := p[:n]
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			l.line += len(b)
+			break
+		}
+		l.line += i
+		b = b[i+1:]
+		if l.line > bigFrame {
+			l.big.Store(true)
+		}
+		l.line = 0
+	}
+	if l.line > bigFrame {
+		l.big.Store(true)
+	}
+	return n, err
+}
+
+func (l *lineMeter) Close() error { return l.r.Close() }
 
 // The transports an entry may name.
 const (
@@ -100,8 +141,22 @@ func sorted(m map[string]string) [][2]string {
 
 // connect starts the server (stdio) or opens its session (http, sse),
 // initializes it, and returns the session. It is bounded by the call
-// timeout.
+// timeout. A sandbox with the network that bwrap gave up on while setting
+// up its loopback (now and then, on a loaded box) is started once more.
 func (s *server) connect() (*conn, error) {
+	c, err := s.connectOnce()
+	if err != nil && c != nil && c.proc != nil && c.proc.LoopbackRace() {
+		c, err = s.connectOnce()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// connectOnce is one try of connect; on failure it returns the conn
+// too, for its process's end.
+func (s *server) connectOnce() (*conn, error) {
 	// The HTTP transports keep the context for the session's streams: it
 	// lives as long as the session; a timer bounds the start alone.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -135,7 +190,8 @@ func (s *server) connect() (*conn, error) {
 			return nil, fmt.Errorf("MCP server %s cannot start: %w", quote(s.cfg.Name), err)
 		}
 		c.proc = proc
-		t = &sdk.IOTransport{Reader: proc.Stdout, Writer: proc.Stdin, MaxLineLength: maxFrame}
+		t = &sdk.IOTransport{Reader: &lineMeter{r: proc.Stdout, big: &c.bigFrame}, Writer: proc.Stdin,
+			MaxLineLength: maxFrame}
 	case TransportHTTP:
 		t = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxRetries: 2,
 			MaxEventSize: maxFrame}
@@ -162,7 +218,7 @@ func (s *server) connect() (*conn, error) {
 			_ = c.proc.Stdout.Close()
 			_ = c.proc.Stdin.Close()
 		}
-		return nil, err
+		return c, err
 	}
 	c.cs = cs
 	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {

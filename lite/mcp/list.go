@@ -81,14 +81,18 @@ func (k *listSink) take(tools []*sdk.Tool) []*sdk.Tool {
 			k.over++
 			continue
 		}
+		if len(t.Name) > 128 {
+			k.warn(fmt.Sprintf("a tool named %q has a name longer than 128 bytes: dropped", clip(t.Name, 64)))
+			continue
+		}
 		schema, err := schemaOf(t.InputSchema)
 		switch {
 		case err != nil:
 			k.warn(fmt.Sprintf("tool %q has an input schema that is not a JSON object: dropped", clip(t.Name, 64)))
 			continue
 		case len(schema) > maxSchema:
-			k.warn(fmt.Sprintf("tool %q has an input schema of %d KiB, over the %d KiB limit: dropped",
-				clip(t.Name, 64), len(schema)>>10, maxSchema>>10))
+			k.warn(fmt.Sprintf("tool %q has an input schema over the %d KiB limit: dropped",
+				clip(t.Name, 64), maxSchema>>10))
 			continue
 		}
 		desc := clip(t.Description, maxDescription)
@@ -98,7 +102,7 @@ func (k *listSink) take(tools []*sdk.Tool) []*sdk.Tool {
 			continue
 		}
 		k.size += cost
-		k.tools = append(k.tools, toolDef{Name: clip(t.Name, 128), Description: desc, Schema: schema})
+		k.tools = append(k.tools, toolDef{Name: t.Name, Description: desc, Schema: schema})
 		t.InputSchema, t.OutputSchema, t.Description, t.Icons, t.Meta = schema, nil, desc, nil, nil
 		kept = append(kept, t)
 	}
@@ -140,6 +144,10 @@ func schemaOf(v any) (json.RawMessage, error) {
 	if v == nil {
 		return json.RawMessage(`{"type":"object"}`), nil
 	}
+	if n := leastSize(v, maxSchema+1); n > maxSchema {
+		// Not marshalled: that would build (and pool) a buffer as big.
+		return make(json.RawMessage, n), nil
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -155,6 +163,35 @@ func schemaOf(v any) (json.RawMessage, error) {
 		b = buf.Bytes()
 	}
 	return b, nil
+}
+
+// leastSize is a lower bound of v's JSON size (v as the SDK decodes
+// JSON: maps, slices, strings, numbers, booleans, nil), walking no
+// further once it passes budget.
+func leastSize(v any, budget int) int {
+	switch v := v.(type) {
+	case string:
+		return len(v) + 2
+	case map[string]any:
+		n := 2
+		for k, e := range v {
+			if n += len(k) + 4 + leastSize(e, budget-n); n > budget {
+				return n
+			}
+		}
+		return n
+	case []any:
+		n := 2
+		for _, e := range v {
+			if n += 1 + leastSize(e, budget-n); n > budget {
+				return n
+			}
+		}
+		return n
+	case json.RawMessage:
+		return len(v)
+	}
+	return 1
 }
 
 // clip cuts s at n bytes, on a rune boundary, marking the cut.
@@ -221,6 +258,9 @@ func (s *server) tools(ctx context.Context) (*toolList, []string) {
 			}
 		}
 	}
+	s.mu.Lock()
+	s.listed = true // listed now: the start need not check a cached list
+	s.mu.Unlock()
 	l, _, err := s.relistNow(ctx)
 	if err != nil {
 		return nil, []string{err.Error() + " (its tools are left out)"}
@@ -247,6 +287,7 @@ func (s *server) relistNow(ctx context.Context) (*toolList, bool, error) {
 	s.mu.Lock()
 	old := s.list
 	s.list = l
+	s.listed = true
 	s.mu.Unlock()
 	changed := old != nil && !sameList(old, l)
 	if c := s.m.o.Cache; c != nil {

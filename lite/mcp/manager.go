@@ -136,6 +136,8 @@ func (m *Manager) Tools(ctx context.Context, agent, workspace string, servers []
 			continue
 		}
 		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, s.callTimeout())
+			defer cancel()
 			l, warns := s.tools(ctx)
 			outs[i] = out{warns: warns}
 			if l != nil {

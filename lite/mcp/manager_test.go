@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,12 +156,12 @@ func TestBackoff(t *testing.T) {
 
 func TestStdio_HangTimesOutAndRestarts(t *testing.T) {
 	d := &spawnDirect{}
-	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("plain"), CallTimeout: 2 * time.Second})
+	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("plain"), CallTimeout: 3 * time.Second})
 	tools, _ := m.Tools(context.Background(), "a", t.TempDir(), []Server{stdioServer(t, "s", "plain")})
 	start := time.Now()
 	_, err := run(t, find(t, tools, "s__hang"), `{}`)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `did not answer tools/call hang within 2s`)
+	assert.Contains(t, err.Error(), `did not answer tools/call hang within 3s`)
 	assert.Less(t, time.Since(start), 10*time.Second)
 
 	res, err := run(t, find(t, tools, "s__echo"), `{"text":"again"}`)
@@ -212,6 +213,34 @@ func TestStdio_LazyStartFromCacheAndIdleStop(t *testing.T) {
 	assert.Equal(t, 4, d.count())
 }
 
+// TestStdio_StaleCache: a list from the cache is checked against the
+// server once it starts; a difference updates the cache and is reported.
+func TestStdio_StaleCache(t *testing.T) {
+	cache := &mapCache{}
+	d := &spawnDirect{}
+	srv := stdioServer(t, "s", "plain")
+	ws := t.TempDir()
+	key := cacheKey("a", ws, srv, modeEnv("plain"))
+	require.NoError(t, cache.Put(context.Background(), key,
+		[]byte(`{"tools":[{"name":"echo","schema":{"type":"object"}},{"name":"gone","schema":{"type":"object"}}]}`)))
+	changed := make(chan string, 1)
+	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("plain"), Cache: cache,
+		Changed: func(agent string) { changed <- agent }})
+	tools, _ := m.Tools(context.Background(), "a", ws, []Server{srv})
+	require.Len(t, tools, 2, "the cached list, nothing started")
+	require.Equal(t, 0, d.count())
+	_, err := run(t, find(t, tools, "s__echo"), `{"text":"x"}`)
+	require.NoError(t, err)
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		require.Fail(t, "the stale list was not reported")
+	}
+	tools, _ = m.Tools(context.Background(), "a", ws, []Server{srv})
+	find(t, tools, "s__change")
+	assert.NotContains(t, string(cache.m[key]), `"gone"`)
+}
+
 func TestStdio_ManyTools(t *testing.T) {
 	d := &spawnDirect{}
 	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("many")})
@@ -226,15 +255,53 @@ func TestStdio_BigSchema(t *testing.T) {
 	d := &spawnDirect{}
 	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("big")})
 	tools, warns := m.Tools(context.Background(), "a", t.TempDir(), []Server{stdioServer(t, "s", "big")})
-	assert.Contains(t, strings.Join(warns, "\n"), `tool "big" has an input schema of`)
+	assert.Contains(t, strings.Join(warns, "\n"), `tool "big" has an input schema over the 64 KiB limit: dropped`)
 	for _, tl := range tools {
 		assert.NotEqual(t, "s__big", tl.Spec().Name)
 		assert.LessOrEqual(t, len(tl.Spec().Description), maxDescription+len("…"))
 	}
 	find(t, tools, "s__long")
+	assert.False(t, statOf(m, "s").Running,
+		"a session that read a 5 MB message is ended, not kept with the buffer it grew")
 	res, err := run(t, find(t, tools, "s__echo"), `{"text":"still up"}`)
 	require.NoError(t, err, "the server stays usable")
 	assert.Contains(t, res.Content, "still up")
+	assert.Equal(t, 2, d.count(), "started again, without listing: the list is kept")
+	assert.True(t, statOf(m, "s").Running)
+}
+
+// TestStdio_ListMemoryBounded: what a server lists costs the manager
+// bounded memory once listed, whatever it sent: 10,000 tools, or a 5 MB
+// schema (whose session is ended once unused, with the buffer it grew).
+func TestStdio_ListMemoryBounded(t *testing.T) {
+	for _, mode := range []string{"many", "big"} {
+		d := &spawnDirect{}
+		m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv(mode)})
+		stopped := make(chan string, 1)
+		m.stopped = func(_, s string) { stopped <- s }
+		before := heap()
+		tools, _ := m.Tools(context.Background(), "a", t.TempDir(), []Server{stdioServer(t, "s", mode)})
+		if mode == "big" {
+			select {
+			case <-stopped:
+			case <-time.After(30 * time.Second):
+				require.Fail(t, "the session that read 5 MB was not ended")
+			}
+		}
+		grown := heap() - before
+		assert.Less(t, grown, int64(4<<20), "%s: the heap kept %d KiB", mode, grown>>10)
+		goruntime.KeepAlive(tools)
+	}
+}
+
+// heap is the live heap after a full collection (two: sync.Pool keeps
+// what it holds for one more).
+func heap() int64 {
+	var ms goruntime.MemStats
+	goruntime.GC()
+	goruntime.GC()
+	goruntime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
 
 func TestStdio_ListChanged(t *testing.T) {

@@ -38,6 +38,7 @@ type server struct {
 	list     *toolList
 	relist   bool // a relist is under way (list_changed)
 	again    bool // another list_changed came during it
+	listed   bool // the list was had from the server itself (not only the cache)
 	starts   uint64
 	calls    uint64
 	failures uint64
@@ -53,8 +54,9 @@ type conn struct {
 	stopping  atomic.Bool    // stopped on purpose: its end is no failure
 	once      sync.Once
 	closed    chan struct{}
-	onStop    func() // tests: told once stopped
-	cancel    func() // ends the session's context (HTTP streams)
+	onStop    func()      // tests: told once stopped
+	cancel    func()      // ends the session's context (HTTP streams)
+	bigFrame  atomic.Bool // it sent a message past bigFrame
 }
 
 func newServer(m *Manager, agent, workspace string, cfg Server, key string) *server {
@@ -147,6 +149,12 @@ func (s *server) acquire(ctx context.Context) (*conn, error) {
 			s.starts++
 			s.started = time.Now()
 			go s.watch(c)
+			if !s.listed {
+				// The list came from the cache: check it once against the
+				// server itself (it may have been upgraded in between).
+				s.listed = true
+				go s.listChanged(c)
+			}
 		}
 	}
 }
@@ -163,7 +171,9 @@ func (s *server) release(c *conn, ok bool) {
 	if s.inUse > 0 || s.cur == nil {
 		return
 	}
-	if s.retired {
+	if s.retired || c.bigFrame.Load() && s.cur == c {
+		// A session that read a huge message is ended rather than kept
+		// idle with the buffer it grew; the next call starts it afresh.
 		s.detachLocked(false)
 		return
 	}
@@ -303,7 +313,7 @@ func (s *server) call(ctx context.Context, what string, fn func(context.Context,
 	case err == nil:
 		s.release(c, true)
 		return nil
-	case ctx.Err() != nil:
+	case errors.Is(ctx.Err(), context.Canceled):
 		s.release(c, true)
 		return fmt.Errorf("the call to MCP server %s was cancelled", quote(s.cfg.Name))
 	case cctx.Err() != nil:
