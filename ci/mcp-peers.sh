@@ -6,14 +6,15 @@
 # reason. Set MCP_PEERS_DIR to install elsewhere.
 set -uo pipefail
 dir="${MCP_PEERS_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.peers}"
-pkgs=(@modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem)
+# Pinned, so that every run meets the same servers.
+pkgs=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31)
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "mcp-peers: node and npm are not installed; the MCP reference-server tests will skip" >&2
   exit 0
 fi
 missing=()
 for p in "${pkgs[@]}"; do
-  [ -f "$dir/node_modules/$p/package.json" ] || missing+=("$p")
+  grep -qs "\"version\": \"${p##*@}\"" "$dir/node_modules/${p%@*}/package.json" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 mkdir -p "$dir" && [ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"

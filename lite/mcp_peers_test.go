@@ -45,14 +45,11 @@ func TestMCP_ReferenceServers(t *testing.T) {
 	cfg := mcpTestConfig(t)
 	mods := filepath.Join(dir, "node_modules", "@modelcontextprotocol")
 	cfg.MCP.CallTimeoutSeconds = 60
-	// V8 sizes its heap for the host and then runs out of the sandbox's
-	// address space (1 GiB): a node server needs its heap capped.
-	env := agents.ToolEnv{Values: map[string]string{"NODE_OPTIONS": "--max-old-space-size=128 --max-semi-space-size=4"}}
 	cfg.MCP.Servers = []agents.ToolRef{
 		{Type: "mcp", Name: "everything", Command: node, Args: []string{filepath.Join(mods, "server-everything", "dist", "index.js"), "stdio"},
-			ReadOnly: []string{dir}, Env: env},
+			ReadOnly: []string{dir}},
 		{Type: "mcp", Name: "files", Command: node, Args: []string{filepath.Join(mods, "server-filesystem", "dist", "index.js"), "."},
-			ReadOnly: []string{dir}, Env: env},
+			ReadOnly: []string{dir}},
 	}
 	ws := cfg.WorkspaceDir("assistant")
 	require.NoError(t, os.MkdirAll(ws, 0o700))

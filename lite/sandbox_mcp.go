@@ -8,6 +8,9 @@ import (
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
 )
 
+// mcpAddressSpaceMB is a stdio MCP server's address-space cap.
+const mcpAddressSpaceMB = 4096
+
 // spawnMCP starts a stdio MCP server in the agent's sandbox, as
 // mcp.Options.Spawn: its working folder the agent's workspace, its
 // environment only srv.Env (already expanded by the manager) and the
@@ -32,5 +35,9 @@ func (s *sandboxes) spawnMCP(ctx context.Context, workspace string, srv mcp.Serv
 		p.RunAs = s.runAs
 	}
 	p.TmpMB = s.cfg.TmpMB
+	// The cap is on address space, not resident memory (which Stats
+	// reports): Node reserves gigabytes it never touches and dies at start
+	// under the 1 GiB every other tool gets.
+	p.MemoryMB = mcpAddressSpaceMB
 	return r.Start(ctx, p, append([]string{srv.Command}, srv.Args...))
 }
