@@ -321,7 +321,9 @@ func TestIndex_CommitFails(t *testing.T) {
 
 type failingDB struct{ *testDB }
 
-func (failingDB) Commit(context.Context, func(*storage.Tx) error) error { return errors.New("disk full") }
+func (failingDB) Commit(context.Context, func(*storage.Tx) error) error {
+	return errors.New("disk full")
+}
 
 func fileRecs(t *testing.T, x *Index, db *testDB) map[string]fileRec {
 	out := make(map[string]fileRec)
