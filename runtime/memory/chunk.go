@@ -89,12 +89,15 @@ func pack(body string, max int) []string {
 	return out
 }
 
-// cutLong cuts s into pieces of at most max bytes, at line ends where it
-// can and at rune boundaries where it must.
+// cutLong cuts s into pieces of at most max bytes, at line ends or spaces
+// where it can and at rune boundaries where it must.
 func cutLong(s string, max int) []string {
 	var out []string
 	for len(s) > max {
 		i := strings.LastIndexByte(s[:max], '\n')
+		if i <= 0 {
+			i = strings.LastIndexByte(s[:max], ' ')
+		}
 		if i <= 0 {
 			i = max
 			for i > 0 && !utf8.RuneStart(s[i]) {
@@ -107,7 +110,7 @@ func cutLong(s string, max int) []string {
 		if p := strings.TrimSpace(s[:i]); p != "" {
 			out = append(out, p)
 		}
-		s = strings.TrimLeft(s[i:], "\n")
+		s = strings.TrimLeft(s[i:], "\n ")
 	}
 	if s = strings.TrimSpace(s); s != "" {
 		out = append(out, s)
