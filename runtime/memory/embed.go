@@ -65,20 +65,20 @@ func NewEmbedder(provider, model, baseURL string, env func(string) string, clien
 		if base == "" {
 			base = ollama.Root(or(hostURL(env("OLLAMA_HOST")), ollama.DefaultURL))
 		}
-		return &ollamaEmbedder{url: base + "/api/embed", model: model, http: client}, nil
+		return &ollamaEmbedder{url: base + "/api/embed", model: model, http: client, limit: maxReply}, nil
 	case "openai":
 		key, base := env("OPENAI_API_KEY"), or(baseURL, env("OPENAI_BASE_URL"))
 		if key == "" && base == "" {
 			return nil, errors.New("memory.embeddings provider openai needs an API key: export OPENAI_API_KEY, or set memory.embeddings.base_url to a local OpenAI-compatible server")
 		}
-		return &openAIEmbedder{url: strings.TrimRight(or(base, openAIURL), "/") + "/embeddings", model: model, key: key, http: client}, nil
+		return &openAIEmbedder{url: strings.TrimRight(or(base, openAIURL), "/") + "/embeddings", model: model, key: key, http: client, limit: maxReply}, nil
 	case "openrouter":
 		key := env("OPENROUTER_API_KEY")
 		if key == "" {
 			return nil, errors.New("memory.embeddings provider openrouter needs an API key: export OPENROUTER_API_KEY")
 		}
 		base := or(baseURL, or(env("OPENROUTER_BASE_URL"), openRouterURL))
-		return &openAIEmbedder{url: strings.TrimRight(base, "/") + "/embeddings", model: model, key: key, http: client}, nil
+		return &openAIEmbedder{url: strings.TrimRight(base, "/") + "/embeddings", model: model, key: key, http: client, limit: maxReply}, nil
 	}
 	return nil, fmt.Errorf("unknown provider %q in memory.embeddings.provider: use ollama, openai or openrouter", provider)
 }
@@ -93,7 +93,7 @@ func hostURL(h string) string {
 
 // post sends one JSON request and decodes the reply into out, bounded in
 // time and size. what names the server in errors.
-func post(ctx context.Context, hc *http.Client, url, key, what string, in, out any) error {
+func post(ctx context.Context, hc *http.Client, url, key, what string, limit int64, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return err
@@ -113,12 +113,12 @@ func post(ctx context.Context, hc *http.Client, url, key, what string, in, out a
 		return fmt.Errorf("%s embeddings at %s: %w", what, url, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReply+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return fmt.Errorf("%s embeddings at %s: read the reply: %w", what, url, err)
 	}
-	if len(data) > maxReply {
-		return fmt.Errorf("%s embeddings at %s: the reply is over %d MiB: check base_url names an embeddings server", what, url, maxReply>>20)
+	if int64(len(data)) > limit {
+		return fmt.Errorf("%s embeddings at %s: the reply is over %d KiB: check base_url names an embeddings server", what, url, limit>>10)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s embeddings at %s: HTTP %d: %s", what, url, resp.StatusCode, cut(strings.TrimSpace(string(data)), 200))

@@ -10,6 +10,7 @@ import (
 type ollamaEmbedder struct {
 	url, model string
 	http       *http.Client
+	limit      int64 // bytes of a reply
 }
 
 var _ Embedder = (*ollamaEmbedder)(nil)
@@ -22,7 +23,7 @@ func (e *ollamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 			Embeddings [][]float32 `json:"embeddings"`
 		}
 		req := map[string]any{"model": e.model, "input": in}
-		if err := post(ctx, e.http, e.url, "", "ollama", req, &out); err != nil {
+		if err := post(ctx, e.http, e.url, "", "ollama", e.limit, req, &out); err != nil {
 			return nil, err
 		}
 		return out.Embeddings, checkVectors(out.Embeddings, len(in), "ollama")
@@ -34,6 +35,7 @@ type openAIEmbedder struct {
 	url, model string
 	key        string
 	http       *http.Client
+	limit      int64 // bytes of a reply
 }
 
 var _ Embedder = (*openAIEmbedder)(nil)
@@ -52,7 +54,7 @@ func (e *openAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 			} `json:"data"`
 		}
 		req := map[string]any{"model": e.model, "input": in}
-		if err := post(ctx, e.http, e.url, e.key, "openai", req, &out); err != nil {
+		if err := post(ctx, e.http, e.url, e.key, "openai", e.limit, req, &out); err != nil {
 			return nil, err
 		}
 		vs := make([][]float32, len(in))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -111,7 +112,8 @@ func TestEmbedders_WireFormats(t *testing.T) {
 }
 
 func TestEmbedders_BadReplies(t *testing.T) {
-	huge := func(int) string { return `{"embeddings":[[` + strings.Repeat("1,", maxReply/2) + `1]]}` }
+	const limit = 64 << 10
+	huge := func(int) string { return `{"embeddings":[[` + strings.Repeat("1,", limit) + `1]]}` }
 	cases := []struct {
 		name   string
 		status int
@@ -120,7 +122,7 @@ func TestEmbedders_BadReplies(t *testing.T) {
 	}{
 		{"http error", http.StatusNotFound, nil, "HTTP 404"},
 		{"garbage", 200, func(int) string { return "<html>hi</html>" }, "not the expected JSON"},
-		{"huge", 200, huge, "over 16 MiB"},
+		{"huge", 200, huge, "over 64 KiB"},
 		{"too few", 200, func(int) string {
 			return `{"embeddings":[[1,2]],"data":[{"index":0,"embedding":[1,2]}]}`
 		}, "vectors for 2 texts"},
@@ -141,6 +143,12 @@ func TestEmbedders_BadReplies(t *testing.T) {
 			for _, p := range []string{"ollama", "openai"} {
 				e, err := NewEmbedder(p, "m", srv.URL+"/v1", nil, srv.Client())
 				require.NoError(t, err)
+				switch e := e.(type) { // a smaller cap than the real 16 MiB, for speed
+				case *ollamaEmbedder:
+					e.limit = limit
+				case *openAIEmbedder:
+					e.limit = limit
+				}
 				_, err = e.Embed(context.Background(), []string{"a", "b"})
 				require.Error(t, err, p)
 				assert.Contains(t, err.Error(), c.want, p)
@@ -172,4 +180,22 @@ func TestNewEmbedder_Config(t *testing.T) {
 	e, err = NewEmbedder("openai", "m", "http://127.0.0.1:8080/v1", nil, nil)
 	require.NoError(t, err, "a local server needs no key")
 	assert.Equal(t, "http://127.0.0.1:8080/v1/embeddings", e.(*openAIEmbedder).url)
+}
+
+func TestEmbedders_ReplyCapIsReal(t *testing.T) {
+	e, err := NewEmbedder("ollama", "m", "http://x", nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(maxReply), e.(*ollamaEmbedder).limit)
+}
+
+// A server that never answers costs the caller its deadline, no more.
+func TestEmbedders_Hang(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer srv.Close()
+	e, err := NewEmbedder("openai", "m", srv.URL+"/v1", nil, srv.Client())
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = e.Embed(ctx, []string{"a"})
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }

@@ -21,6 +21,24 @@ type DB interface {
 
 var _ DB = (*runtime.Loop)(nil)
 
+// StoreDB is the DB of a store opened without a loop (the CLI's, when the
+// daemon is not running): commits are plain Updates.
+func StoreDB(st *storage.Store) DB { return storeDB{st} }
+
+type storeDB struct{ st *storage.Store }
+
+func (d storeDB) View(fn func(*storage.Tx) error) error { return d.st.View(fn) }
+
+func (d storeDB) Commit(_ context.Context, fn func(*storage.Tx) error) error { return d.st.Update(fn) }
+
+func (d storeDB) Sessions(context.Context) ([]runtime.SessionInfo, error) {
+	return runtime.ListSessions(d.st)
+}
+
+func (d storeDB) Events(_ context.Context, sid string, after uint64, fn func(runtime.Event) error) error {
+	return runtime.ReadEvents(d.st, sid, after, fn)
+}
+
 // IndexOptions configure an Index.
 type IndexOptions struct {
 	// Agent names the agent: its sessions are indexed, and its index is
@@ -43,15 +61,22 @@ type IndexOptions struct {
 type Index struct {
 	o     IndexOptions
 	scope string
-	mu    sync.Mutex // one sync at a time
+	mu    *sync.Mutex // the agent's: one sync at a time
 }
+
+// agentLocks holds one mutex per scope, so that two Index values of one
+// agent (a cache that rebuilt it, the CLI beside the daemon's tool) never
+// sync at once. One small entry per agent ever indexed.
+var agentLocks sync.Map // scope → *sync.Mutex
 
 var _ Searcher = (*Index)(nil)
 
 // NewIndex returns the index of o.Agent. It does no work until the first
 // Search.
 func NewIndex(o IndexOptions) *Index {
-	return &Index{o: o, scope: "mem/" + o.Agent}
+	scope := "mem/" + o.Agent
+	mu, _ := agentLocks.LoadOrStore(scope, new(sync.Mutex))
+	return &Index{o: o, scope: scope, mu: mu.(*sync.Mutex)}
 }
 
 // maxQuery bounds the query text read, in bytes, and maxQueryTerms the

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -362,4 +363,39 @@ func repeat(s string, n int) string {
 		out = append(out, s...)
 	}
 	return string(out)
+}
+
+// Two Index values of one agent searching while files change: never two
+// syncs at once, so the counters match the entries.
+func TestIndex_ConcurrentSearches(t *testing.T) {
+	b := newBank(t)
+	corpus(b)
+	db := openTestDB(t, filepath.Join(t.TempDir(), "agnx.db"))
+	xs := []*Index{newTestIndex(t, b, db, nil), newTestIndex(t, b, db, nil)}
+	var wg sync.WaitGroup
+	for i, x := range xs {
+		wg.Go(func() {
+			for j := range 20 {
+				_, err := x.Search(context.Background(), Query{Text: "garden"})
+				assert.NoError(t, err)
+				if i == 0 {
+					b.write("daily/2026-11-22.md", fmt.Sprintf("# 2026-11-22\n\n## 10:%02d\nentry %d\n", j, j))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	search(t, xs[0], "entry")
+	assert.Equal(t, uint64(count(t, db, kindDoc)), counter(t, nil, db, metaN))
+}
+
+// The store adapter the CLI uses reads real sessions.
+func TestStoreDB(t *testing.T) {
+	st, err := storage.Open(filepath.Join(t.TempDir(), "agnx.db"), &storage.Options{NoSync: true})
+	require.NoError(t, err)
+	defer st.Close()
+	x := NewIndex(IndexOptions{Agent: "solo", DB: StoreDB(st)})
+	res, err := x.Search(context.Background(), Query{Text: "anything"})
+	require.NoError(t, err)
+	assert.Empty(t, res.Hits)
 }
