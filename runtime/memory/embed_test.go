@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -190,7 +191,10 @@ func TestEmbedders_ReplyCapIsReal(t *testing.T) {
 
 // A server that never answers costs the caller its deadline, no more.
 func TestEmbedders_Hang(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // then the server notices the client leave
+		<-r.Context().Done()
+	}))
 	defer srv.Close()
 	e, err := NewEmbedder("openai", "m", srv.URL+"/v1", nil, srv.Client())
 	require.NoError(t, err)
