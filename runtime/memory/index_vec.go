@@ -102,9 +102,10 @@ func (x *Index) requeue(ctx context.Context, model string) error {
 	return w.commitRaw(ctx)
 }
 
-// vectorTop returns the ids of the k entries nearest to the unit vector q,
+// vectorTop returns the ids of the k entries nearest to the vector q,
 // best first.
-func (x *Index) vectorTop(q []float32, k int) ([]uint64, error) {
+func (x *Index) vectorTop(qv []float32, k int) ([]uint64, error) {
+	q := quantize(qv)
 	top := newTopK(k)
 	err := x.o.DB.View(func(tx *storage.Tx) error {
 		return tx.IndexScan(x.scope, kindVec, nil, func(key, v []byte) error {

@@ -47,22 +47,25 @@ func normalize(v []float32) []float32 {
 	return out
 }
 
-// cosine compares a unit query with a quantized vector; a vector of
-// another dimension scores -2, below any real match.
-func cosine(q []float32, stored []byte) float64 {
-	if len(stored) != 4+len(q) {
+// cosine compares two quantized vectors (integer arithmetic: the query
+// is quantized too, which moves scores by well under a percent); a vector
+// of another dimension, or a zero one, scores -2, below any real match.
+func cosine(q, stored []byte) float64 {
+	if len(stored) != len(q) || len(q) < 4 {
 		return -2
 	}
-	var dot, norm float64
-	for i, b := range stored[4:] {
-		x := float64(int8(b))
-		dot += float64(q[i]) * x
-		norm += x * x
+	var dot, nq, ns int64
+	a, b := q[4:], stored[4:len(q)]
+	for i := range a {
+		x, y := int64(int8(a[i])), int64(int8(b[i]))
+		dot += x * y
+		nq += x * x
+		ns += y * y
 	}
-	if norm == 0 {
+	if nq == 0 || ns == 0 {
 		return -2
 	}
-	return dot / math.Sqrt(norm)
+	return float64(dot) / math.Sqrt(float64(nq)*float64(ns))
 }
 
 // rrfK is reciprocal rank fusion's constant: 60, as in Cormack et al.
