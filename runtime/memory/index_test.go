@@ -185,7 +185,7 @@ func TestIndex_KeywordRanking(t *testing.T) {
 
 	res = search(t, x, "Miso")
 	assert.ElementsMatch(t, []string{"memory/MEMORY.md # Facts", "world/cats.md # Cats"}, sources(res))
-	// Stemming and case: "Meetings" finds "Met"? no; "fans" finds "fan".
+	// Case and plurals: "FANS" finds "fan".
 	assert.Equal(t, []string{"memory/daily/2026-11-20.md ## 14:05"}, sources(search(t, x, "FANS raspberry")))
 	assert.Empty(t, search(t, x, "the and of").Hits, "stop words only")
 	assert.Empty(t, search(t, x, "   ").Hits)
@@ -212,7 +212,6 @@ func TestIndex_Incremental(t *testing.T) {
 	// A person edits one daily file: only it is re-chunked, and the edit
 	// is found while what it replaced is gone.
 	b.write("daily/2026-11-21.md", "# 2026-11-21\n\n## 08:00\nCucumbers planted instead.\n")
-	assert.Empty(t, search(t, x, "tomatoes planted basil next week").Hits[0:0])
 	res := search(t, x, "cucumbers")
 	require.Len(t, res.Hits, 1)
 	assert.Equal(t, "memory/daily/2026-11-21.md", res.Hits[0].Source)
