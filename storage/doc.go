@@ -27,7 +27,13 @@
 //	sessions/<id>/checkpoints/  key: uint64 big-endian seq, value: state
 //	active/<id>                 empty value: session has a turn in flight
 //	kv/<key>                    anything
+//	index/<scope>/<kind>/<key>  a search index's tables (schema 2)
 //
+// The index space is opaque too: a scope is one index (the memory bank's
+// search index of an agent is "mem/<agent>"), a kind one of its tables,
+// written with IndexPut/IndexDelete, read with IndexGet/IndexScan and
+// removed whole with DropIndex. It is derived data: Salvage does not copy
+// it, and its owner rebuilds what is missing.
 // Event seqs start at 1 and are contiguous: AppendEvent accepts only
 // LastSeq+1, and PruneEvents removes only a prefix. Open creates the
 // layout on a new file, migrates older files forward through a table of

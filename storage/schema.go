@@ -14,6 +14,7 @@ var (
 	bucketSessions = []byte("sessions")
 	bucketActive   = []byte("active")
 	bucketKV       = []byte("kv")
+	bucketIndex    = []byte("index")
 
 	keySchemaVersion = []byte("schema_version")
 
@@ -33,6 +34,7 @@ type migration func(btx *bolt.Tx) error
 // never edit: files in the field were written by earlier entries.
 var migrations = [...]migration{
 	migrateTo1,
+	migrateTo2,
 }
 
 // SchemaVersion is the schema this build writes.
@@ -44,6 +46,14 @@ func migrateTo1(btx *bolt.Tx) error {
 		if _, err := btx.CreateBucketIfNotExists(name); err != nil {
 			return fmt.Errorf("create bucket %s: %w", name, err)
 		}
+	}
+	return nil
+}
+
+// migrateTo2 adds the search indexes' space (index.go).
+func migrateTo2(btx *bolt.Tx) error {
+	if _, err := btx.CreateBucketIfNotExists(bucketIndex); err != nil {
+		return fmt.Errorf("create bucket %s: %w", bucketIndex, err)
 	}
 	return nil
 }

@@ -216,9 +216,9 @@ func TestSchema_MigrateForward(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.Update(func(tx *Tx) error { return tx.CreateSession("s", nil) }))
 	require.NoError(t, s.Close())
-	assert.Equal(t, uint64(1), rawVersion(t, path))
+	assert.Equal(t, SchemaVersion, rawVersion(t, path))
 
-	// A later build adds a step; the data written at version 1 survives.
+	// A later build adds a step; the data written before survives.
 	addWidgets := func(btx *bolt.Tx) error {
 		_, err := btx.CreateBucket([]byte("widgets"))
 		return err
@@ -231,12 +231,13 @@ func TestSchema_MigrateForward(t *testing.T) {
 		return err
 	}))
 	require.NoError(t, s.Close())
-	assert.Equal(t, uint64(2), rawVersion(t, path))
+	assert.Equal(t, SchemaVersion+1, rawVersion(t, path))
 
 	// This build refuses the newer file with one sentence.
 	_, err = Open(path, nil)
 	assert.ErrorIs(t, err, ErrSchemaTooNew)
-	assert.EqualError(t, err, "database "+path+" was written by a newer agnx-lite (schema 2, this build knows 1): upgrade agnx-lite")
+	assert.EqualError(t, err, fmt.Sprintf("database %s was written by a newer agnx-lite (schema %d, this build knows %d): upgrade agnx-lite",
+		path, SchemaVersion+1, SchemaVersion))
 	_, err = Open(path, &Options{ReadOnly: true})
 	assert.ErrorIs(t, err, ErrSchemaTooNew)
 }
@@ -254,8 +255,8 @@ func TestSchema_FailedMigrationChangesNothing(t *testing.T) {
 		return fmt.Errorf("boom")
 	}
 	_, err = open(path, nil, append(migrations[:], boom))
-	require.ErrorContains(t, err, "migrate schema 1 to 2: to schema 2: boom")
-	assert.Equal(t, uint64(1), rawVersion(t, path))
+	require.ErrorContains(t, err, fmt.Sprintf("migrate schema %d to %d: to schema %d: boom", SchemaVersion, SchemaVersion+1, SchemaVersion+1))
+	assert.Equal(t, SchemaVersion, rawVersion(t, path))
 	rawBolt(t, path, func(btx *bolt.Tx) error {
 		assert.Nil(t, btx.Bucket([]byte("half")), "rolled back")
 		return nil

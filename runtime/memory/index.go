@@ -1,0 +1,107 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// DB is what the index needs of the daemon: consistent reads, writes in
+// the event loop's group commit, and the sessions' logs. *runtime.Loop
+// provides all four.
+type DB interface {
+	View(fn func(*storage.Tx) error) error
+	Commit(ctx context.Context, fn func(*storage.Tx) error) error
+	Sessions(ctx context.Context) ([]runtime.SessionInfo, error)
+	Events(ctx context.Context, sessionID string, after uint64, fn func(runtime.Event) error) error
+}
+
+var _ DB = (*runtime.Loop)(nil)
+
+// StoreDB is the DB of a store opened without a loop (the CLI's, when the
+// daemon is not running): commits are plain Updates.
+func StoreDB(st *storage.Store) DB { return storeDB{st} }
+
+type storeDB struct{ st *storage.Store }
+
+func (d storeDB) View(fn func(*storage.Tx) error) error { return d.st.View(fn) }
+
+func (d storeDB) Commit(_ context.Context, fn func(*storage.Tx) error) error { return d.st.Update(fn) }
+
+func (d storeDB) Sessions(context.Context) ([]runtime.SessionInfo, error) {
+	return runtime.ListSessions(d.st)
+}
+
+func (d storeDB) Events(_ context.Context, sid string, after uint64, fn func(runtime.Event) error) error {
+	return runtime.ReadEvents(d.st, sid, after, fn)
+}
+
+// IndexOptions configure an Index.
+type IndexOptions struct {
+	// Agent names the agent: its sessions are indexed, and its index is
+	// the storage scope "mem/<Agent>".
+	Agent string
+	// MemoryDir is the agent's memory folder (holding MEMORY.md and
+	// daily/); WorldDir the world memory folder. Either may be empty or
+	// missing.
+	MemoryDir, WorldDir string
+	DB                  DB
+	// Embedder computes vectors for hybrid search; nil means keyword
+	// search only.
+	Embedder Embedder
+}
+
+// Index is one agent's memory search index: BM25 over the memory files
+// and the agent's messages, plus vectors when an Embedder is set. It is
+// kept in bbolt and brought up to date by each Search. It is safe for
+// concurrent use; searches of one agent run one at a time.
+type Index struct {
+	o     IndexOptions
+	scope string
+	mu    *sync.Mutex // the agent's: one sync at a time
+}
+
+// agentLocks holds one mutex per scope, so that two Index values of one
+// agent (a cache that rebuilt it, the CLI beside the daemon's tool) never
+// sync at once. One small entry per agent ever indexed.
+var agentLocks sync.Map // scope → *sync.Mutex
+
+var _ Searcher = (*Index)(nil)
+
+// NewIndex returns the index of o.Agent. It does no work until the first
+// Search.
+func NewIndex(o IndexOptions) *Index {
+	scope := "mem/" + o.Agent
+	mu, _ := agentLocks.LoadOrStore(scope, new(sync.Mutex))
+	return &Index{o: o, scope: scope, mu: mu.(*sync.Mutex)}
+}
+
+// maxQuery bounds the query text read, in bytes, and maxQueryTerms the
+// distinct terms searched.
+const (
+	maxQuery      = 4096
+	maxQueryTerms = 32
+	maxLimit      = 100
+)
+
+// Search brings the index up to date, then finds q's best hits.
+func (x *Index) Search(ctx context.Context, q Query) (Results, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.sync(ctx); err != nil {
+		return Results{}, fmt.Errorf("update the memory index of %s: %w", x.o.Agent, err)
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, maxLimit)
+	text := q.Text
+	if len(text) > maxQuery {
+		text = text[:maxQuery]
+	}
+	return x.search(ctx, text, limit)
+}
