@@ -256,10 +256,12 @@ func (c *agentCache) fresh(name string, ca *cachedAgent, now time.Time) (time.Ti
 	return mod, false
 }
 
-func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
-	if c.onBuild != nil {
-		defer c.onBuild()()
-	}
+// spec reads the agent's files alone: no tools built, nothing started.
+func (c *agentCache) spec(name string) (*agents.Agent, error) {
+	return c.specAt(name, filepath.Join(c.cfg.AgentsDir, name))
+}
+
+func (c *agentCache) specAt(name, dir string) (*agents.Agent, error) {
 	if !agents.ValidName(name) {
 		return nil, &AgentNotFoundError{Name: name, Dir: c.cfg.AgentsDir}
 	}
@@ -273,6 +275,17 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if spec.Name != name {
 		return nil, &agents.Error{File: filepath.Join(dir, agents.FileName), Line: 0,
 			Msg: fmt.Sprintf("metadata.name %q does not match the folder name %q: rename one so they agree", spec.Name, name)}
+	}
+	return spec, nil
+}
+
+func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
+	if c.onBuild != nil {
+		defer c.onBuild()()
+	}
+	spec, err := c.specAt(name, dir)
+	if err != nil {
+		return nil, err
 	}
 	c.addSharedDirectives(spec)
 	spec.AddSharedSkills(filepath.Join(c.cfg.DataDir, agents.SkillsFolder))

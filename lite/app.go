@@ -85,6 +85,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 		Logger:          log,
 	})
 	cache.tools.mcp.cache, cache.tools.mcp.changed = loopKV{loop}, cache.markStale
+	cache.tools.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify}

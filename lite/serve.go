@@ -108,7 +108,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		KeepAlive:      seconds(sc.KeepAliveIntervalSeconds, -1),
 		RequestTimeout: seconds(sc.RequestTimeoutSeconds, 0),
 		Shutdown:       stop, BaseURL: base, Logger: log, Metrics: app.WriteMetrics,
-		Gateways: app.GatewayStates, MCPServers: app.MCPServers, RSS: app.RSS,
+		Gateways: app.GatewayStates, MCPServers: app.MCPServers, RSS: app.RSS, SearchMemory: app.searchMemoryAPI,
 		// The name the server is bound to is one clients reach it by.
 		AllowedHosts:   append(slices.Clip(sc.AllowedHosts), sc.Host),
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,

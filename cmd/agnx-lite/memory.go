@@ -40,8 +40,8 @@ func runMemory(g *globals, args []string) error {
 		return usagef("--days must be between 1 and 3650")
 	case sub == "search" && len(rest) == 0:
 		return usagef("search needs a query: memory search %s WORDS", name)
-	case sub == "search" && (*limit < 1 || *limit > 1000):
-		return usagef("--limit must be between 1 and 1000")
+	case sub == "search" && (*limit < 1 || *limit > 50):
+		return usagef("--limit must be between 1 and 50")
 	case sub == "edit" && len(rest) > 0:
 		return usagef("edit takes no words after the agent; pick the file with --daily or --world")
 	case sub == "edit" && *daily != "" && *world != "":
@@ -61,7 +61,7 @@ func runMemory(g *globals, args []string) error {
 	case "show":
 		return showMemory(g, a, bank, *days)
 	case "search":
-		return searchMemory(g, cfg, a, bank, memory.Query{Text: strings.Join(rest, " "), Limit: *limit})
+		return searchMemory(g, cfg, a, memory.Query{Text: strings.Join(rest, " "), Limit: *limit})
 	}
 	return editMemory(g, bank, *daily, *world)
 }
@@ -100,29 +100,30 @@ func showMemory(g *globals, a *agents.Agent, bank *memory.Bank, days int) error 
 	return nil
 }
 
-// memorySearcher is the seam for the memory index: it returns the
-// agent's index when one can be opened here, else nil (and search falls
-// back to a plain scan of the files). close releases what it opened.
-func memorySearcher(cfg *lite.Config, a *agents.Agent, bank *memory.Bank) (s memory.Searcher, done func(), err error) {
-	return nil, func() {}, nil
-}
-
-func searchMemory(g *globals, cfg *lite.Config, a *agents.Agent, bank *memory.Bank, q memory.Query) error {
+// searchMemory searches through the daemon when one serves this data
+// dir (it holds the database), else in this process.
+func searchMemory(g *globals, cfg *lite.Config, a *agents.Agent, q memory.Query) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, closeSearch, err := memorySearcher(cfg, a, bank)
-	if err != nil {
-		return err
-	}
-	defer closeSearch()
 	var res memory.Results
-	if s != nil {
-		res, err = s.Search(ctx, q)
+	if url := findDaemon(cfg, ""); url != "" {
+		r, err := newClient(cfg, url).SearchMemory(ctx, a.Name, q.Text, q.Limit)
+		if err != nil {
+			return fmt.Errorf("search the memory of %s through the daemon at %s: %w", a.Name, url, err)
+		}
+		res = memory.Results{Mode: r.Mode, Note: r.Note, Hits: make([]memory.Hit, len(r.Hits))}
+		for i, h := range r.Hits {
+			res.Hits[i] = memory.Hit(h)
+		}
 	} else {
-		res, err = bank.Scan(ctx, q)
-	}
-	if err != nil {
-		return fmt.Errorf("search the memory of %s: %w", a.Name, err)
+		app, err := lite.Open(cfg, &lite.Options{Logger: g.logger()})
+		if err != nil {
+			return err
+		}
+		defer app.Close()
+		if res, err = app.SearchMemory(ctx, a.Name, q); err != nil {
+			return fmt.Errorf("search the memory of %s: %w", a.Name, err)
+		}
 	}
 	fmt.Fprintln(g.stdout, memory.FormatHits(q.Text, res))
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/valyala/fastjson"
@@ -205,6 +206,18 @@ func (c *Client) Agent(ctx context.Context, name string) (Agent, error) {
 	var a Agent
 	err := c.call(ctx, request{method: "GET", path: "/api/v1/agents/" + url.PathEscape(name)}, &a, false)
 	return a, err
+}
+
+// SearchMemory searches an agent's memory (GET .../memory/search, a lite
+// extension); limit 0 is the server's default.
+func (c *Client) SearchMemory(ctx context.Context, agent, q string, limit int) (MemoryResults, error) {
+	v := url.Values{"q": {q}}
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	var res MemoryResults
+	err := c.call(ctx, request{method: "GET", path: "/api/v1/agents/" + url.PathEscape(agent) + "/memory/search?" + v.Encode()}, &res, false)
+	return res, err
 }
 
 // Send sends a message and waits for its turn to end (POST .../messages),

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"cmp"
+	"context"
 	"crypto/subtle"
 	"io"
 	"log/slog"
@@ -72,6 +73,10 @@ type Options struct {
 	// the servers' not included).
 	MCPServers func() []MCPServer
 	RSS        func() int64
+	// SearchMemory searches an agent's memory (limit 0: the default); an
+	// unknown agent's error matches fs.ErrNotExist, one without memory
+	// ErrNoMemory. nil: 404.
+	SearchMemory func(ctx context.Context, agent, q string, limit int) (MemoryResults, error)
 	// BaseURL is the server's address as clients reach it, for the agent
 	// card ("http://127.0.0.1:8080").
 	BaseURL string
@@ -166,6 +171,7 @@ func (s *Server) routes() []route {
 		{"GET /metrics", api, s.metrics},
 		{"GET /api/v1/agents", api, s.listAgents},
 		{"GET /api/v1/agents/{name}", api, s.getAgent},
+		{"GET /api/v1/agents/{name}/memory/search", api, s.searchMemory},
 		{"GET /api/v1/sessions", api, s.listSessions},
 		{"POST /api/v1/sessions", api, s.createSession},
 		{"GET /api/v1/sessions/{id}", api, s.getSession},

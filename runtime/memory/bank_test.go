@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // fixed is a clock at 2026-11-20 14:05 local time.
@@ -93,12 +95,12 @@ func TestBank_ConcurrentRemembers(t *testing.T) {
 	doc := string(data)
 	require.True(t, strings.HasPrefix(doc, "# 2026-11-20\n"))
 	assert.Equal(t, 1, strings.Count(doc, "# 2026-11-20"))
-	secs := sections(doc)
+	secs := splitSections(doc, true)
 	require.Len(t, secs, 101, "the head and 100 entries")
 	for _, s := range secs[1:] {
 		assert.Equal(t, "## 14:05", s.heading)
-		lines := strings.Split(strings.Trim(s.text, "\n"), "\n")
-		require.Len(t, lines, 2, "an entry is whole: %q", s.text)
+		lines := strings.Split(strings.Trim(s.body, "\n"), "\n")
+		require.Len(t, lines, 2, "an entry is whole: %q", s.body)
 		assert.True(t, strings.HasPrefix(lines[1], "line two "))
 	}
 }
@@ -253,25 +255,35 @@ func TestBank_WriteWorldStaysInside(t *testing.T) {
 	assert.ErrorContains(t, err, "world memory is not set up")
 }
 
-func TestBank_Scan(t *testing.T) {
+// What the bank writes, the index finds: ranked, each hit citing its
+// file and the entry's date.
+func TestBank_WritesAreSearchable(t *testing.T) {
 	b, agent, _ := newBank(t)
 	_, err := b.WriteMemory("# Notes\n\n## Food\n\nLikes Oat milk.\n\n## Work\n\nWrites Go.\n")
 	require.NoError(t, err)
 	_, err = b.Remember("Bought oat milk again.")
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(agent, "memory", "daily", "notes.md"), []byte("oat milk, not a day"), 0o644))
 	_, err = b.WriteWorld("shops", "The corner shop sells oat milk.")
 	require.NoError(t, err)
-	res, err := b.Scan(context.Background(), Query{Text: "OAT MILK"})
+	st, err := storage.Open(filepath.Join(t.TempDir(), "agnx.db"), &storage.Options{NoSync: true})
 	require.NoError(t, err)
-	assert.Equal(t, "substring", res.Mode)
-	assert.Contains(t, res.Note, "not ranked")
+	defer st.Close()
+	x := NewIndex(IndexOptions{Agent: "a", MemoryDir: filepath.Join(agent, "memory"), WorldDir: b.WorldDir(), DB: StoreDB(st)})
+	res, err := x.Search(context.Background(), Query{Text: "OAT MILK"})
+	require.NoError(t, err)
+	assert.Equal(t, "keyword", res.Mode)
 	require.Len(t, res.Hits, 3)
-	assert.Equal(t, Hit{Source: "memory/MEMORY.md", Heading: "## Food", Text: "Likes Oat milk."}, res.Hits[0])
-	assert.Equal(t, Hit{Source: "memory/daily/2026-11-20.md", Heading: "## 14:05", Text: "Bought oat milk again.", Date: fixed()}, res.Hits[1])
-	assert.Equal(t, "world/shops.md", res.Hits[2].Source)
+	sources := map[string]Hit{}
+	for _, h := range res.Hits {
+		sources[h.Source] = h
+	}
+	require.Contains(t, sources, "memory/daily/2026-11-20.md")
+	assert.Equal(t, "Bought oat milk again.", sources["memory/daily/2026-11-20.md"].Text)
+	assert.True(t, sources["memory/daily/2026-11-20.md"].Date.Equal(fixed()), "the entry's time: %v", sources["memory/daily/2026-11-20.md"].Date)
+	assert.Equal(t, "## Food", sources["memory/MEMORY.md"].Heading)
+	assert.Contains(t, sources, "world/shops.md")
 
-	res, err = b.Scan(context.Background(), Query{Text: "oat", Limit: 1})
+	res, err = x.Search(context.Background(), Query{Text: "oat", Limit: 1})
 	require.NoError(t, err)
 	assert.Len(t, res.Hits, 1)
 }

@@ -56,7 +56,7 @@ func (e *conceptEmbedder) Embed(_ context.Context, texts []string) ([][]float32,
 }
 
 func TestIndex_Hybrid(t *testing.T) {
-	b := newBank(t)
+	b := newFiles(t)
 	corpus(b)
 	db := openTestDB(t, filepath.Join(t.TempDir(), "agnx.db"))
 	e := &conceptEmbedder{model: "fake/concepts"}
@@ -104,7 +104,7 @@ func TestIndex_Hybrid(t *testing.T) {
 }
 
 func TestIndex_VectorsCatchUp(t *testing.T) {
-	b := newBank(t)
+	b := newFiles(t)
 	corpus(b)
 	db := openTestDB(t, filepath.Join(t.TempDir(), "agnx.db"))
 	e := &conceptEmbedder{model: "fake/v1", fail: true}

@@ -103,7 +103,7 @@ type bank struct {
 	mem, world string
 }
 
-func newBank(t *testing.T) bank {
+func newFiles(t *testing.T) bank {
 	dir := t.TempDir()
 	b := bank{t: t, mem: filepath.Join(dir, "agent", "memory"), world: filepath.Join(dir, "world")}
 	require.NoError(t, os.MkdirAll(filepath.Join(b.mem, "daily"), 0o755))
@@ -158,7 +158,7 @@ func corpus(b bank) {
 }
 
 func TestIndex_KeywordRanking(t *testing.T) {
-	b := newBank(t)
+	b := newFiles(t)
 	corpus(b)
 	db := openTestDB(t, filepath.Join(t.TempDir(), "agnx.db"))
 	db.say("s1", "ada", "what should I plant in the garden?", "Tomatoes do well in the garden in spring.")
@@ -196,7 +196,7 @@ func TestIndex_KeywordRanking(t *testing.T) {
 }
 
 func TestIndex_Incremental(t *testing.T) {
-	b := newBank(t)
+	b := newFiles(t)
 	corpus(b)
 	db := openTestDB(t, filepath.Join(t.TempDir(), "agnx.db"))
 	x := newTestIndex(t, b, db, nil)
@@ -252,7 +252,7 @@ func TestIndex_Incremental(t *testing.T) {
 }
 
 func TestIndex_EventsBoundedPerSearch(t *testing.T) {
-	b := newBank(t)
+	b := newFiles(t)
 	db := openTestDB(t, filepath.Join(t.TempDir(), "agnx.db"))
 	msgs := make([]string, maxEvents+10)
 	for i := range msgs {
@@ -268,7 +268,7 @@ func TestIndex_EventsBoundedPerSearch(t *testing.T) {
 }
 
 func TestIndex_PersistsAcrossRestart(t *testing.T) {
-	b := newBank(t)
+	b := newFiles(t)
 	corpus(b)
 	path := filepath.Join(t.TempDir(), "agnx.db")
 	db := openTestDB(t, path)
@@ -289,7 +289,7 @@ func TestIndex_PersistsAcrossRestart(t *testing.T) {
 }
 
 func TestIndex_HostileFiles(t *testing.T) {
-	b := newBank(t)
+	b := newFiles(t)
 	b.write("MEMORY.md", "# Big\n\n"+string(make([]byte, 0))+repeat("alpha beta gamma\n", maxFileRead/17+100))
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(b.mem, "daily", "2026-01-01.md")))
 	require.NoError(t, mkfifo(filepath.Join(b.mem, "daily", "2026-01-02.md")))
@@ -311,7 +311,7 @@ func TestIndex_HostileFiles(t *testing.T) {
 }
 
 func TestIndex_CommitFails(t *testing.T) {
-	b := newBank(t)
+	b := newFiles(t)
 	corpus(b)
 	db := &failingDB{openTestDB(t, filepath.Join(t.TempDir(), "agnx.db"))}
 	x := NewIndex(IndexOptions{Agent: "ada", MemoryDir: b.mem, DB: db})
@@ -367,7 +367,7 @@ func repeat(s string, n int) string {
 // Two Index values of one agent searching while files change: never two
 // syncs at once, so the counters match the entries.
 func TestIndex_ConcurrentSearches(t *testing.T) {
-	b := newBank(t)
+	b := newFiles(t)
 	corpus(b)
 	db := openTestDB(t, filepath.Join(t.TempDir(), "agnx.db"))
 	xs := []*Index{newTestIndex(t, b, db, nil), newTestIndex(t, b, db, nil)}

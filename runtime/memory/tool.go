@@ -16,11 +16,11 @@ const ToolName = "memory"
 
 // Bounds of the tool's arguments.
 const (
-	DefaultDays   = 3
-	maxDays       = 365
-	maxQueryBytes = 1 << 10
-	maxLimit      = 50
-	maxArgsBytes  = 2*MaxContentBytes + 4<<10 // content may be escaped JSON
+	DefaultDays    = 3
+	maxDays        = 365
+	maxQueryBytes  = 1 << 10
+	maxRecallLimit = 50
+	maxArgsBytes   = 2*MaxContentBytes + 4<<10 // content may be escaped JSON
 )
 
 // Tool is Agnx's memory tool: recall, remember, reflect and update_world
@@ -148,8 +148,8 @@ func DecodeArgs(raw []byte) (Args, error) {
 		return a, errors.New("missing field `action` (recall, remember, reflect or update_world)")
 	case a.Days != nil && (*a.Days < 1 || *a.Days > maxDays):
 		return a, fmt.Errorf("'days' must be between 1 and %d", maxDays)
-	case a.Limit != nil && (*a.Limit < 1 || *a.Limit > maxLimit):
-		return a, fmt.Errorf("'limit' must be between 1 and %d", maxLimit)
+	case a.Limit != nil && (*a.Limit < 1 || *a.Limit > maxRecallLimit):
+		return a, fmt.Errorf("'limit' must be between 1 and %d", maxRecallLimit)
 	case len(a.Query) > maxQueryBytes:
 		return a, fmt.Errorf("'query' is longer than %d bytes: use a few keywords", maxQueryBytes)
 	case a.Content != nil && len(*a.Content) > MaxContentBytes:

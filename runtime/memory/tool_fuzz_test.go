@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 )
@@ -29,27 +28,6 @@ func FuzzTool_Args(f *testing.F) {
 		}
 		if res.Content == "" {
 			t.Fatalf("Run(%q) returned no text", args)
-		}
-	})
-}
-
-// FuzzSections splits any Markdown: each section's text is a piece of the
-// document, in order, and no heading is lost.
-func FuzzSections(f *testing.F) {
-	for _, seed := range []string{"# 2026-11-20\n\n## 14:05\n\nx\n", "## a\n## b\n", "no heading", "", "##x\n## \n\n## y"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, doc string) {
-		rest := doc
-		for _, s := range sections(doc) {
-			i := strings.Index(rest, s.text)
-			if i < 0 {
-				t.Fatalf("section %q is not in order in %q", s.text, doc)
-			}
-			rest = rest[i+len(s.text):]
-			if s.heading != "" && !strings.HasPrefix(s.heading, "## ") && s.heading != "##" {
-				t.Fatalf("heading %q", s.heading)
-			}
 		}
 	})
 }
