@@ -16,12 +16,14 @@ import (
 // memIndexes gives each agent with spec.memory the search behind its
 // recall with a query: an index over its memory files and its past
 // sessions, kept in db (the loop's group commit in the daemon). Indexes
-// are cheap values: building one reads nothing until its first search,
-// and two of the same agent share its sync lock.
+// are cheap values: building one reads nothing until its first search;
+// all of them share one memory.Shared (the agents' sync locks, the
+// sessions' owners).
 func memIndexes(db memory.DB, world string) func(a *agents.Agent) memory.Searcher {
+	shared := memory.NewShared()
 	return func(a *agents.Agent) memory.Searcher {
 		return memory.NewIndex(memory.IndexOptions{Agent: a.Name, MemoryDir: filepath.Join(a.Dir, "memory"),
-			WorldDir: world, DB: db, Embedder: embedder(a)})
+			WorldDir: world, DB: db, Embedder: embedder(a), Shared: shared})
 	}
 }
 

@@ -78,6 +78,16 @@ func ReadSession(st *storage.Store, sessionID string) (SessionInfo, error) {
 	return info, err
 }
 
+// SessionIDs returns every session's id, reading none of their records
+// (see storage.Tx.SessionIDs).
+func (l *Loop) SessionIDs(context.Context) ([]string, error) {
+	var out []string
+	err := l.opts.Store.View(func(tx *storage.Tx) error {
+		return tx.SessionIDs(func(id string) error { out = append(out, id); return nil })
+	})
+	return out, err
+}
+
 // ListSessions returns every session's meta record, newest first.
 func ListSessions(st *storage.Store) ([]SessionInfo, error) {
 	var out []SessionInfo

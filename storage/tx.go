@@ -171,6 +171,26 @@ func (tx *Tx) Sessions(fn func(id string, meta []byte) error) error {
 	return nil
 }
 
+// SessionIDs calls fn with the id of every session, in id order. It reads
+// only the sessions folder's own pages (the ids), not a page of each
+// session as Sessions does: cheap to call often.
+func (tx *Tx) SessionIDs(fn func(id string) error) error {
+	sessions, err := tx.top(bucketSessions)
+	if err != nil {
+		return err
+	}
+	c := sessions.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if v != nil {
+			continue
+		}
+		if err := fn(string(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // DeleteSession removes the session's events, checkpoints, meta and
 // active mark. It returns ErrSessionNotFound if the session does not exist.
 // The pages freed are reused; the file does not shrink.

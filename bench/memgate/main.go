@@ -4,7 +4,8 @@
 // in parallel, 2,000 turns, each making one tool call: a sandboxed bash
 // call and a WASM call by turns, and every 20th turn a call of a stdio MCP
 // server that 10 agents declare, started on first use and stopped when
-// idle), samples the daemon's resident set every
+// idle; every agent has spec.memory, and 2 turns in 20 remember a line or
+// recall with a query through its search index), samples the daemon's resident set every
 // 20 ms, prints the figures and exits 1 when the peak reaches the budget
 // or any turn fails.
 //
@@ -36,7 +37,7 @@ const budget = 50 << 20
 type options struct {
 	bin, jsonOut, logFile, godebug, wasmMode, tools string
 	turns, memLimitMB                               int
-	smaps, mcp                                      bool
+	smaps, mcp, memory                              bool
 }
 
 func main() {
@@ -51,6 +52,7 @@ func main() {
 	flag.IntVar(&o.turns, "turns", 2000, "turns in all")
 	flag.IntVar(&o.memLimitMB, "memory-limit-mb", -1, "runtime.memory_limit_mb for the daemon; -1: its default (0 turns the guard off)")
 	flag.BoolVar(&o.smaps, "smaps", false, "print the daemon's largest mappings at the end")
+	flag.BoolVar(&o.memory, "memory", true, "every agent has spec.memory and some turns remember or recall with a query")
 	flag.BoolVar(&o.mcp, "mcp", true, "some agents declare a stdio MCP server that some turns call (built with go build)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -79,7 +81,8 @@ func gate(o options) (*figures, error) {
 	}
 	probe := bwrap.Probe(context.Background())
 	s := setup{agents: 100, wasmMode: o.wasmMode, maxConns: 256, turnLimit: 4, loaded: 8, memLimitMB: o.memLimitMB}
-	w := workload{sessions: 200, turns: o.turns, workers: 4, bash: probe.Usable && o.tools != "wasm", wasm: o.tools != "bash"}
+	w := workload{sessions: 200, turns: o.turns, workers: 4, bash: probe.Usable && o.tools != "wasm", wasm: o.tools != "bash",
+		memory: o.memory}
 	if !w.bash && !w.wasm {
 		return nil, fmt.Errorf("-tools bash, but bwrap is unusable here: %s", probe.Problem)
 	}

@@ -62,7 +62,7 @@ func (s setup) write(home string) error {
 	}
 	dir := filepath.Join(home, "agents")
 	for i := range s.agents {
-		tools := workloadTools
+		tools := memorySpec + workloadTools
 		if s.mcpServer != "" && mcpAgent(i) {
 			tools += mcpTool(s.mcpServer)
 		}

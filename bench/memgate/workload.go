@@ -20,6 +20,7 @@ type workload struct {
 	bash     bool // turns call bash (sandboxed)
 	wasm     bool // turns call echo (WASM); with bash, by turns
 	mcp      bool // every mcpTurnEvery-th turn calls the MCP server
+	memory   bool // two turns in every memTurnEvery use the memory tool
 }
 
 // call is a turn's message and the start of the answer it must get.
@@ -36,6 +37,9 @@ var (
 func (w workload) callFor(k int) call {
 	if w.mcp && k%mcpTurnEvery == 0 {
 		return mcpCall
+	}
+	if c, ok := memoryCallFor(k); ok && w.memory {
+		return c
 	}
 	if w.bash && (!w.wasm || k%2 == 0) {
 		return bashCall

@@ -10,12 +10,13 @@ import (
 )
 
 // DB is what the index needs of the daemon: consistent reads, writes in
-// the event loop's group commit, and the sessions' logs. *runtime.Loop
-// provides all four.
+// the event loop's group commit, and the sessions: their ids, one's
+// record, its log. *runtime.Loop provides them all.
 type DB interface {
 	View(fn func(*storage.Tx) error) error
 	Commit(ctx context.Context, fn func(*storage.Tx) error) error
-	Sessions(ctx context.Context) ([]runtime.SessionInfo, error)
+	SessionIDs(ctx context.Context) ([]string, error)
+	Session(ctx context.Context, id string) (runtime.SessionInfo, error)
 	Events(ctx context.Context, sessionID string, after uint64, fn func(runtime.Event) error) error
 }
 
@@ -31,8 +32,16 @@ func (d storeDB) View(fn func(*storage.Tx) error) error { return d.st.View(fn) }
 
 func (d storeDB) Commit(_ context.Context, fn func(*storage.Tx) error) error { return d.st.Update(fn) }
 
-func (d storeDB) Sessions(context.Context) ([]runtime.SessionInfo, error) {
-	return runtime.ListSessions(d.st)
+func (d storeDB) SessionIDs(context.Context) ([]string, error) {
+	var out []string
+	err := d.st.View(func(tx *storage.Tx) error {
+		return tx.SessionIDs(func(id string) error { out = append(out, id); return nil })
+	})
+	return out, err
+}
+
+func (d storeDB) Session(_ context.Context, id string) (runtime.SessionInfo, error) {
+	return runtime.ReadSession(d.st, id)
 }
 
 func (d storeDB) Events(_ context.Context, sid string, after uint64, fn func(runtime.Event) error) error {
@@ -52,6 +61,8 @@ type IndexOptions struct {
 	// Embedder computes vectors for hybrid search; nil means keyword
 	// search only.
 	Embedder Embedder
+	// Shared is what the indexes of DB share; nil: this index's own.
+	Shared *Shared
 }
 
 // Index is one agent's memory search index: BM25 over the memory files
@@ -64,19 +75,43 @@ type Index struct {
 	mu    *sync.Mutex // the agent's: one sync at a time
 }
 
-// agentLocks holds one mutex per scope, so that two Index values of one
-// agent (a cache that rebuilt it, the CLI beside the daemon's tool) never
-// sync at once. One small entry per agent ever indexed.
-var agentLocks sync.Map // scope → *sync.Mutex
+// Shared is what the indexes of one database share: a lock per agent, so
+// that two Index values of one agent (a cache that rebuilt the agent, an
+// HTTP search beside the tool's) never sync at once, and which agent each
+// session belongs to. Reading a session's record costs a page of the
+// database (and the kernel maps the pages around it too), so each is read
+// once, not at every sync of every agent; the cache holds the sessions of
+// the last listing. Make one per database with NewShared.
+type Shared struct {
+	mu     sync.Mutex
+	agents map[string]*sync.Mutex // scope → its lock; one small entry per agent ever indexed
+	owner  map[string]string      // session id → agent
+}
 
-var _ Searcher = (*Index)(nil)
+// NewShared returns an empty Shared.
+func NewShared() *Shared {
+	return &Shared{agents: map[string]*sync.Mutex{}, owner: map[string]string{}}
+}
+
+func (sh *Shared) lock(scope string) *sync.Mutex {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	mu := sh.agents[scope]
+	if mu == nil {
+		mu = new(sync.Mutex)
+		sh.agents[scope] = mu
+	}
+	return mu
+}
 
 // NewIndex returns the index of o.Agent. It does no work until the first
 // Search.
 func NewIndex(o IndexOptions) *Index {
 	scope := "mem/" + o.Agent
-	mu, _ := agentLocks.LoadOrStore(scope, new(sync.Mutex))
-	return &Index{o: o, scope: scope, mu: mu.(*sync.Mutex)}
+	if o.Shared == nil {
+		o.Shared = NewShared()
+	}
+	return &Index{o: o, scope: scope, mu: o.Shared.lock(scope)}
 }
 
 // maxQuery bounds the query text read, in bytes, and maxQueryTerms the

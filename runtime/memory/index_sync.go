@@ -117,20 +117,20 @@ func (x *Index) syncFiles(ctx context.Context, w *writer, known map[string]fileR
 // the last sync, at most maxEvents events per call, and forgets those of
 // sessions deleted since.
 func (x *Index) syncSessions(ctx context.Context, w *writer, known map[string]uint64) error {
-	list, err := x.o.DB.Sessions(ctx)
+	ids, err := x.sessionIDs(ctx)
 	if err != nil {
 		return err
 	}
 	budget := maxEvents
-	for _, s := range list {
-		last, had := known[s.ID]
-		delete(known, s.ID)
-		if s.Agent != x.o.Agent || s.LastSeq <= last || budget <= 0 {
+	for _, id := range ids {
+		last, had := known[id]
+		delete(known, id)
+		if budget <= 0 {
 			continue
 		}
 		var msgs []runtime.Event
 		seen := last
-		err := x.o.DB.Events(ctx, s.ID, last, func(e runtime.Event) error {
+		err := x.o.DB.Events(ctx, id, last, func(e runtime.Event) error {
 			if budget <= 0 {
 				return errStop
 			}
@@ -142,6 +142,9 @@ func (x *Index) syncSessions(ctx context.Context, w *writer, known map[string]ui
 			return nil
 		})
 		if errors.Is(err, runtime.ErrSessionNotFound) {
+			if had {
+				known[id] = last // forgotten below with the deleted ones
+			}
 			continue
 		}
 		if err != nil && !errors.Is(err, errStop) {
@@ -152,12 +155,12 @@ func (x *Index) syncSessions(ctx context.Context, w *writer, known map[string]ui
 				if i >= maxMessageChunks {
 					break
 				}
-				id := w.add("session "+s.ID, chunk{heading: role(e.Type), text: p, date: e.Time})
-				w.put(kindSDoc, append([]byte(s.ID+"\x00"), idKey(id)...), nil)
+				cid := w.add("session "+id, chunk{heading: role(e.Type), text: p, date: e.Time})
+				w.put(kindSDoc, append([]byte(id+"\x00"), idKey(cid)...), nil)
 			}
 		}
 		if seen > last || !had {
-			w.put(kindSess, []byte(s.ID), binary.AppendUvarint(nil, seen))
+			w.put(kindSess, []byte(id), binary.AppendUvarint(nil, seen))
 		}
 		if err := w.maybeFlush(ctx); err != nil {
 			return err
@@ -169,6 +172,40 @@ func (x *Index) syncSessions(ctx context.Context, w *writer, known map[string]ui
 		}
 	}
 	return nil
+}
+
+// sessionIDs are the agent's sessions. Listing the ids reads only the
+// sessions folder's own pages; a session's record (its agent) is read
+// once, through the Shared cache.
+func (x *Index) sessionIDs(ctx context.Context) ([]string, error) {
+	ids, err := x.o.DB.SessionIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := x.o.Shared
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	live := make(map[string]string, len(ids))
+	var mine []string
+	for _, id := range ids {
+		agent, ok := o.owner[id]
+		if !ok {
+			info, err := x.o.DB.Session(ctx, id)
+			if errors.Is(err, runtime.ErrSessionNotFound) {
+				continue // deleted since the listing
+			}
+			if err != nil {
+				return nil, err
+			}
+			agent = info.Agent
+		}
+		live[id] = agent
+		if agent == x.o.Agent {
+			mine = append(mine, id)
+		}
+	}
+	o.owner = live // sessions deleted since the last listing drop out
+	return mine, nil
 }
 
 func (x *Index) forgetSession(w *writer, sid string) error {

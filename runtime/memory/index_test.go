@@ -27,13 +27,14 @@ type testDB struct {
 	events  map[string][]runtime.Event
 	commits int
 	reads   int // events read
+	shared  *Shared
 }
 
 func openTestDB(t testing.TB, path string) *testDB {
 	st, err := storage.Open(path, &storage.Options{NoSync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	return &testDB{st: st, events: make(map[string][]runtime.Event)}
+	return &testDB{st: st, events: make(map[string][]runtime.Event), shared: NewShared()}
 }
 
 func (d *testDB) View(fn func(*storage.Tx) error) error { return d.st.View(fn) }
@@ -43,10 +44,25 @@ func (d *testDB) Commit(_ context.Context, fn func(*storage.Tx) error) error {
 	return d.st.Update(fn)
 }
 
-func (d *testDB) Sessions(context.Context) ([]runtime.SessionInfo, error) {
+func (d *testDB) SessionIDs(context.Context) ([]string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return slices.Clone(d.sess), nil
+	var ids []string
+	for _, s := range d.sess {
+		ids = append(ids, s.ID)
+	}
+	return ids, nil
+}
+
+func (d *testDB) Session(_ context.Context, id string) (runtime.SessionInfo, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, s := range d.sess {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return runtime.SessionInfo{}, runtime.ErrSessionNotFound
 }
 
 func (d *testDB) Events(_ context.Context, sid string, after uint64, fn func(runtime.Event) error) error {
@@ -130,7 +146,7 @@ func cutPrefix(s, p string) (string, bool) {
 }
 
 func newTestIndex(t *testing.T, b bank, db *testDB, e Embedder) *Index {
-	return NewIndex(IndexOptions{Agent: "ada", MemoryDir: b.mem, WorldDir: b.world, DB: db, Embedder: e})
+	return NewIndex(IndexOptions{Agent: "ada", MemoryDir: b.mem, WorldDir: b.world, DB: db, Embedder: e, Shared: db.shared})
 }
 
 func search(t *testing.T, x *Index, q string) Results {

@@ -82,7 +82,6 @@ type HitJSON struct {
 	Source  string  `json:"source"`
 	Heading string  `json:"heading,omitempty"`
 	Date    string  `json:"date,omitempty"` // RFC 3339
-	Text    string  `json:"text"`
 	Score   float64 `json:"score"`
 }
 

@@ -24,7 +24,8 @@ func (t *Tool) search(ctx context.Context, q string, limit *int) runtime.Result 
 	}
 	d := Details{Action: "recall", Query: q, Mode: res.Mode}
 	for _, h := range res.Hits {
-		hj := HitJSON{Source: h.Source, Heading: h.Heading, Text: h.Text, Score: h.Score}
+		// The texts are in the content already: the log keeps one copy.
+		hj := HitJSON{Source: h.Source, Heading: h.Heading, Score: h.Score}
 		if !h.Date.IsZero() {
 			hj.Date = h.Date.Format(time.RFC3339)
 		}
@@ -32,6 +33,11 @@ func (t *Tool) search(ctx context.Context, q string, limit *int) runtime.Result 
 	}
 	return done(FormatHits(q, res), d)
 }
+
+// maxHitShown bounds the text shown of one hit: enough to answer from,
+// short enough that a recall does not bloat the conversation it is part
+// of (and, with it, every later search over that conversation).
+const maxHitShown = 600
 
 // FormatHits is how search results read, for the model and the CLI: a
 // line saying what was searched, the note if any, then each hit as
@@ -42,8 +48,6 @@ func FormatHits(q string, res Results) string {
 		fmt.Fprintf(&b, "No memories match %q.", q)
 	} else {
 		switch res.Mode {
-		case "substring":
-			fmt.Fprintf(&b, "Memories containing %q (in file order):", q)
 		case "":
 			fmt.Fprintf(&b, "Memories matching %q (best first):", q)
 		default:
@@ -56,7 +60,11 @@ func FormatHits(q string, res Results) string {
 	}
 	total := b.Len()
 	for i, h := range res.Hits {
-		line := "[" + cite(h) + "] " + strings.TrimSpace(h.Text)
+		text := strings.TrimSpace(h.Text)
+		if len(text) > maxHitShown {
+			text = cutUTF8(text, maxHitShown) + "… [cut: the whole entry is in " + h.Source + "]"
+		}
+		line := "[" + cite(h) + "] " + text
 		if total+len(line) > MaxRecallBytes {
 			fmt.Fprintf(&b, "\n\n[%d more results left out: the output is capped at %d KiB]", len(res.Hits)-i, MaxRecallBytes>>10)
 			break
