@@ -77,7 +77,7 @@ func validateMCPLists(doc *Doc, p string, t *ToolRef) error {
 		return doc.Errorf(p, "%s has more than %d env or headers entries", p, maxMCPVars)
 	}
 	for _, k := range slices.Sorted(maps.Keys(env)) {
-		if !envName(k) || len(env[k]) > maxMCPValue {
+		if !EnvName(k) || len(env[k]) > maxMCPValue {
 			return doc.Errorf(p+".env", "%s.env %q must be a variable name (letters, digits, _) with a value of at most %d bytes", p, k, maxMCPValue)
 		}
 	}
@@ -103,9 +103,9 @@ func validateMCPLists(doc *Doc, p string, t *ToolRef) error {
 	return nil
 }
 
-// envName reports whether s is a variable name: letters, digits and _,
-// not starting with a digit.
-func envName(s string) bool {
+// EnvName reports whether s is an environment variable's name: letters,
+// digits and _, not starting with a digit.
+func EnvName(s string) bool {
 	if s == "" || s[0] >= '0' && s[0] <= '9' {
 		return false
 	}
@@ -123,7 +123,7 @@ func validateToolEnv(doc *Doc, p string, t *ToolRef) error {
 		return doc.Errorf(p+".env", "%s.env of a %s tool is a list of variable names (from sandbox.env), not a mapping", p, t.Type)
 	}
 	for i, n := range t.Env.Names {
-		if !envName(n) {
+		if !EnvName(n) {
 			return doc.Errorf(p+".env", "%s.env[%d] %q is not a variable name", p, i, n)
 		}
 	}

@@ -53,7 +53,7 @@ func expandEnv(file string, line int, s string, lookup func(string) (string, boo
 			continue
 		}
 		name, def, hasDef := strings.Cut(ref, ":-")
-		if !validEnvName(name) {
+		if !agents.EnvName(name) {
 			return fail("${" + ref + "} is not a valid reference: use ${VAR} or ${VAR:-default}")
 		}
 		v, ok := lookup(name)
@@ -65,16 +65,4 @@ func expandEnv(file string, line int, s string, lookup func(string) (string, boo
 		}
 		b.WriteString(v)
 	}
-}
-
-func validEnvName(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
 }

@@ -243,7 +243,7 @@ func (c *Config) validateSandbox() error {
 		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(sb.Env)) {
-		if !validEnvName(name) {
+		if !agents.EnvName(name) {
 			return c.errorf("sandbox.env", "sandbox.env names %q, which is not a variable name: use letters, digits and _, not starting with a digit", name)
 		}
 	}
