@@ -47,20 +47,29 @@ func TestCLI_MemoryShowAndSearch(t *testing.T) {
 	assert.Equal(t, "# World Knowledge\n\n## drinks\n\nTea is served at four.\n\n---\n\n# Your Memory\n\nBob's human likes tea."+
 		"\n\n---\n\n# Recent Experiences\n\n# "+today+"\n\n## 09:15\n\nMade green tea.\n\n## 10:00\n\nWrote code.\n\n", out)
 
+	// Ranked: the entry with both words first, then those with one.
 	code, out, errs = c.run("memory", "search", "bob", "GREEN", "tea")
 	require.Equal(t, 0, code, errs)
-	assert.Equal(t, "Memories containing \"GREEN tea\" (in file order):\n"+
-		"This is a plain substring scan of the memory files, not ranked; past conversations are not searched.\n\n"+
-		"[memory/daily/"+today+".md 09:15] Made green tea.\n", out)
+	lines := strings.Split(strings.TrimSpace(out), "\n\n")
+	require.Len(t, lines, 4, out)
+	assert.Equal(t, "Memories matching \"GREEN tea\" (keyword search, best first):", lines[0])
+	assert.Equal(t, "[memory/daily/"+today+".md 09:15] Made green tea.", lines[1])
+	assert.ElementsMatch(t, []string{"world/drinks.md", "memory/MEMORY.md"},
+		[]string{strings.Fields(lines[2][1:])[0], strings.Fields(lines[3][1:])[0]})
 
 	code, out, errs = c.run("memory", "search", "bob", "tea", "--limit", "2")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "[memory/MEMORY.md] Bob's human likes tea.")
 	assert.Equal(t, 2, strings.Count(out, "\n["), out)
 
-	code, out, _ = c.run("memory", "search", "bob", "coffee")
+	// An edit is seen by the next search, which re-reads only that file.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "memory", "MEMORY.md"), []byte("Bob's human switched to coffee."), 0o644))
+	code, out, errs = c.run("memory", "search", "bob", "coffee")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "] Bob's human switched to coffee.", out)
+
+	code, out, _ = c.run("memory", "search", "bob", "cocoa")
 	require.Equal(t, 0, code)
-	assert.True(t, strings.HasPrefix(out, "No memories match \"coffee\"."), out)
+	assert.True(t, strings.HasPrefix(out, "No memories match \"cocoa\"."), out)
 }
 
 func TestCLI_MemoryErrors(t *testing.T) {
