@@ -137,6 +137,12 @@ func (s *Subscription) catchUp() {
 		if len(page) == 0 {
 			s.mu.Lock()
 			switch {
+			case s.closed:
+				// Closed while the page was read: close left c to this
+				// worker, so it must not hand the sends back to the loop.
+				close(s.c)
+				s.mu.Unlock()
+				return
 			case s.skipped <= s.pos:
 				s.catchingUp = false // the loop sends from here on
 				s.mu.Unlock()
