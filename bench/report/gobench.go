@@ -53,6 +53,8 @@ func goBenchmarks(t *table, goBin string, raw io.Writer) {
 		{"./storage/", "BenchmarkAppend|BenchmarkRecovery10k", ""},
 		{"./wasmtools/", "BenchmarkRun|BenchmarkCompile", ""},
 		{"./bwrap/", "BenchmarkRun", ""},
+		{"./runtime/memory/", "BenchmarkRecall10k", ""},
+		{"./lite/mcp/", "BenchmarkMCPCall|BenchmarkMCPColdStart", ""},
 		// Each round cold-compiles a 3.5 MB module: seconds, not a loop.
 		{"./lite/", "BenchmarkColdCompileStall", "3x"},
 	}
@@ -74,6 +76,7 @@ func goBenchmarks(t *table, goBin string, raw io.Writer) {
 		parseBench(out, r[run.pkg])
 	}
 	rt, st, wt, bw, li := r["./runtime/"], r["./storage/"], r["./wasmtools/"], r["./bwrap/"], r["./lite/"]
+	mem, mc := r["./runtime/memory/"], r["./lite/mcp/"]
 	t.row("runtime overhead per turn, model excluded (BenchmarkLoop_Turn: 3 events, 2 commits): fsync / no fsync / no fsync + Ollama client over loopback",
 		join(dur(rt.get("BenchmarkLoop_Turn/fsync", "ns/op")), dur(rt.get("BenchmarkLoop_Turn/nosync", "ns/op")),
 			dur(rt.get("BenchmarkLoop_Turn/nosync-http", "ns/op")))+
@@ -99,6 +102,11 @@ func goBenchmarks(t *table, goBin string, raw io.Writer) {
 	t.row("gap between tokens of a streaming session while another agent cold-compiles `wc` (3.5 MB WASM): max / p99 (build took; with no build: max / p99)",
 		join(cc("max-gap-ms"), cc("p99-gap-ms"))+" ("+cc("build-ms")+"; "+join(cc("ref-max-gap-ms"), cc("ref-p99-gap-ms"))+")",
 		"as with no build: the loop never builds")
+	t.row("memory recall with a query over 10,000 entries (the check that nothing changed, then the ranking): keyword / hybrid (768-dim vectors)",
+		join(dur(mem.get("BenchmarkRecall10k/keyword", "ns/op")), dur(mem.get("BenchmarkRecall10k/hybrid", "ns/op"))), "")
+	t.row("MCP tool call: through the manager in process / the SDK alone / a stdio server (no sandbox); cold start of a stdio server (spawn, initialize, list)",
+		join(dur(mc.get("BenchmarkMCPCall/inprocess", "ns/op")), dur(mc.get("BenchmarkMCPCall/inprocess-sdk-alone", "ns/op")),
+			dur(mc.get("BenchmarkMCPCall/stdio", "ns/op")))+"; "+dur(mc.get("BenchmarkMCPColdStart", "ns/op")), "")
 	t.row("one sandboxed `true`: bwrap / trust mode / bare exec",
 		join(dur(bw.get("BenchmarkRun/bwrap", "ns/op")), dur(bw.get("BenchmarkRun/trust", "ns/op")),
 			dur(bw.get("BenchmarkRun/exec", "ns/op"))), "")
