@@ -4,14 +4,24 @@ import (
 	"maps"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
 
-// MCPServerName is what an MCP server may be called: its name prefixes
-// its tools' names (<server>__<tool>), which model APIs cap at 64 chars.
-var MCPServerName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+// MCPServerName reports whether s may name an MCP server,
+// [a-z0-9][a-z0-9_-]{0,31}: its name prefixes its tools' names
+// (<server>__<tool>), which model APIs cap at 64 characters.
+func MCPServerName(s string) bool {
+	if s == "" || len(s) > 32 || s[0] == '_' || s[0] == '-' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Bounds of an MCP server entry, which may come with an imported agent.
 const (
@@ -24,7 +34,7 @@ const (
 // ValidateMCP checks one MCP server entry (of spec.tools or of agnx.yaml's
 // mcp.servers) found at path p in doc.
 func ValidateMCP(doc *Doc, p string, t *ToolRef) error {
-	if !MCPServerName.MatchString(t.Name) {
+	if !MCPServerName(t.Name) {
 		return doc.Errorf(p+".name", "%s.name %q must be 1 to 32 lowercase letters, digits, _ or -, starting with a letter or digit", p, t.Name)
 	}
 	if (t.Command == "") == (t.URL == "") {

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -20,7 +19,18 @@ const (
 	maxDirFiles = 10000   // entries looked at in one folder
 )
 
-var dailyName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.md$`)
+// dailyName reports whether name is a daily file's: YYYY-MM-DD.md.
+func dailyName(name string) bool {
+	if len(name) != len("2006-01-02.md") || name[4] != '-' || name[7] != '-' || name[10:] != ".md" {
+		return false
+	}
+	for i, c := range []byte(name[:10]) {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // bankFile is one memory file found on disk.
 type bankFile struct {
@@ -74,7 +84,7 @@ func (r roots) list() []bankFile {
 		if fi, err := r.mem.Lstat("MEMORY.md"); err == nil && fi.Mode().IsRegular() {
 			out = append(out, bankFile{source: "memory/MEMORY.md", root: r.mem, name: "MEMORY.md", size: fi.Size(), mtime: fi.ModTime()})
 		}
-		out = appendDir(out, r.mem, "daily", "memory/daily/", dailyName.MatchString)
+		out = appendDir(out, r.mem, "daily", "memory/daily/", dailyName)
 	}
 	if r.world != nil {
 		out = appendDir(out, r.world, ".", "world/", func(n string) bool {

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -10,8 +11,9 @@ import (
 // are cut, so a posting key stays small.
 const maxTerm = 48
 
-// stopWords are English words too common to rank by.
-var stopWords = func() map[string]struct{} {
+// stopWords are English words too common to rank by; made on first use,
+// not at start.
+var stopWords = sync.OnceValue(func() map[string]struct{} {
 	m := make(map[string]struct{})
 	for _, w := range strings.Fields(`a an and are as at be but by for from has have he her his i
 		if in into is it its me my no not of on or our she so that the their them then there these
@@ -19,7 +21,7 @@ var stopWords = func() map[string]struct{} {
 		m[w] = struct{}{}
 	}
 	return m
-}()
+})
 
 // tokenize calls fn with each term of s: a run of letters and digits,
 // lowercased, stop words dropped, cut at maxTerm bytes, with a light
@@ -32,7 +34,7 @@ func tokenize(s string, fn func(term string)) {
 		}
 		t := b.String()
 		b.Reset()
-		if _, stop := stopWords[t]; stop {
+		if _, stop := stopWords()[t]; stop {
 			return
 		}
 		fn(stem(t))
