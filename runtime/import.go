@@ -93,6 +93,7 @@ func (r *importReq) store(l *Loop, budget int) {
 	info := st.info()
 	meta := info.appendJSON(nil)
 	cp := st.encodeCheckpoint(nil)
+	l.owners.Store(id, info.Agent)
 	last := st.LastSeq
 	l.ops = append(l.ops, func(tx *storage.Tx) error {
 		if err := tx.CreateSession(id, meta); err != nil {

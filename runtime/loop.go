@@ -110,7 +110,11 @@ type Loop struct {
 	wg     sync.WaitGroup // workers
 
 	sessions map[string]*session
-	waiting  []*session // sessions with a turn to start, in order
+	// owners maps the sessions this loop created, imported or loaded to
+	// their agent, for SessionAgent: readers off the loop ask it instead
+	// of reading each session's record (a page of the file each).
+	owners  sync.Map   // session id → agent
+	waiting []*session // sessions with a turn to start, in order
 	// draining is set by Drain: no new turn starts; drained are told when
 	// the last running turn ends.
 	draining bool

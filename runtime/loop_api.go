@@ -73,6 +73,7 @@ func (r *createReq) create(l *Loop, ag *LoadedAgent, err error) {
 	id := newSessionID(l.now())
 	s := &session{st: &state{ID: id}, budget: historyBudget(ag)}
 	l.sessions[id] = s
+	l.owners.Store(id, ag.Spec.Name)
 	info := s.st.info()
 	meta := info.appendJSON(nil)
 	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.CreateSession(id, meta) })
@@ -187,6 +188,7 @@ func (r *deleteReq) handle(l *Loop) {
 		delete(l.dirty, s)
 	}
 	delete(l.failedTurns, r.sid) // nothing left to settle
+	l.owners.Delete(r.sid)
 	id := r.sid
 	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.DeleteSession(id) })
 	l.afterCommit(func(err error) {

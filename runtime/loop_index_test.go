@@ -47,3 +47,33 @@ func TestLoop_Commit(t *testing.T) {
 	h.restart()
 	assert.Equal(t, "1", string(get()), "kept across a restart")
 }
+
+// SessionIDs lists every session without reading their records, and
+// SessionAgent knows the agent of those the loop created or loaded, not
+// of the others, and forgets a deleted one.
+func TestLoop_SessionIDsAndAgents(t *testing.T) {
+	h := newHarness(t, llmtest.Echo())
+	ctx := context.Background()
+	a, b := h.session(), h.session()
+	ids, err := h.loop.SessionIDs(ctx)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{a, b}, ids)
+	agent, ok := h.loop.SessionAgent(a)
+	require.True(t, ok)
+	assert.Equal(t, "assistant", agent)
+
+	h.restart()
+	_, ok = h.loop.SessionAgent(a)
+	assert.False(t, ok, "a new loop has not seen it")
+	h.turn(a, "hi") // loads it
+	agent, ok = h.loop.SessionAgent(a)
+	assert.True(t, ok)
+	assert.Equal(t, "assistant", agent)
+
+	require.NoError(t, h.loop.DeleteSession(ctx, a))
+	_, ok = h.loop.SessionAgent(a)
+	assert.False(t, ok)
+	ids, err = h.loop.SessionIDs(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{b}, ids)
+}

@@ -78,6 +78,17 @@ func ReadSession(st *storage.Store, sessionID string) (SessionInfo, error) {
 	return info, err
 }
 
+// SessionAgent tells the agent of a session this loop created, imported
+// or loaded, without reading the database; ok is false for the others
+// (read their record with Session).
+func (l *Loop) SessionAgent(id string) (agent string, ok bool) {
+	v, ok := l.owners.Load(id)
+	if !ok {
+		return "", false
+	}
+	return v.(string), true
+}
+
 // SessionIDs returns every session's id, reading none of their records
 // (see storage.Tx.SessionIDs).
 func (l *Loop) SessionIDs(context.Context) ([]string, error) {

@@ -174,6 +174,12 @@ func (x *Index) syncSessions(ctx context.Context, w *writer, known map[string]ui
 	return nil
 }
 
+// sessionAgents is a DB that knows, without reading the database, the
+// agent of the sessions it has seen (runtime.Loop).
+type sessionAgents interface {
+	SessionAgent(id string) (string, bool)
+}
+
 // sessionIDs are the agent's sessions. Listing the ids reads only the
 // sessions folder's own pages; a session's record (its agent) is read
 // once, through the Shared cache.
@@ -182,6 +188,7 @@ func (x *Index) sessionIDs(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	known, _ := x.o.DB.(sessionAgents)
 	o := x.o.Shared
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -189,6 +196,9 @@ func (x *Index) sessionIDs(ctx context.Context) ([]string, error) {
 	var mine []string
 	for _, id := range ids {
 		agent, ok := o.owner[id]
+		if !ok && known != nil {
+			agent, ok = known.SessionAgent(id)
+		}
 		if !ok {
 			info, err := x.o.DB.Session(ctx, id)
 			if errors.Is(err, runtime.ErrSessionNotFound) {
