@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -54,12 +55,13 @@ func (b *Bank) EnsureWorld(topic string) (string, error) {
 	return p, ensure(root, filepath.Base(p), nil, p)
 }
 
-// ensure creates rel holding head unless it exists, and checks that it is
-// a regular file reached without leaving root.
+// ensure creates rel holding head unless it exists (under its folder's
+// lock, as appendEntry), and checks that it is a regular file reached
+// without leaving root.
 func ensure(root *os.Root, rel string, head []byte, abs string) error {
 	f, _, err := openRegular(root, rel, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := createWith(root, rel, head); err != nil {
+		if err := createLocked(root, rel, head); err != nil {
 			return pathErr(abs, err)
 		}
 		f, _, err = openRegular(root, rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
@@ -68,4 +70,14 @@ func ensure(root *os.Root, rel string, head []byte, abs string) error {
 		return pathErr(abs, err)
 	}
 	return f.Close()
+}
+
+// createLocked is createWith under the lock of rel's folder.
+func createLocked(root *os.Root, rel string, head []byte) error {
+	unlock, err := lockDir(root, path.Dir(rel))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return createWith(root, rel, head)
 }

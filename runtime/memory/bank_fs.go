@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // Bounds on what the bank reads and writes. Memory files are plain files
@@ -163,22 +162,28 @@ func syncDir(root *os.Root, dir string) error {
 }
 
 // appendEntry appends entry to the file p of root with one O_APPEND write
-// and syncs it. When p does not exist it is first created holding head:
-// the head is written to a temporary file that is hard-linked to p, which
-// fails when another writer made p meanwhile, so the head is written once
-// however many writers race, and p never exists without it.
+// and syncs it; a p that does not exist is first created holding head.
+// Both happen under an exclusive lock on p's folder (lockDir), which
+// every writer of the bank takes, in this process or another: so the
+// head is written once however many writers race, and no entry lands
+// before it.
 func appendEntry(root *os.Root, p string, head, entry []byte) error {
-	f, st, err := openAppend(root, p)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := createWith(root, p, head); err != nil {
-			return err
-		}
-		f, st, err = openAppend(root, p)
+	unlock, err := lockDir(root, path.Dir(p))
+	if err != nil {
+		return err
 	}
+	defer unlock()
+	if err := createWith(root, p, head); err != nil {
+		return err
+	}
+	f, st, err := openRegular(root, p, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Nlink > 1 {
+		return ErrHardLinked
+	}
 	if st.Size()+int64(len(entry)) > MaxFileBytes {
 		return ErrTooLarge
 	}
@@ -188,37 +193,40 @@ func appendEntry(root *os.Root, p string, head, entry []byte) error {
 	return f.Sync()
 }
 
-// openAppend opens p for appending, refusing a file with other hard
-// links. A writer that just created p (createWith) holds a second link
-// for a moment, until it removes its temporary name, so a file with two
-// links is looked at again a few times before it is refused.
-func openAppend(root *os.Root, p string) (*os.File, fs.FileInfo, error) {
-	for try := 0; ; try++ {
-		f, st, err := openRegular(root, p, os.O_WRONLY|os.O_APPEND, 0)
-		if err != nil {
-			return nil, nil, err
-		}
-		sys, ok := st.Sys().(*syscall.Stat_t)
-		if !ok || sys.Nlink <= 1 {
-			return f, st, nil
-		}
-		f.Close()
-		if sys.Nlink > 2 || try == 20 {
-			return nil, nil, ErrHardLinked
-		}
-		time.Sleep(time.Millisecond)
+// lockDir takes an exclusive flock on the folder dir of root and returns
+// its release. The lock is on the open folder, so two opens in one
+// process exclude each other as two processes do.
+func lockDir(root *os.Root, dir string) (func(), error) {
+	f, err := root.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
 	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil // closing the last descriptor releases the lock
 }
 
-// createWith creates p holding data, unless p exists by then.
+// createWith creates p holding data, unless p exists; the caller holds
+// the lock of p's folder (lockDir), so no writer sees p before its data.
 func createWith(root *os.Root, p string, data []byte) error {
-	tmp, err := createTemp(root, p, data)
+	f, err := root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	err = root.Link(tmp, p)
-	root.Remove(tmp)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		root.Remove(p)
 		return err
 	}
 	return syncDir(root, path.Dir(p))
