@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -47,7 +46,6 @@ type BankOptions struct {
 type Bank struct {
 	agentDir, worldDir string
 	now                func() time.Time
-	mu                 sync.Mutex // serialises appends to daily files
 }
 
 // NewBank returns the bank o describes. It touches no file.
@@ -153,24 +151,30 @@ func (b *Bank) Remember(content string) (string, error) {
 	if len(content) > MaxContentBytes {
 		return "", errContentSize
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	now := b.now()
-	root, err := b.openAgent()
+	root, rel, head, err := b.openDaily(now)
 	if err != nil {
 		return "", err
 	}
 	defer root.Close()
-	if err := root.MkdirAll(Dir+"/"+DailyDir, 0o755); err != nil {
-		return "", err
-	}
-	rel := Dir + "/" + DailyDir + "/" + now.Format(DateLayout) + ".md"
-	head := "# " + now.Format(DateLayout) + "\n"
 	entry := "\n## " + now.Format("15:04") + "\n\n" + content + "\n"
-	if err := appendEntry(root, rel, []byte(head), []byte(entry)); err != nil {
+	if err := appendEntry(root, rel, head, []byte(entry)); err != nil {
 		return "", pathErr(b.DailyPath(now), err)
 	}
 	return b.DailyPath(now), nil
+}
+
+// openDaily opens the agent's folder with memory/daily made, and names
+// day's file (relative to it) and the head it starts with.
+func (b *Bank) openDaily(day time.Time) (root *os.Root, rel string, head []byte, err error) {
+	if root, err = b.openAgent(); err != nil {
+		return nil, "", nil, err
+	}
+	if err := root.MkdirAll(Dir+"/"+DailyDir, 0o755); err != nil {
+		root.Close()
+		return nil, "", nil, err
+	}
+	return root, Dir + "/" + DailyDir + "/" + day.Format(DateLayout) + ".md", []byte("# " + day.Format(DateLayout) + "\n"), nil
 }
 
 var errContentSize = fmt.Errorf("content is larger than %d KiB: write less, or split it", MaxContentBytes>>10)

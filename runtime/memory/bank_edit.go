@@ -28,16 +28,12 @@ func (b *Bank) EnsureMemory() (string, error) {
 // EnsureDaily makes sure the daily file of day exists (with its "# date"
 // head when new) and returns its path.
 func (b *Bank) EnsureDaily(day time.Time) (string, error) {
-	root, err := b.openAgent()
+	root, rel, head, err := b.openDaily(day)
 	if err != nil {
 		return "", err
 	}
 	defer root.Close()
-	if err := root.MkdirAll(Dir+"/"+DailyDir, 0o755); err != nil {
-		return "", err
-	}
-	rel := Dir + "/" + DailyDir + "/" + day.Format(DateLayout) + ".md"
-	return b.DailyPath(day), ensure(root, rel, []byte("# "+day.Format(DateLayout)+"\n"), b.DailyPath(day))
+	return b.DailyPath(day), ensure(root, rel, head, b.DailyPath(day))
 }
 
 // EnsureWorld makes sure the world file of topic (sanitised) exists and
