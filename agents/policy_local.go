@@ -1,8 +1,6 @@
 package agents
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -79,7 +77,7 @@ func AddLocalAllow(dir, rule string) (bool, error) {
 		return false, &Error{File: file, Msg: fmt.Sprintf("would grow over %s with another allow_always rule; "+
 			"merge its rules into patterns (bash:git *) and remove the rest", sizeText(MaxLocalPolicy))}
 	}
-	if err := replaceInside(root, PolicyLocalFile, out); err != nil {
+	if err := WriteInside(root, PolicyLocalFile, out); err != nil {
 		return false, fmt.Errorf("save an allow_always rule in %s: %w", file, err)
 	}
 	return true, nil
@@ -165,41 +163,4 @@ func remarshalAllow(text []byte, allow []string) ([]byte, error) {
 		m = append(m, yaml.MapItem{Key: "allow", Value: allow})
 	}
 	return yaml.Marshal(m)
-}
-
-// replaceInside replaces name in root with data atomically: a temporary
-// file beside it, synced, renamed over it, and the folder synced. The
-// file keeps its permissions; a new one is 0600.
-func replaceInside(root *os.Root, name string, data []byte) error {
-	perm := fs.FileMode(0o600)
-	if st, err := root.Lstat(name); err == nil && st.Mode().IsRegular() {
-		perm = st.Mode().Perm()
-	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	tmp := "." + name + ".tmp-" + hex.EncodeToString(b[:])
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = root.Rename(tmp, name)
-	}
-	if err != nil {
-		_ = root.Remove(tmp)
-		return err
-	}
-	d, err := root.Open(".")
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

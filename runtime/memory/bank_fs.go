@@ -1,8 +1,6 @@
 package memory
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/agnx-lite/agnx-lite/agents"
 )
 
 // Bounds on what the bank reads and writes. Memory files are plain files
@@ -105,47 +105,14 @@ func listMarkdown(root *os.Root, dir string) ([]string, error) {
 	return names, nil
 }
 
-// writeAtomic replaces the file p of root with data: a temporary file in
-// the same folder is written and synced, then renamed over p, and the
-// folder is synced, so a crash leaves either the old file or the new one.
-// A p that exists and is not a regular file (a folder, a FIFO) is refused.
+// writeAtomic replaces the file p of root with data (agents.WriteInside:
+// a crash leaves either the old file or the new one). A p that exists
+// and is not a regular file (a folder, a FIFO) is refused.
 func writeAtomic(root *os.Root, p string, data []byte) error {
 	if st, err := root.Lstat(p); err == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
 		return ErrNotRegular
 	}
-	tmp, err := createTemp(root, p, data)
-	if err != nil {
-		return err
-	}
-	if err := root.Rename(tmp, p); err != nil {
-		root.Remove(tmp)
-		return err
-	}
-	return syncDir(root, path.Dir(p))
-}
-
-// createTemp writes data to a new hidden file beside p, synced, and
-// returns its name.
-func createTemp(root *os.Root, p string, data []byte) (string, error) {
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := path.Join(path.Dir(p), "."+path.Base(p)+".tmp-"+hex.EncodeToString(rnd[:]))
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		root.Remove(tmp)
-		return "", err
-	}
-	return tmp, nil
+	return agents.WriteInside(root, p, data)
 }
 
 // syncDir makes a rename or a new name in the folder dir durable.
