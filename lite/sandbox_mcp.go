@@ -16,7 +16,8 @@ const mcpAddressSpaceMB = 4096
 // environment only srv.Env (already expanded by the manager) and the
 // sandbox's minimal one, the network only with srv.Network, srv.ReadOnly
 // bound read-only, and the limits of every other sandboxed tool. It runs
-// until the manager stops it: no deadline.
+// until the manager stops it: no deadline (and no disk watcher: the file
+// size cap set at its start is what bounds it).
 func (s *sandboxes) spawnMCP(ctx context.Context, workspace string, srv mcp.Server) (*bwrap.Process, error) {
 	if srv.Command == "" {
 		return nil, fmt.Errorf("MCP server %q has no command: give its entry a command", srv.Name)
@@ -33,6 +34,17 @@ func (s *sandboxes) spawnMCP(ctx context.Context, workspace string, srv mcp.Serv
 			return nil, s.runAsErr
 		}
 		p.RunAs = s.runAs
+	}
+	// As for every other sandboxed command: the workspace handed to the
+	// sandbox user, and no file may grow past what the workspace cap and
+	// the disk leave (none, when they leave nothing).
+	room, _, err := s.roomFor(workspace, p.RunAs)
+	if err != nil {
+		return nil, err
+	}
+	p.FileMB = min(room, bwrap.DefaultFileMB)
+	if room <= 0 {
+		p.FileMB = -1
 	}
 	p.TmpMB = s.cfg.TmpMB
 	// The cap is on address space, not resident memory (which Stats

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -50,7 +49,7 @@ func (h *mcpHost) manager() *mcp.Manager {
 	if h.m == nil {
 		offered := environ(h.cfg.Sandbox.Env, os.LookupEnv)
 		h.m = mcp.NewManager(mcp.Options{
-			Spawn:       h.spawn,
+			Spawn:       h.sandboxes.spawnMCP,
 			Cache:       h.cache,
 			Changed:     func(agent string) { h.changed(agent) },
 			IdleTimeout: seconds(h.cfg.MCP.IdleTimeoutSeconds, 0),
@@ -69,19 +68,6 @@ func (h *mcpHost) manager() *mcp.Manager {
 		})
 	}
 	return h.m
-}
-
-// spawn starts a stdio server in the agent's sandbox, first handing the
-// workspace to the sandbox user as every writing tool call does: what the
-// daemon's own file tools wrote would be out of a server's reach.
-func (h *mcpHost) spawn(ctx context.Context, workspace string, s mcp.Server) (*bwrap.Process, error) {
-	sb := h.sandboxes
-	if sb.cfg.Mode != "trust" && sb.probe().Usable && sb.runAs != nil {
-		if _, err := prepareWorkspace(workspace, 0, sb.runAs); err != nil {
-			return nil, err
-		}
-	}
-	return sb.spawnMCP(ctx, workspace, s)
 }
 
 // started returns the manager if one was made, else nil.
