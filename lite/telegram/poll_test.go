@@ -24,6 +24,9 @@ func TestPoll_429RetryAfterHonoured(t *testing.T) {
 func TestPoll_409ReportedAndRetried(t *testing.T) {
 	r := newRig(t, nil)
 	r.tg.Fail("getUpdates", tgtest.Conflict)
+	// A poll may be in flight already and would carry the message before
+	// the conflict is played: the message goes out once it was.
+	r.tg.Wait(t, "the conflict", func() bool { return r.tg.FaultsLeft("getUpdates") == 0 })
 	r.say("still there?")
 	r.waitText(owner, "echo: still there?")
 	assert.Contains(t, r.log.String(), "another program is polling this bot with the same token (409 Conflict)")
