@@ -30,6 +30,8 @@ type App struct {
 	metrics *metrics
 	// plugins is what the gateway plugins last reported, for serve status.
 	plugins pluginStates
+	// gateways are the gateways serve started, for the deliver path.
+	gateways gatewayList
 }
 
 // WriteMetrics writes the daemon's metrics in the Prometheus text format.

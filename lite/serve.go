@@ -189,6 +189,7 @@ func startGateways(app *App, log *slog.Logger) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
+	app.gateways.set(started)
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), gatewayStopTimeout)
 		defer cancel()

@@ -39,6 +39,8 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	writeMessages(w.Key("history"), s.History)
 	writeMessages(w.Key("pending"), s.Pending)
 	w.Key("pending_reply").Bool(s.PendingReply)
+	w.OptString("origin", s.Origin)
+	w.OptString("pending_origin", s.PendingOrigin)
 	if len(s.Silent) > 0 {
 		w.Key("silent").Array()
 		for _, n := range s.Silent {
@@ -101,18 +103,20 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 	s := &state{
 		ID: str("id"), Agent: str("agent"), Gateway: str("gateway"),
 		ChatID: str("chat_id"), OnDisconnect: agents.OnDisconnect(str("on_disconnect")),
-		LastSeq:    v.GetUint64("seq"),
-		Created:    time.Unix(0, v.GetInt64("created")),
-		Updated:    time.Unix(0, v.GetInt64("updated")),
-		TurnActive: v.GetBool("turn_active"),
-		Rounds:     v.GetInt("rounds"),
-		Ended:      v.GetBool("ended"),
-		Turns:      v.GetInt("turns"),
-		Preview:    str("preview"),
-		Usage:      Usage{v.GetInt("usage", "prompt_tokens"), v.GetInt("usage", "completion_tokens")},
-		History:    decodeMessages(v.GetArray("history")),
-		Pending:    decodeMessages(v.GetArray("pending")),
-		OpenCalls:  decodeToolCalls(v.GetArray("open_calls")),
+		LastSeq:       v.GetUint64("seq"),
+		Created:       time.Unix(0, v.GetInt64("created")),
+		Updated:       time.Unix(0, v.GetInt64("updated")),
+		TurnActive:    v.GetBool("turn_active"),
+		Rounds:        v.GetInt("rounds"),
+		Ended:         v.GetBool("ended"),
+		Turns:         v.GetInt("turns"),
+		Preview:       str("preview"),
+		Origin:        str("origin"),
+		PendingOrigin: str("pending_origin"),
+		Usage:         Usage{v.GetInt("usage", "prompt_tokens"), v.GetInt("usage", "completion_tokens")},
+		History:       decodeMessages(v.GetArray("history")),
+		Pending:       decodeMessages(v.GetArray("pending")),
+		OpenCalls:     decodeToolCalls(v.GetArray("open_calls")),
 	}
 	s.PendingReply = v.GetBool("pending_reply") || (v.Get("pending_reply") == nil && len(s.Pending) > 0)
 	for _, n := range v.GetArray("silent") {

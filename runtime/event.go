@@ -87,6 +87,10 @@ type Event struct {
 	// the running turn after its round's results; JSON "steering": true.
 	// Only the loop sets it (Input has no such field).
 	Steering bool
+	// Origin, on a user_message or an assistant_response, says what sent
+	// it when no person or model turn did: "schedule", "heartbeat",
+	// "webhook", "process" (JSON "origin", a lite extension).
+	Origin string
 
 	// tool_call, tool_result
 	CallID    string
@@ -132,6 +136,7 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		if e.Steering {
 			w.Key("steering").Bool(true)
 		}
+		w.OptString("origin", e.Origin)
 	case EvSilentMessage:
 		w.Key("content").String(e.Content)
 		w.Key("sender_id").String(e.SenderID)
@@ -143,6 +148,7 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		if e.Usage != (Usage{}) {
 			writeUsage(w.Key("usage"), e.Usage)
 		}
+		w.OptString("origin", e.Origin)
 	case EvToolCall:
 		w.Key("call_id").String(e.CallID)
 		w.Key("tool_name").String(e.ToolName)
@@ -233,10 +239,11 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 	case EvUserMessage:
 		e.Content, e.SenderID, e.SenderName = str("content"), str("sender_id"), str("sender_name")
 		e.Passive, e.Steering = v.GetBool("passive"), v.GetBool("steering")
+		e.Origin = str("origin")
 	case EvSilentMessage:
 		e.Content, e.SenderID, e.SenderName = str("content"), str("sender_id"), str("sender_name")
 	case EvAssistant:
-		e.Agent, e.Content = str("agent"), str("content")
+		e.Agent, e.Content, e.Origin = str("agent"), str("content"), str("origin")
 		for _, c := range v.GetArray("tool_calls") {
 			e.ToolCalls = append(e.ToolCalls, ToolCall{
 				ID:        string(c.GetStringBytes("id")),

@@ -94,8 +94,12 @@ type Options struct {
 	// Notify, when set, is told of the calls an agent's policy asks to be
 	// notified of. It is called on the loop goroutine and must not block.
 	Notify func(Notification)
-	Logger *slog.Logger
-	Now    func() time.Time
+	// TurnEnded, when set, is told of every turn's end once it is
+	// committed (see TurnEnd): notifications for turns nobody watched. It
+	// is called on the loop goroutine and must not block.
+	TurnEnded func(TurnEnd)
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // Loop is the single event loop. One goroutine, Run, owns every session;

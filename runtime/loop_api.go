@@ -25,6 +25,15 @@ type Input struct {
 	// Telegram update offset) moves exactly when the message is stored, so
 	// after a crash nothing is lost and nothing is taken twice.
 	Cursor *Cursor
+	// Commit, when set, runs in the transaction that stores the message:
+	// a schedule's run record, a webhook's delivery id, written exactly
+	// when the message is (see Cursor). It must only write small values
+	// and return quickly; an error fails the whole group commit.
+	Commit func(*storage.Tx) error
+	// Origin says what sent the message when no person did: "schedule",
+	// "heartbeat", "webhook", "process". It is stored with the message
+	// (JSON "origin") and reported with the turn's end (TurnEnd).
+	Origin string
 	// Keep, when set, stores the message without starting a turn (a group
 	// message the agent listens to but does not answer): KeepPassive as a
 	// user_message that joins the conversation, KeepSilent as a
@@ -129,7 +138,7 @@ func (r *sendReq) handle(l *Loop) {
 	}
 	queued := s.st.TurnActive && r.in.Keep == KeepNone
 	e := Event{Type: EvUserMessage, Content: r.in.Content, SenderID: r.in.SenderID, SenderName: r.in.SenderName,
-		Passive: r.in.Keep == KeepPassive}
+		Passive: r.in.Keep == KeepPassive, Origin: r.in.Origin}
 	if r.in.Keep == KeepSilent {
 		e.Type = EvSilentMessage
 	}
@@ -137,6 +146,9 @@ func (r *sendReq) handle(l *Loop) {
 	if c := r.in.Cursor; c != nil {
 		key, val := c.Key, append([]byte(nil), c.Value...)
 		l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.PutKV(key, val) })
+	}
+	if r.in.Commit != nil {
+		l.ops = append(l.ops, r.in.Commit)
 	}
 	sent := Sent{Seq: s.st.LastSeq, Queued: queued}
 	l.afterCommit(func(err error) { r.reply <- result[Sent]{v: sent, err: err} })

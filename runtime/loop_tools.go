@@ -142,7 +142,7 @@ func (l *Loop) runTools() {
 		l.tools.running++
 		l.wg.Add(1)
 		st := j.s.st
-		ctx := WithCall(j.t.ctx, CallInfo{SessionID: st.ID, Agent: st.Agent, CallID: j.call.ID,
+		ctx := WithCall(j.t.ctx, CallInfo{SessionID: st.ID, Agent: st.Agent, Gateway: st.Gateway, ChatID: st.ChatID, CallID: j.call.ID,
 			Turns: st.Turns, Usage: st.Usage, Created: st.Created, Events: st.LastSeq})
 		go l.runTool(ctx, j, tool, j.t.agent.Spec.Session.Context)
 	}

@@ -123,7 +123,9 @@ func (l *Loop) endTurn(s *session, reason string) {
 		l.release(t)
 		s.turn = nil
 	}
+	origin := s.st.Origin
 	l.record(s, Event{Type: EvTurnEnd, Reason: reason, Usage: usage})
+	l.turnEnded(s, reason, origin)
 	l.takeEarly(s, nil) // the turn_end cleared its approvals: ErrNoApproval
 }
 

@@ -12,11 +12,14 @@ const SessionIDPrefix = "session_"
 
 // newSessionID returns session_<ULID> for a session created at t: 48 bits
 // of milliseconds and 80 random bits, 26 characters that sort by time.
-func newSessionID(t time.Time) string {
+func newSessionID(t time.Time) string { return NewID(SessionIDPrefix, t) }
+
+// NewID returns prefix followed by a ULID for t (sched_<ULID>, ...).
+func NewID(prefix string, t time.Time) string {
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:8], uint64(max(t.UnixMilli(), 0))<<16)
 	_, _ = rand.Read(b[6:])
-	return SessionIDPrefix + ulid(b)
+	return prefix + ulid(b)
 }
 
 // ulid encodes 128 bits as a ULID's 26 Crockford base-32 digits, most

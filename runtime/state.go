@@ -32,6 +32,12 @@ type state struct {
 	// then they only join the history.
 	Pending      []Message
 	PendingReply bool
+	// Origin is the Event.Origin of the message that started the active
+	// (or last) turn: empty when a person sent it. PendingOrigin is the
+	// one the pending messages will start theirs with: the last of them
+	// that asks for a reply decides.
+	Origin        string
+	PendingOrigin string
 	// Silent are the latest silent_message events (at most maxSilent), for
 	// the group context the model is shown.
 	Silent []Note
@@ -104,16 +110,33 @@ func (s *state) apply(e *Event, budget int) {
 		if s.TurnActive {
 			s.Pending = append(s.Pending, m)
 			s.PendingReply = s.PendingReply || !e.Passive
+			if !e.Passive {
+				s.PendingOrigin = e.Origin
+			}
 			return
 		}
 		s.push(m)
 		s.TurnActive = !e.Passive
+		if !e.Passive {
+			s.Origin = e.Origin
+		}
 	case EvSilentMessage:
 		if len(s.Silent) >= maxSilent {
 			s.Silent = slices.Delete(s.Silent, 0, len(s.Silent)-maxSilent+1)
 		}
 		s.Silent = append(s.Silent, Note{Content: truncateNote(e.Content), At: e.Time})
 	case EvAssistant:
+		if e.Origin != "" {
+			// A notice (Loop.Notice): said to the chat outside any model
+			// call; a running turn's context gets it after its end.
+			m := Message{Role: RoleAssistant, Content: e.Content}
+			if s.TurnActive {
+				s.Pending = append(s.Pending, m)
+				return
+			}
+			s.push(m)
+			return
+		}
 		s.push(Message{Role: RoleAssistant, Content: e.Content, ToolCalls: e.ToolCalls})
 		s.OpenCalls = e.ToolCalls
 		if s.TurnActive {
@@ -151,7 +174,10 @@ func (s *state) apply(e *Event, budget int) {
 			}
 			s.Pending = nil
 			s.TurnActive = s.PendingReply
-			s.PendingReply = false
+			if s.PendingReply {
+				s.Origin = s.PendingOrigin
+			}
+			s.PendingReply, s.PendingOrigin = false, ""
 		}
 	case EvSessionEnd:
 		s.Ended = true
@@ -272,11 +298,15 @@ func (s *state) approval(callID string) (Approval, bool) {
 
 // truncateNote cuts a silent note's content to maxNoteLength bytes, on a
 // character boundary.
-func truncateNote(c string) string {
-	if len(c) <= maxNoteLength {
+func truncateNote(c string) string { return cutRunes(c, maxNoteLength) }
+
+// cutRunes cuts c to at most n bytes on a character boundary, marking the
+// cut with "…".
+func cutRunes(c string, n int) string {
+	if len(c) <= n {
 		return c
 	}
-	c = c[:maxNoteLength]
+	c = c[:n]
 	for len(c) > 0 && !utf8.ValidString(c) {
 		c = c[:len(c)-1]
 	}

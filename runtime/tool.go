@@ -41,11 +41,16 @@ type Subjecter interface {
 type CallInfo struct {
 	SessionID string
 	Agent     string
-	CallID    string
-	Turns     int
-	Usage     Usage
-	Created   time.Time
-	Events    uint64
+	// Gateway and ChatID are where the session's messages come from
+	// ("telegram" and the chat's id); empty for a session of the HTTP API
+	// or the CLI.
+	Gateway string
+	ChatID  string
+	CallID  string
+	Turns   int
+	Usage   Usage
+	Created time.Time
+	Events  uint64
 }
 
 type callKey struct{}

@@ -1,0 +1,113 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// Notice is a message the agent's side says to a session outside any
+// model call: a schedule's reminder, a finished process, a notification.
+type Notice struct {
+	Content string
+	// Origin says what sent it ("schedule", "process", "notify"); it must
+	// not be empty.
+	Origin string
+	// Commit, when set, runs in the transaction that stores the notice
+	// (see Input.Commit).
+	Commit func(*storage.Tx) error
+}
+
+// Notice appends n to the session as an assistant_response carrying its
+// origin, and returns its seq once committed. It starts no turn; a gateway
+// following the session delivers it to its chat as it delivers answers. A
+// turn running in the session gets it in its context after its end (it is
+// never put between a model call and its tool results).
+func (l *Loop) Notice(ctx context.Context, sessionID string, n Notice) (uint64, error) {
+	if n.Content == "" {
+		return 0, errors.New("the notice is empty: give it some text")
+	}
+	if n.Origin == "" {
+		return 0, errors.New("a notice needs an origin (schedule, process, notify)")
+	}
+	reply := make(chan result[uint64], 1)
+	return call(ctx, l, &noticeReq{sid: sessionID, n: n, reply: reply}, reply)
+}
+
+type noticeReq struct {
+	sid   string
+	n     Notice
+	reply chan result[uint64]
+}
+
+func (r *noticeReq) handle(l *Loop) {
+	if l.draining {
+		r.reply <- result[uint64]{err: ErrClosed}
+		return
+	}
+	s, err := l.load(r.sid)
+	if err == nil && s.st.Ended {
+		err = fmt.Errorf("%w: start a new one", ErrSessionEnded)
+	}
+	if err != nil {
+		r.reply <- result[uint64]{err: err}
+		return
+	}
+	l.record(s, Event{Type: EvAssistant, Agent: s.st.Agent, Content: r.n.Content, Origin: r.n.Origin})
+	if r.n.Commit != nil {
+		l.ops = append(l.ops, r.n.Commit)
+	}
+	seq := s.st.LastSeq
+	l.afterCommit(func(err error) { r.reply <- result[uint64]{v: seq, err: err} })
+}
+
+// TurnEnd reports a turn that ended, once its turn_end is committed (see
+// Options.TurnEnded).
+type TurnEnd struct {
+	SessionID string
+	Agent     string
+	Gateway   string
+	ChatID    string
+	// Reason is the outcome (TurnCompleted, TurnFailed, ...).
+	Reason string
+	// Origin is the Input.Origin of the message that started the turn:
+	// empty when a person sent it.
+	Origin string
+	// Answer is the turn's last answer, at most maxTurnEndAnswer bytes
+	// (cut at a rune boundary); empty when it gave none.
+	Answer string
+	// Watched is true when a live subscriber (a gateway's watcher, a
+	// client's stream) followed the session as the turn ended.
+	Watched bool
+}
+
+// maxTurnEndAnswer bounds TurnEnd.Answer: a notice is short.
+const maxTurnEndAnswer = 4 << 10
+
+// turnEnded tells Options.TurnEnded of the turn s just ended, after the
+// commit.
+func (l *Loop) turnEnded(s *session, reason, origin string) {
+	f := l.opts.TurnEnded
+	if f == nil {
+		return
+	}
+	te := TurnEnd{SessionID: s.st.ID, Agent: s.st.Agent, Gateway: s.st.Gateway, ChatID: s.st.ChatID,
+		Reason: reason, Origin: origin, Watched: len(s.subs) > 0}
+	h := s.st.History
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role == RoleUser {
+			break
+		}
+		if h[i].Role == RoleAssistant && h[i].Content != "" {
+			te.Answer = cutRunes(h[i].Content, maxTurnEndAnswer)
+			break
+		}
+	}
+	l.afterCommit(func(err error) {
+		if err == nil {
+			f(te)
+		}
+	})
+}
