@@ -32,6 +32,8 @@ type App struct {
 	plugins pluginStates
 	// gateways are the gateways serve started, for the deliver path.
 	gateways gatewayList
+	// turnEnds are told of every turn's end (turnend.go); set in Open.
+	turnEnds []func(runtime.TurnEnd)
 }
 
 // WriteMetrics writes the daemon's metrics in the Prometheus text format.
@@ -75,7 +77,9 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache.tools.sessions = storeSessions{st}
 	m := newMetrics()
 	notify := newNotifier(log)
+	var a *App // the loop reports turn ends to it once it exists
 	loop := runtime.New(runtime.Options{
+		TurnEnded:       func(te runtime.TurnEnd) { a.turnEnded(te) },
 		Observer:        m,
 		Store:           st,
 		Agents:          cache,
@@ -89,7 +93,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache.tools.mcp.cache, cache.tools.mcp.changed = loopKV{loop}, cache.markStale
 	cache.tools.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
+	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify}
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
