@@ -40,7 +40,7 @@ func (s *Service) Run(ctx context.Context) error {
 	if err := s.loadAll(); err != nil {
 		return err
 	}
-	timer := time.NewTimer(maxWait)
+	timer := time.NewTimer(s.maxWait)
 	defer timer.Stop()
 	for {
 		timer.Reset(s.dispatch(ctx))
@@ -89,10 +89,10 @@ func (s *Service) dispatch(ctx context.Context) time.Duration {
 	for s.heap.Len() > 0 {
 		top := s.heap.items[0]
 		if top.next > now {
-			return min(time.Duration(top.next-now), maxWait)
+			return min(time.Duration(top.next-now), s.maxWait)
 		}
 		if len(s.inflight) >= s.workers {
-			return maxWait // a worker that ends wakes the timer
+			return s.maxWait // a worker that ends wakes the timer
 		}
 		s.heap.remove(top.id)
 		if _, busy := s.inflight[top.id]; busy {
@@ -102,7 +102,7 @@ func (s *Service) dispatch(ctx context.Context) time.Duration {
 		s.wg.Add(1)
 		go s.work(ctx, top.id)
 	}
-	return maxWait
+	return s.maxWait
 }
 
 // work fires schedule id, then arms it for its next run.

@@ -73,6 +73,8 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	workers int
+	// maxWait bounds the timer (maxWait; tests that span years raise it).
+	maxWait time.Duration
 
 	createMu sync.Mutex // makes Create's per-agent count and its commit one step
 
@@ -87,7 +89,7 @@ type Service struct {
 // New returns a service over o.DB; Run starts its timer.
 func New(o Options) *Service {
 	s := &Service{db: o.DB, firer: o.Firer, loc: o.Location, log: o.Logger, now: o.Now, workers: o.Workers,
-		inflight: map[string]struct{}{}, wake: make(chan struct{}, 1)}
+		maxWait: maxWait, inflight: map[string]struct{}{}, wake: make(chan struct{}, 1)}
 	if s.loc == nil {
 		s.loc = time.Local
 	}
@@ -154,14 +156,13 @@ func (s *Service) Stats() (active int, next time.Time) {
 	}
 	s.mu.Unlock()
 	_ = s.db.View(func(tx *storage.Tx) error {
-		return scanSchedules(tx, func(sc *Schedule) error {
-			if sc.Status == Active {
+		return scanBrief(tx, func(b *brief) {
+			if b.Status == Active {
 				active++
-				if !sc.Next.IsZero() && (next.IsZero() || sc.Next.Before(next)) {
-					next = sc.Next
+				if !b.Next.IsZero() && (next.IsZero() || b.Next.Before(next)) {
+					next = b.Next
 				}
 			}
-			return nil
 		})
 	})
 	return active, next
