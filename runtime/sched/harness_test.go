@@ -28,6 +28,8 @@ type fakeFirer struct {
 	fired  []Firing
 	active map[string]int // firings in progress per schedule
 	most   int            // the most in progress for one schedule
+	busy   int            // firings in progress
+	peak   int            // the most in progress at once
 	hold   chan struct{}  // when set, Fire waits on it before recording
 }
 
@@ -35,11 +37,14 @@ func (f *fakeFirer) Fire(ctx context.Context, fg Firing) error {
 	f.mu.Lock()
 	f.active[fg.Schedule.ID]++
 	f.most = max(f.most, f.active[fg.Schedule.ID])
+	f.busy++
+	f.peak = max(f.peak, f.busy)
 	before, hold := f.before, f.hold
 	f.mu.Unlock()
 	defer func() {
 		f.mu.Lock()
 		f.active[fg.Schedule.ID]--
+		f.busy--
 		f.mu.Unlock()
 	}()
 	if hold != nil {

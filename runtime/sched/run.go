@@ -23,6 +23,9 @@ const stallDelay = time.Minute
 // progress have returned. It returns an error only when the schedules
 // cannot be loaded or Run is already running.
 func (s *Service) Run(ctx context.Context) error {
+	if s.firer == nil || s.db == nil {
+		return errors.New("the scheduler needs a database and a Firer: pass both in Options")
+	}
 	s.mu.Lock()
 	if s.running {
 		s.mu.Unlock()
@@ -61,11 +64,10 @@ func (s *Service) loadAll() error {
 	}
 	var all []entry
 	err := s.db.View(func(tx *storage.Tx) error {
-		return scanSchedules(tx, func(sc *Schedule) error {
-			if sc.Status == Active && !sc.Next.IsZero() {
-				all = append(all, entry{sc.ID, sc.Next})
+		return scanBrief(tx, func(b *brief) {
+			if b.Status == Active && !b.Next.IsZero() && b.ID != "" {
+				all = append(all, entry{b.ID, b.Next})
 			}
-			return nil
 		})
 	})
 	if err != nil {

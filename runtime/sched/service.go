@@ -52,12 +52,24 @@ const MaxActivePerAgent = 1000
 
 // ErrNotFound is returned by Get, Cancel and Report for an id that names
 // no schedule (or, for Cancel with an agent, another agent's schedule).
+// The concrete error is a *NotFoundError naming the id.
 var ErrNotFound = errors.New("no such schedule: list them with `agnx-lite schedule list`")
 
-// notFound is ErrNotFound naming the id.
-func notFound(id string) error {
-	return fmt.Errorf("no schedule %q (list them with `agnx-lite schedule list`): %w", id, ErrNotFound)
+// NotFoundError is ErrNotFound for one id.
+type NotFoundError struct{ ID string }
+
+func (e *NotFoundError) Error() string {
+	id := e.ID
+	if len(id) > maxIDLen {
+		id = id[:maxIDLen] + "…"
+	}
+	return fmt.Sprintf("no schedule %q: list them with `agnx-lite schedule list`", id)
 }
+
+// Is makes errors.Is(err, ErrNotFound) true.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+func notFound(id string) error { return &NotFoundError{ID: id} }
 
 // Service keeps schedules and fires them when they fall due.
 //

@@ -79,6 +79,7 @@ func scanSchedules(tx *storage.Tx, fn func(sc *Schedule) error) error {
 // brief is what counting needs of a schedule; decoding only it is
 // cheaper than the whole record.
 type brief struct {
+	ID     string    `json:"id"`
 	Agent  string    `json:"agent"`
 	Status Status    `json:"status"`
 	Next   time.Time `json:"next"`
