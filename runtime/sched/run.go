@@ -13,6 +13,9 @@ import (
 // least this often.
 const maxWait = time.Minute
 
+// idleWait is the timer's wait when no schedule is armed.
+const idleWait = 24 * time.Hour
+
 // stallDelay is how long a schedule waits before it is tried again when
 // its firing could record nothing at all (the database failing).
 const stallDelay = time.Minute
@@ -104,7 +107,7 @@ func (s *Service) dispatch(ctx context.Context) time.Duration {
 		s.wg.Add(1)
 		go s.work(ctx, top.id)
 	}
-	return s.maxWait
+	return idleWait // nothing armed: whatever arms something wakes the timer
 }
 
 // work fires schedule id, then arms it for its next run.
