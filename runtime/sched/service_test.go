@@ -499,3 +499,61 @@ func TestService_CancelProcess(t *testing.T) {
 		assert.Len(t, h.firer.runs(), 1)
 	})
 }
+
+func TestService_CancelWhileFiring(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, time.UTC)
+		hold := make(chan struct{})
+		h.firer.hold = hold
+		h.start()
+		ctx := context.Background()
+		sc, err := h.s.Create(ctx, message(Timing{EverySeconds: 60}))
+		require.NoError(t, err)
+		sleep(time.Minute) // the firing waits
+		_, err = h.s.Cancel(ctx, sc.ID, "a")
+		require.NoError(t, err)
+		close(hold)
+		synctest.Wait()
+		got, log := h.get(sc.ID)
+		assert.Equal(t, Cancelled, got.Status, "the run's record does not undo the cancel")
+		assert.Equal(t, 1, got.Runs)
+		assert.Len(t, log, 1)
+		sleep(time.Hour)
+		assert.Len(t, h.firer.runs(), 1)
+	})
+}
+
+// noRecord is a broken Firer: it says it stored the run and did not.
+type noRecord struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (f *noRecord) Fire(context.Context, Firing) error {
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+	return nil
+}
+
+func TestService_FirerThatDoesNotRecord(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, time.UTC)
+		broken := &noRecord{}
+		h.s = New(Options{DB: h.db, Firer: broken, Logger: h.s.log})
+		h.start()
+		at := time.Now().Add(time.Minute)
+		_, err := h.s.Create(context.Background(), message(Timing{At: &at}))
+		require.NoError(t, err)
+		sleep(time.Minute + 30*time.Second)
+		broken.mu.Lock()
+		n := broken.n
+		broken.mu.Unlock()
+		assert.Equal(t, 1, n, "not fired again at once")
+		assert.Len(t, h.logs.records("schedule fired but not recorded: check the Firer runs Firing.Record"), 1)
+	})
+}
+
+func TestService_RunNeedsFirer(t *testing.T) {
+	assert.Error(t, New(Options{}).Run(context.Background()))
+}
