@@ -67,7 +67,7 @@ var hookNameRe = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
 
 // Disabled reports whether the hook's secret or token is empty: it then
 // answers like an unknown hook, never as an open endpoint.
-func (h *HookConfig) Disabled() bool { return h.Secret == "" && h.Token == "" }
+func (h HookConfig) Disabled() bool { return h.Secret == "" && h.Token == "" }
 
 // validateHooks checks every hook, fills in defaults and parses the
 // templates, in name order.
@@ -186,7 +186,7 @@ func validHeaderName(s string) bool {
 }
 
 // describe is the line doctor and the log give for a hook.
-func (h *HookConfig) describe(name string) string {
+func (h HookConfig) describe(name string) string {
 	auth := "HMAC secret (X-Hub-Signature-256)"
 	if !h.signed {
 		auth = "bearer token"

@@ -23,13 +23,13 @@ import (
 const (
 	hookMaxOutput     = 16 << 10
 	hookRenderTimeout = 250 * time.Millisecond
-	hookMaxSteps      = 1 << 20
+	hookMaxSteps      = 100_000
 	tickFunc          = "_tick"
 )
 
 var (
 	errRenderTime   = errors.New("it took longer than 250 ms: simplify the template")
-	errRenderSteps  = errors.New("it ran more than a million steps: simplify the template")
+	errRenderSteps  = errors.New("it ran more than 100,000 steps: simplify the template")
 	errRenderOutput = fmt.Errorf("its output is over %d KiB: print less (trunc N cuts a value)", hookMaxOutput>>10)
 )
 
