@@ -284,5 +284,5 @@ func (b *tokenBucket) take(now time.Time) time.Duration {
 		b.tokens--
 		return 0
 	}
-	return time.Duration((1-b.tokens)/rate) + time.Millisecond
+	return max(time.Duration((1-b.tokens)/rate).Round(time.Millisecond), time.Millisecond)
 }
