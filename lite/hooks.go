@@ -45,8 +45,12 @@ var _ httpapi.Hooks = (*hooks)(nil)
 func newHooks(a *App, log *slog.Logger) *hooks {
 	h := &hooks{app: a, log: log, now: time.Now, byName: map[string]*hookState{}}
 	for name, c := range a.Config.Hooks {
-		if c.Disabled() {
+		switch {
+		case c.Disabled():
 			log.Warn("webhook disabled: its secret or token is empty", "hook", name)
+			continue
+		case c.tmpl == nil:
+			log.Error("webhook disabled: its config was not validated", "hook", name)
 			continue
 		}
 		h.byName[name] = &hookState{name: name, cfg: c, turn: make(chan struct{}, 1),

@@ -321,3 +321,35 @@ func TestHooks_SeenIdsExpire(t *testing.T) {
 	assert.Equal(t, http.StatusAccepted, e.github("old").status, "forgotten, so new again")
 	assert.Equal(t, http.StatusOK, e.github("new").status)
 }
+
+// followGateway is a running gateway that records what it is asked to
+// follow.
+type followGateway struct {
+	mu      sync.Mutex
+	follows []string
+}
+
+func (g *followGateway) Name() string                            { return "telegram" }
+func (g *followGateway) Start(context.Context) error             { return nil }
+func (g *followGateway) Stop(context.Context) error              { return nil }
+func (g *followGateway) Deliver(context.Context, Outbound) error { return nil }
+func (g *followGateway) Follow(_ context.Context, sid, chat string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.follows = append(g.follows, sid+"@"+chat)
+	return nil
+}
+
+// A chat target's gateway follows the session, so the answer reaches the
+// chat.
+func TestHooks_ChatFollows(t *testing.T) {
+	e := newHookEnv(t, nil)
+	g := &followGateway{}
+	e.app.gateways.set(gatewaySet{g})
+	a := e.post("ci", `{"status": "red"}`, map[string]string{"Authorization": "Bearer " + hookToken})
+	require.Equal(t, http.StatusAccepted, a.status)
+	g.mu.Lock()
+	assert.Equal(t, []string{a.body["session_id"].(string) + "@42"}, g.follows)
+	g.mu.Unlock()
+	e.userMessages(a.body["session_id"].(string))
+}
