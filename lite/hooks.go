@@ -176,6 +176,7 @@ func (h *hooks) send(ctx context.Context, hs *hookState, id, text string) (httpa
 	if err != nil {
 		return httpapi.HookReceipt{}, sendRefusal(hs, err)
 	}
+	h.log.Info("webhook accepted", "hook", hs.name, "session_id", tg.sid, "delivery", id)
 	if tg.gateway != "" && tg.gateway != hookGateway {
 		if err := h.app.Follow(ctx, tg.gateway, tg.sid, tg.chat); err != nil {
 			h.log.Warn("webhook: the chat does not follow its session", "hook", hs.name, "gateway", tg.gateway, "err", err)
