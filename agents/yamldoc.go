@@ -143,6 +143,23 @@ func (d *Doc) Line(path string) int {
 	return line
 }
 
+// Has reports whether the key at path (written as for Line) is in the
+// document, whatever its value, null included: a key whose ${VAR} expanded
+// to nothing is there, one never written is not.
+func (d *Doc) Has(path string) bool {
+	if d.Empty() || path == "" {
+		return false
+	}
+	n := d.root
+	for _, key := range strings.Split(path, ".") {
+		var line int
+		if n, line = child(unwrap(n), key, -1); line == 0 && n == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Errorf returns an *Error at the line of path.
 func (d *Doc) Errorf(path, format string, args ...any) error {
 	e := &Error{Line: d.Line(path), Msg: fmt.Sprintf(format, args...)}

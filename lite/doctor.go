@@ -39,6 +39,7 @@ func Doctor(ctx context.Context, cfg *Config) []Check {
 	out = append(out, agentChecks...)
 	out = append(out, providerChecks(ctx, list)...)
 	out = append(out, mcpChecks(ctx, cfg, list)...)
+	out = append(out, hookChecks(cfg)...)
 	out = append(out, sandboxCheck(ctx, cfg), wasmCheck(cfg))
 	return append(out, hostChecks(ctx, cfg)...)
 }

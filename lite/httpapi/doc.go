@@ -29,5 +29,10 @@
 // origins. Ids and names are checked before use (ids.go). ConnLimits
 // (conns.go) keeps idle connections from locking clients out.
 //
+// Inbound webhooks (POST /api/v1/hooks/{name}, hooks.go) are the one
+// exception to both: other servers call them, authenticated by each hook's
+// own secret or token (Options.Hooks), with no API token and no Host
+// check; a request from a web page is still refused.
+//
 // httpapi imports runtime, storage and agents; lite wires it.
 package httpapi

@@ -58,6 +58,8 @@ const (
 	codeOrigin           = "origin_not_allowed"
 	codeMediaType        = "unsupported_media_type"
 	codeAgentInvalid     = "agent_invalid"
+	// codeTooMany: a webhook over its max_per_minute (429).
+	codeTooMany = "too_many_requests"
 	// codeInsufficientStorage: a commit failed for want of disk (507).
 	codeInsufficientStorage = "insufficient_storage"
 )
@@ -71,7 +73,7 @@ var titles = map[string]string{
 	codeMethodNotAllowed: "Method not allowed",
 	codeMisdirected:      "Misdirected request", codeOrigin: "Origin not allowed",
 	codeMediaType: "Unsupported media type", codeAgentInvalid: "Agent invalid",
-	codeInsufficientStorage: "Insufficient storage",
+	codeInsufficientStorage: "Insufficient storage", codeTooMany: "Too many requests",
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {

@@ -91,7 +91,9 @@ type Options struct {
 	// PublicAgents are the agents the agent card shows to a caller
 	// without a valid token (server.public_agents); others see them all.
 	PublicAgents []string
-	Logger       *slog.Logger
+	// Hooks receives POST /api/v1/hooks/{name} (hooks.go); nil: 404.
+	Hooks  Hooks
+	Logger *slog.Logger
 }
 
 // Server is the HTTP API. It is an http.Handler.
@@ -154,6 +156,8 @@ const (
 	public access = iota
 	api
 	admin
+	// hook routes authenticate by the hook's own secret (hooks.go).
+	hook
 )
 
 type route struct {
@@ -183,6 +187,7 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/sessions/{id}/export", api, s.export},
 		{"POST /api/v1/sessions/{id}/cancel", api, s.cancel},
 		{"POST /api/v1/sessions/{id}/approve", api, s.approve},
+		{"POST /api/v1/hooks/{name}", hook, s.hook},
 		{"POST /api/admin/v1/shutdown", admin, s.shutdown},
 		{"POST /api/admin/v1/reload-agents", admin, s.reloadAgents},
 		{"GET /api/admin/v1/status", admin, s.status},
@@ -223,7 +228,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.edge(w, r) {
+	if hookRoute(r) || s.edge(w, r) {
 		s.mux.ServeHTTP(w, r)
 	}
 }
@@ -242,6 +247,10 @@ func (s *Server) Close() {
 func (s *Server) guard(rt route, h http.HandlerFunc) http.Handler {
 	a := rt.access
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a == hook {
+			h(w, r) // it checks the caller, the name and the body itself
+			return
+		}
 		if a != public {
 			if hint := s.authorize(a, r); hint != "" {
 				refuse(w, r, a, hint)

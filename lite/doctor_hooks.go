@@ -1,0 +1,27 @@
+package lite
+
+import (
+	"maps"
+	"slices"
+)
+
+// hookChecks lists the webhooks, warning for one whose secret or token is
+// empty after ${VAR} expansion: it is disabled, and answers 404.
+func hookChecks(cfg *Config) []Check {
+	var out []Check
+	for _, name := range slices.Sorted(maps.Keys(cfg.Hooks)) {
+		h := cfg.Hooks[name]
+		if h.Disabled() {
+			key := "hooks." + name + ".token"
+			if h.signed {
+				key = "hooks." + name + ".secret"
+			}
+			out = append(out, Check{Name: "hook " + name, Status: "warn",
+				Detail: key + " is empty after ${VAR} expansion: the hook is disabled and answers 404",
+				Fix:    "set the variable it names in the environment or in agnx.env"})
+			continue
+		}
+		out = append(out, ok("hook "+name, h.describe(name)))
+	}
+	return out
+}

@@ -1,0 +1,293 @@
+package lite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// hooks delivers the inbound webhooks of the config's hooks: section as
+// messages (httpapi.Hooks). Each hook has a fixed state made at start: no
+// goroutine, no map that callers can grow.
+type hooks struct {
+	app    *App
+	log    *slog.Logger
+	now    func() time.Time
+	byName map[string]*hookState
+}
+
+// hookState is one hook's config and what serializes and meters it.
+type hookState struct {
+	name string
+	cfg  HookConfig
+	// turn is held from the check of the delivery id to the commit of
+	// its message, so two identical deliveries at once run once.
+	turn chan struct{}
+	rate tokenBucket
+}
+
+var _ httpapi.Hooks = (*hooks)(nil)
+
+// newHooks readies the config's hooks; a disabled one is logged.
+func newHooks(a *App, log *slog.Logger) *hooks {
+	h := &hooks{app: a, log: log, now: time.Now, byName: map[string]*hookState{}}
+	for name, c := range a.Config.Hooks {
+		switch {
+		case c.Disabled():
+			log.Warn("webhook disabled: its secret or token is empty", "hook", name)
+			continue
+		case c.tmpl == nil:
+			log.Error("webhook disabled: its config was not validated", "hook", name)
+			continue
+		}
+		h.byName[name] = &hookState{name: name, cfg: c, turn: make(chan struct{}, 1),
+			rate: tokenBucket{perMinute: c.MaxPerMinute}}
+	}
+	return h
+}
+
+// MaxBody implements httpapi.Hooks.
+func (h *hooks) MaxBody(name string) (int64, bool) {
+	hs := h.byName[name]
+	if hs == nil {
+		return 0, false
+	}
+	return int64(hs.cfg.MaxBodyKB) << 10, true
+}
+
+func refusal(status int, format string, args ...any) error {
+	return &httpapi.HookError{Status: status, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Deliver implements httpapi.Hooks: authenticate, meter, parse, render,
+// then send once per delivery id.
+func (h *hooks) Deliver(ctx context.Context, name string, header http.Header, body []byte) (httpapi.HookReceipt, error) {
+	hs := h.byName[name]
+	if hs == nil {
+		return httpapi.HookReceipt{}, refusal(http.StatusNotFound, "no such hook: hooks are named in agnx.yaml under hooks:")
+	}
+	if msg := hookAuth(&hs.cfg, header, body); msg != "" {
+		return httpapi.HookReceipt{}, refusal(http.StatusUnauthorized, "%s", msg)
+	}
+	if header.Get("X-GitHub-Event") == "ping" {
+		return httpapi.HookReceipt{Status: "ignored"}, nil // GitHub's hello when a hook is made
+	}
+	if wait := hs.rate.take(h.now()); wait > 0 {
+		return httpapi.HookReceipt{}, &httpapi.HookError{Status: http.StatusTooManyRequests, RetryAfter: wait,
+			Msg: fmt.Sprintf("this hook takes at most %d deliveries a minute: send it again later", hs.cfg.MaxPerMinute)}
+	}
+	text, err := hookMessage(&hs.cfg, header, body, h.now)
+	if err != nil {
+		return httpapi.HookReceipt{}, err
+	}
+	id, problem := deliveryID(&hs.cfg, header)
+	if problem != "" {
+		return httpapi.HookReceipt{}, refusal(http.StatusBadRequest, "%s", problem)
+	}
+	return h.send(ctx, hs, id, text)
+}
+
+// hookMessage parses the body and renders the hook's template over it.
+func hookMessage(c *HookConfig, header http.Header, body []byte, now func() time.Time) (string, error) {
+	if ct := header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return "", refusal(http.StatusUnsupportedMediaType, "the body must be JSON sent as application/json (GitHub: Content type application/json)")
+		}
+	}
+	data, err := parseHookBody(body)
+	if err != nil {
+		return "", refusal(http.StatusBadRequest, "%v", err)
+	}
+	text, err := renderHook(c.tmpl, data, now)
+	if err != nil {
+		return "", refusal(http.StatusUnprocessableEntity, "%v", err)
+	}
+	return text, nil
+}
+
+// parseHookBody parses one JSON value, numbers kept as written; an empty
+// body is null. Any value will do: the template sees it as dot.
+func parseHookBody(body []byte) (any, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return nil, fmt.Errorf("the body is not valid JSON (at byte %d): send one JSON value", syntax.Offset)
+		}
+		return nil, errors.New("the body is not valid JSON: send one whole JSON value")
+	}
+	if dec.More() {
+		return nil, errors.New("the body holds more than one JSON value: send one")
+	}
+	return v, nil
+}
+
+// send stores the message in the target session with the delivery id,
+// unless the id was seen, holding the hook's turn meanwhile; then the
+// target's gateway follows the session.
+func (h *hooks) send(ctx context.Context, hs *hookState, id, text string) (httpapi.HookReceipt, error) {
+	select {
+	case hs.turn <- struct{}{}:
+	case <-ctx.Done():
+		return httpapi.HookReceipt{}, &httpapi.HookError{Status: http.StatusServiceUnavailable, RetryAfter: 5 * time.Second,
+			Msg: "deliveries to this hook are queued too long: send it again later"}
+	}
+	release := func() { <-hs.turn }
+	now := h.now()
+	var seen *seenRecord
+	var expired [][]byte
+	err := h.app.Loop.View(func(tx *storage.Tx) (err error) {
+		seen, expired, err = seenBefore(tx, hs.name, id, now)
+		return err
+	})
+	if err != nil {
+		release()
+		return httpapi.HookReceipt{}, fmt.Errorf("read the deliveries of hook %s: %w", hs.name, err)
+	}
+	if seen != nil {
+		release()
+		return httpapi.HookReceipt{Status: "duplicate", SessionID: seen.Session}, nil
+	}
+	tg, err := h.target(ctx, hs)
+	if err == nil {
+		_, err = h.app.Loop.Send(ctx, tg.sid, runtime.Input{Content: text, Origin: "webhook:" + hs.name,
+			Commit: rememberSeen(hs.name, id, tg.sid, now, expired)})
+	}
+	release()
+	if err != nil {
+		return httpapi.HookReceipt{}, sendRefusal(hs, err)
+	}
+	h.log.Info("webhook accepted", "hook", hs.name, "session_id", tg.sid, "delivery", id)
+	if tg.gateway != "" && tg.gateway != hookGateway {
+		if err := h.app.Follow(ctx, tg.gateway, tg.sid, tg.chat); err != nil {
+			h.log.Warn("webhook: the chat does not follow its session", "hook", hs.name, "gateway", tg.gateway, "err", err)
+		}
+	}
+	return httpapi.HookReceipt{Status: "accepted", SessionID: tg.sid}, nil
+}
+
+// sendRefusal answers the loop's refusals as the caller can act on them.
+func sendRefusal(hs *hookState, err error) error {
+	switch {
+	case errors.Is(err, runtime.ErrBusy), errors.Is(err, runtime.ErrClosed):
+		return &httpapi.HookError{Status: http.StatusServiceUnavailable, Msg: err.Error(), RetryAfter: 5 * time.Second}
+	case errors.Is(err, runtime.ErrSessionNotFound), errors.Is(err, runtime.ErrSessionEnded):
+		return refusal(http.StatusConflict, "hooks.%s.target.session is gone or has ended: point the hook at another session in agnx.yaml", hs.name)
+	case errors.Is(err, storage.ErrDiskFull):
+		return refusal(http.StatusInsufficientStorage, "the disk is full: nothing was stored, free space and send it again")
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return &httpapi.HookError{Status: http.StatusServiceUnavailable, Msg: "the delivery was not stored in time: send it again", RetryAfter: 5 * time.Second}
+	}
+	var invalid *agents.Error
+	if errors.As(err, &invalid) || errors.Is(err, runtime.ErrAgentNotFound) {
+		return refusal(http.StatusServiceUnavailable, "hooks.%s.agent cannot run: %v", hs.name, err)
+	}
+	return fmt.Errorf("deliver to hook %s: %w", hs.name, err)
+}
+
+// hookGateway is the gateway of the sessions hooks start for themselves:
+// no gateway delivers them; API clients read them.
+const hookGateway = "webhook"
+
+// hookTarget is the session a delivery goes to and the chat that follows it.
+type hookTarget struct{ sid, gateway, chat string }
+
+// target finds the hook's session, starting one when the chat (or the
+// hook) has none or its session has ended. It runs under the hook's turn.
+func (h *hooks) target(ctx context.Context, hs *hookState) (hookTarget, error) {
+	t := hs.cfg.Target
+	switch {
+	case t.Session != "":
+		info, err := h.app.Loop.Session(ctx, t.Session)
+		if err != nil {
+			return hookTarget{}, err
+		}
+		return hookTarget{sid: info.ID, gateway: info.Gateway, chat: info.ChatID}, nil
+	case t.Gateway != "":
+		chats := h.app.Chats()
+		sid, _, err := chats.Current(t.Gateway, t.ChatID)
+		if err != nil && !errors.Is(err, ErrNoChat) {
+			return hookTarget{}, err
+		}
+		if err != nil || !h.usable(ctx, sid) {
+			in := agents.Inbound{Gateway: t.Gateway, ChatID: t.ChatID}
+			if sid, err = chats.NewSession(ctx, in, hs.cfg.Agent); err != nil {
+				return hookTarget{}, err
+			}
+		}
+		return hookTarget{sid: sid, gateway: t.Gateway, chat: t.ChatID}, nil
+	}
+	key := "hook/" + hs.name + "/session"
+	data, err := h.app.Loop.KV(ctx, key)
+	if err != nil {
+		return hookTarget{}, err
+	}
+	sid := string(data)
+	if !h.usable(ctx, sid) {
+		info, err := h.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: hs.cfg.Agent, Gateway: hookGateway, ChatID: hs.name})
+		if err != nil {
+			return hookTarget{}, err
+		}
+		sid = info.ID
+		if err := h.app.Loop.PutKV(ctx, key, []byte(sid)); err != nil {
+			return hookTarget{}, fmt.Errorf("remember the session of hook %s: %w", hs.name, err)
+		}
+	}
+	return hookTarget{sid: sid, gateway: hookGateway, chat: hs.name}, nil
+}
+
+// usable reports whether the session exists and takes messages.
+func (h *hooks) usable(ctx context.Context, sid string) bool {
+	if sid == "" {
+		return false
+	}
+	info, err := h.app.Loop.Session(ctx, sid)
+	return err == nil && info.Status != runtime.SessionCompleted
+}
+
+// tokenBucket meters a hook: perMinute deliveries a minute, in bursts of
+// at most perMinute.
+type tokenBucket struct {
+	mu        sync.Mutex
+	perMinute int
+	tokens    float64
+	last      time.Time
+}
+
+// take spends a token and returns 0, or returns how long until one is
+// there.
+func (b *tokenBucket) take(now time.Time) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	rate := float64(b.perMinute) / float64(time.Minute) // tokens per ns
+	if b.last.IsZero() {
+		b.tokens = float64(b.perMinute)
+	} else if d := now.Sub(b.last); d > 0 {
+		b.tokens = min(float64(b.perMinute), b.tokens+float64(d)*rate)
+	}
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0
+	}
+	return max(time.Duration((1-b.tokens)/rate).Round(time.Millisecond), time.Millisecond)
+}
