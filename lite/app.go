@@ -76,7 +76,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	cache.tools.sessions = storeSessions{st}
 	m := newMetrics()
-	notify := newNotifier(log)
+	notify := newNotifier(log, offeredSecrets(cfg))
 	var a *App // the loop reports turn ends to it once it exists
 	loop := runtime.New(runtime.Options{
 		TurnEnded:       func(te runtime.TurnEnd) { a.turnEnded(te) },
@@ -95,6 +95,8 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify}
+	notify.chat = a.chatNotice
+	a.onTurnEnd(a.turnNotice)
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
 		cache.onBuild = a.guard.building // set before anything builds
