@@ -52,6 +52,8 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSync skips fsync (benchmarks only).
 	NoSync bool
+	// notifyLoopback lets notifications reach this host (tests' httptest).
+	notifyLoopback bool
 }
 
 // Open opens the data dir and starts the loop. The caller must Close it.
@@ -76,7 +78,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	cache.tools.sessions = storeSessions{st}
 	m := newMetrics()
-	notify := newNotifier(log, offeredSecrets(cfg))
+	notify := startNotifier(&notifier{log: log, secrets: offeredSecrets(cfg), allowLoopback: o.notifyLoopback})
 	var a *App // the loop reports turn ends to it once it exists
 	loop := runtime.New(runtime.Options{
 		TurnEnded:       func(te runtime.TurnEnd) { a.turnEnded(te) },

@@ -241,6 +241,8 @@ func (a *App) chatNotice(ctx context.Context, d agents.Delivery, x Notification)
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
+	defer cancel()
 	if _, err := a.Loop.Notice(ctx, sid, runtime.Notice{Content: x.Text, Origin: NoticeOrigin}); err != nil {
 		return err
 	}

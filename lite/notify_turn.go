@@ -19,7 +19,7 @@ const turnNoticeChars = 300
 // agent's spec.notify.when. Heartbeats notify on their own (only an
 // answer worth saying). On the loop goroutine: it only queues.
 func (a *App) turnNotice(te runtime.TurnEnd) {
-	if te.Gateway != "" || te.Agent == "" || te.Origin == "heartbeat" {
+	if a.chatGateway(te.Gateway, te.ChatID) || te.Agent == "" || te.Origin == "heartbeat" {
 		return
 	}
 	unwatched := !te.Watched || te.Origin != ""
@@ -34,6 +34,24 @@ func (a *App) turnNotice(te runtime.TurnEnd) {
 		}
 		a.notify.deliverAll(ctx, c, set.Deliveries, n)
 	}})
+}
+
+// chatGateway reports whether a session of gateway and chat is a chat of
+// a gateway agnx.yaml configures (Telegram, a plugin), whose own outbox
+// delivers its turns; HTTP and CLI sessions are not.
+func (a *App) chatGateway(gateway, chat string) bool {
+	if chat == "" || gateway == "" {
+		return false
+	}
+	if gateway == "telegram" {
+		return a.Config.Gateways.Telegram.Enabled
+	}
+	for _, g := range a.Config.Gateways.External {
+		if g.Name == gateway {
+			return true
+		}
+	}
+	return false
 }
 
 // notifyAlways reports whether the agent, as last built, notifies of
