@@ -198,3 +198,32 @@ func hookText(t *testing.T, p posted) string {
 	s, _ := body["text"].(string)
 	return s
 }
+
+// An ntfy token from an agent's file: any input, no panic; only offered
+// names expand, text without "${" stays as written.
+func FuzzExpandOffered(f *testing.F) {
+	for _, s := range []string{"", "tk_plain", "${A}", "${env:A}", "x${A}y${A}", "${B}", "${", "${}", "$${A}", "${A", "}${A}{"} {
+		f.Add(s)
+	}
+	offered := map[string]string{"A": "alpha"}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := expandOffered(s, offered)
+		if !strings.Contains(s, "${") {
+			require.NoError(t, err)
+			assert.Equal(t, s, out)
+		}
+		if err != nil {
+			assert.Empty(t, out)
+		}
+	})
+}
+
+func TestExpandOffered(t *testing.T) {
+	got, err := expandOffered("tk_${A}-${env:A}", map[string]string{"A": "x"})
+	require.NoError(t, err)
+	assert.Equal(t, "tk_x-x", got)
+	_, err = expandOffered("${HOME}", map[string]string{"A": "x"})
+	assert.ErrorContains(t, err, "HOME, which sandbox.env in agnx.yaml does not offer")
+	assert.Equal(t, "schedule", ntfyTag("schedule:01J"))
+	assert.Equal(t, "process", ntfyTag("Process!:p1"))
+}
