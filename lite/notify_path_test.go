@@ -227,3 +227,21 @@ func TestExpandOffered(t *testing.T) {
 	assert.Equal(t, "schedule", ntfyTag("schedule:01J"))
 	assert.Equal(t, "process", ntfyTag("Process!:p1"))
 }
+
+func TestTurnNotification_Text(t *testing.T) {
+	long := strings.Repeat("ü", 400)
+	for _, c := range []struct {
+		te   runtime.TurnEnd
+		want string
+	}{
+		{runtime.TurnEnd{Agent: "a", Reason: runtime.TurnCompleted, Answer: " It is 17:00. "}, "a: It is 17:00."},
+		{runtime.TurnEnd{Agent: "a", Reason: runtime.TurnCompleted}, "a: done, with no answer"},
+		{runtime.TurnEnd{Agent: "a", Reason: runtime.TurnFailed, Answer: "no network"}, "a: the turn failed: no network"},
+		{runtime.TurnEnd{Agent: "a", Reason: "odd"}, "a: the turn ended (odd)"},
+		{runtime.TurnEnd{Agent: "a", Reason: runtime.TurnCompleted, Answer: long}, "a: " + strings.Repeat("ü", 300) + "…"},
+	} {
+		n := turnNotification(c.te)
+		assert.Equal(t, c.want, n.Text)
+		assert.Equal(t, "a", n.Agent)
+	}
+}

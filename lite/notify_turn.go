@@ -62,18 +62,29 @@ func (a *App) notifyAlways(agent string) bool {
 	return ok && la.Spec.Notify.When == agents.NotifyAlways
 }
 
+// turnOutcomes say how a turn that did not complete ended.
+var turnOutcomes = map[string]string{
+	runtime.TurnFailed:      "the turn failed",
+	runtime.TurnCancelled:   "the turn was cancelled",
+	runtime.TurnInterrupted: "the turn was interrupted (agnx-lite stopped)",
+	runtime.TurnPaused:      "the turn is paused: send a message to go on",
+}
+
 // turnNotification is the notice of a turn's end: "<agent>: <the answer's
 // first 300 characters>", or what went wrong.
 func turnNotification(te runtime.TurnEnd) Notification {
 	text := strings.TrimSpace(te.Answer)
-	switch {
-	case te.Reason != runtime.TurnCompleted:
-		text = "the turn ended " + te.Reason
-		if a := strings.TrimSpace(te.Answer); a != "" {
-			text += ": " + a
+	if te.Reason != runtime.TurnCompleted {
+		what, ok := turnOutcomes[te.Reason]
+		if !ok {
+			what = "the turn ended (" + te.Reason + ")"
 		}
-	case text == "":
-		text = "done (no answer)"
+		if text != "" {
+			what += ": " + text
+		}
+		text = what
+	} else if text == "" {
+		text = "done, with no answer"
 	}
 	if r := []rune(text); len(r) > turnNoticeChars {
 		text = string(r[:turnNoticeChars]) + "…"
