@@ -246,7 +246,10 @@ func (a *App) chatNotice(ctx context.Context, d agents.Delivery, x Notification)
 	if _, err := a.Loop.Notice(ctx, sid, runtime.Notice{Content: x.Text, Origin: NoticeOrigin}); err != nil {
 		return err
 	}
-	return a.Follow(ctx, gw, sid, chat)
+	if err := a.Follow(ctx, gw, sid, chat); err != nil {
+		return fmt.Errorf("the notice is in the chat's session but not delivered yet: %w", err)
+	}
+	return nil
 }
 
 // hostOf is the host of a URL, for logs: a URL's path and query may hold
