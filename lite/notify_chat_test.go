@@ -84,7 +84,8 @@ func TestAppNotify_ChatOnce(t *testing.T) {
 }
 
 // A chat delivery naming a chat the bot never served sends nothing there
-// (the log says why); the notification's own chat still gets it.
+// (the log says why); the notification's own chat still gets it. Another
+// agent's notice does not enter the chat's session.
 func TestAppNotify_ChatNeedsServedChat(t *testing.T) {
 	app, tg, logs := tgApp(t, "    deliveries: [{type: chat, gateway: telegram, chat_id: \"77\"}, {type: chat}]\n")
 	say(t, app, tg, "hi")
@@ -93,4 +94,10 @@ func TestAppNotify_ChatNeedsServedChat(t *testing.T) {
 	assert.Equal(t, "only to 42", tg.Texts(42)[1])
 	assert.Empty(t, tg.Texts(77))
 	assert.Contains(t, logs.String(), "telegram chat 77 has no session yet")
+
+	app.Notify(Notification{Agent: "other", Gateway: telegram.GatewayName, ChatID: "42", Text: "from another agent"})
+	app.Notify(Notification{Agent: "assistant", Gateway: telegram.GatewayName, ChatID: "42", Text: "last"})
+	tg.Wait(t, "the last notice", func() bool { return len(tg.Texts(42)) == 3 })
+	assert.Equal(t, "last", tg.Texts(42)[2], "another agent's notice does not enter the chat's session")
+	assert.Contains(t, logs.String(), "talks to agent assistant, not other")
 }
