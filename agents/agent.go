@@ -34,6 +34,9 @@ type Agent struct {
 	// Hooks is spec.hooks as written (validated); the runtime adds the
 	// default hooks of the builtins the agent lists.
 	Hooks Hooks
+	// Notify is spec.notify (an extension): when and where the agent's
+	// notifications go.
+	Notify NotifySettings
 
 	// Skills are the usable skills of SkillsDir, by folder name, then the
 	// shared ones the composition root adds (AddSharedSkills).

@@ -47,6 +47,8 @@ type spec struct {
 	Tools        []ToolRef `yaml:"tools"`
 	SkillsDir    string    `yaml:"skills_dir"`
 	Hooks        Hooks     `yaml:"hooks"`
+	// Notify is an agnx-lite extension.
+	Notify NotifySettings `yaml:"notify"`
 }
 
 // modelFile is spec.model as written: Model and its one alias key.
@@ -176,6 +178,7 @@ func (af *agentFile) agent(dir string) *Agent {
 		Tools:       s.Tools,
 		SkillsDir:   resolve(dir, skillsRel(s)),
 		Hooks:       s.Hooks,
+		Notify:      s.Notify,
 	}
 }
 

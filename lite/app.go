@@ -52,6 +52,8 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSync skips fsync (benchmarks only).
 	NoSync bool
+	// notifyLoopback lets notifications reach this host (tests' httptest).
+	notifyLoopback bool
 }
 
 // Open opens the data dir and starts the loop. The caller must Close it.
@@ -76,7 +78,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	cache.tools.sessions = storeSessions{st}
 	m := newMetrics()
-	notify := newNotifier(log)
+	notify := startNotifier(&notifier{log: log, secrets: offeredSecrets(cfg), allowLoopback: o.notifyLoopback})
 	var a *App // the loop reports turn ends to it once it exists
 	loop := runtime.New(runtime.Options{
 		TurnEnded:       func(te runtime.TurnEnd) { a.turnEnded(te) },
@@ -95,6 +97,8 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify}
+	notify.chat = a.chatNotice
+	a.onTurnEnd(a.turnNotice)
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
 		cache.onBuild = a.guard.building // set before anything builds
