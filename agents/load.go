@@ -47,6 +47,8 @@ type spec struct {
 	Tools        []ToolRef `yaml:"tools"`
 	SkillsDir    string    `yaml:"skills_dir"`
 	Hooks        Hooks     `yaml:"hooks"`
+	// Heartbeat is nil when absent (HEARTBEAT.md alone turns it on).
+	Heartbeat *heartbeatFile `yaml:"heartbeat"`
 }
 
 // modelFile is spec.model as written: Model and its one alias key.
@@ -123,6 +125,9 @@ func Load(dir string) (*Agent, error) {
 		a.ModTime = info.ModTime()
 	}
 	if err := a.loadPrompts(root, doc, &af.Spec); err != nil {
+		return nil, err
+	}
+	if err := a.loadHeartbeat(root, doc, af.Spec.Heartbeat); err != nil {
 		return nil, err
 	}
 	if err := checkToolFiles(root, doc, a.Tools); err != nil {
