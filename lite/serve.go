@@ -135,6 +135,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	if o.Ready != nil {
 		o.Ready(base)
 	}
+	app.hb.start() // after ready: finding the heartbeats never delays it
 	watchdog := notifySystemd(ctx, app, base, log)
 	defer func() { stop(); watchdog.Wait() }()
 	select {
