@@ -402,4 +402,3 @@ func TestHeartbeatCheck(t *testing.T) {
 	summary, _ = heartbeatCheck(cfg, &agents.Agent{Name: "x"})
 	assert.Empty(t, summary)
 }
-
