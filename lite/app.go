@@ -34,6 +34,8 @@ type App struct {
 	gateways gatewayList
 	// turnEnds are told of every turn's end (turnend.go); set in Open.
 	turnEnds []func(runtime.TurnEnd)
+	// sched is the schedules (sched.go); their timer runs in Serve only.
+	sched *schedHost
 }
 
 // WriteMetrics writes the daemon's metrics in the Prometheus text format.
@@ -95,6 +97,9 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify}
+	a.sched = newSchedHost(a)
+	cache.tools.sched = a.sched.svc
+	a.onTurnEnd(a.sched.turnEnded)
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
 		cache.onBuild = a.guard.building // set before anything builds
@@ -110,6 +115,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 // marked interrupted on the next start), the memory guard and the webhook
 // notifier, waiting for each, then closes the store.
 func (a *App) Close() error {
+	a.sched.close(a) // before the loop: it reports through it
 	a.cancel()
 	err := <-a.done
 	if a.guard != nil {
