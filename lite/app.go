@@ -54,6 +54,8 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSync skips fsync (benchmarks only).
 	NoSync bool
+	// Clock is the schedules' clock (nil: time.Now); tests move it.
+	Clock func() time.Time
 }
 
 // Open opens the data dir and starts the loop. The caller must Close it.
@@ -97,7 +99,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify}
-	a.sched = newSchedHost(a)
+	a.sched = newSchedHost(a, o.Clock)
 	cache.tools.sched = a.sched.svc
 	a.onTurnEnd(a.sched.turnEnded)
 	if cfg.Runtime.MemoryLimitMB > 0 {

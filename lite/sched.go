@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
@@ -48,10 +49,10 @@ type schedReport struct {
 
 // newSchedHost creates the service over the loop's store. Nothing runs
 // until start.
-func newSchedHost(a *App) *schedHost {
+func newSchedHost(a *App, now func() time.Time) *schedHost {
 	h := &schedHost{log: a.log, reports: make(chan schedReport, maxSchedReports)}
 	h.svc = sched.New(sched.Options{DB: a.Loop, Firer: &schedFirer{a: a, host: h},
-		Location: a.Config.Scheduler.Location(), Logger: a.log})
+		Location: a.Config.Scheduler.Location(), Logger: a.log, Now: now})
 	return h
 }
 

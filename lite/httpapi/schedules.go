@@ -33,7 +33,7 @@ const codeScheduleNotFound = "schedule_not_found"
 const noSchedule = "no such schedule: GET /api/v1/schedules?all=true lists them"
 
 // ScheduleDetail is GET /api/v1/schedules/{id}: the schedule and its run
-// log, oldest run first ("runs" is the schedule's count of them).
+// log, newest run first ("runs" is the schedule's count of them).
 type ScheduleDetail struct {
 	sched.Schedule
 	Log []sched.Run `json:"run_log"`
