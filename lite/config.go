@@ -40,6 +40,8 @@ type Config struct {
 	Runtime RuntimeConfig `yaml:"runtime"`
 	Web     WebConfig     `yaml:"web"`
 	MCP     MCPConfig     `yaml:"mcp"`
+	// Scheduler is the schedules' time zone (config_sched.go).
+	Scheduler SchedulerConfig `yaml:"scheduler"`
 
 	// RouteFallback is the agent for a chat no route matches: "" (drop the
 	// message, as Agnx does) when the file sets no runtime.default_agent,

@@ -18,7 +18,7 @@ import (
 // the offending key when c came from a file. Secrets are never quoted.
 func (c *Config) Validate() error {
 	for _, check := range []func() error{c.validateServer, c.validateSessions,
-		c.validateGateways, c.validateRoutes, c.validateRuntime, c.validateWeb, c.validateMCP} {
+		c.validateGateways, c.validateRoutes, c.validateRuntime, c.validateWeb, c.validateMCP, c.validateScheduler} {
 		if err := check(); err != nil {
 			return err
 		}

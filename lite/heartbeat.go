@@ -172,7 +172,7 @@ func (h *heartbeats) sync(ctx context.Context, all bool, names map[string]bool) 
 		if _, ok := want[name]; ok || keep[name] || !all && !names[name] {
 			continue
 		}
-		if _, err := h.sched.Cancel(ctx, sc.ID, name); err != nil {
+		if _, err := h.sched.Cancel(ctx, sc.ID, name); err != nil && !errors.Is(err, sched.ErrNotFound) {
 			h.log.Warn("heartbeat not cancelled", "agent", name, "err", err)
 			continue
 		}

@@ -1,0 +1,159 @@
+package sched
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// maxRunError bounds the error text a run's log keeps.
+const maxRunError = 1 << 10
+
+// fire runs schedule id if it is due: hands it to the Firer (which
+// records it), or records it skipped, or records the Firer's failure.
+// firedDue is the due time it acted on (zero when it did nothing); err is
+// set when nothing could be recorded.
+func (s *Service) fire(ctx context.Context, id string) (firedDue time.Time, err error) {
+	now := s.now()
+	sc, ok, err := s.load(id)
+	if err != nil || !ok || sc.Status != Active || sc.Next.IsZero() || sc.Next.After(now) {
+		return time.Time{}, err
+	}
+	t, err := prepare(&sc, s.loc)
+	if err != nil {
+		// Stored, then made invalid (a zone gone from the system): it
+		// cannot say when it runs, so it ends, logged.
+		s.log.Error("schedule cannot run: its timing is invalid", "schedule_id", id, "agent", sc.Agent, "err", err)
+		r := Run{Due: sc.Next, Attempt: sc.Attempt, Outcome: RunFailed, Error: clip(err.Error())}
+		return sc.Next, s.record(ctx, &sc, r, time.Time{}, Completed, 0)
+	}
+	run := Run{Due: sc.Next, Attempt: sc.Attempt}
+	if sc.Attempt == 0 {
+		if n := t.missed(run.Due, now); n > 1 || now.Sub(run.Due) > lateAfter {
+			run.Late, run.Missed = true, n
+		}
+	}
+	attrs := []any{"schedule_id", id, "agent", sc.Agent, "due", run.Due, "missed", run.Missed}
+	if run.Late && sc.Missed == MissedSkip {
+		s.log.Warn("schedule runs missed while down: skipped, as its policy says", attrs...)
+		run.Outcome = RunSkipped
+		next, status := advance(&sc, t, now)
+		return run.Due, s.record(ctx, &sc, run, next, status, 0)
+	}
+	if run.Late {
+		s.log.Warn("schedule runs missed while down: running once, late", attrs...)
+	}
+	run.Fired, run.Outcome = now, RunFired
+	next, status := advance(&sc, t, now)
+	var session sessionBox
+	f := Firing{
+		Schedule:   sc,
+		Run:        run,
+		SetSession: session.set,
+		Record: func(tx *storage.Tx) error {
+			r := run
+			r.SessionID = session.get()
+			return recordTx(tx, &sc, r, next, status, 0)
+		},
+	}
+	ferr := s.firer.Fire(ctx, f)
+	if ferr == nil {
+		return run.Due, nil
+	}
+	if ctx.Err() != nil {
+		return run.Due, nil // shutting down: not recorded, so it runs again after the restart
+	}
+	run.Error = clip(ferr.Error())
+	return run.Due, s.failed(ctx, &sc, t, run, now)
+}
+
+// advance returns where a schedule goes after its run at now: a recurring
+// one to its next tick after now, a one-shot (or a recurring one that
+// will never run again) to completed.
+func advance(sc *Schedule, t *timing, now time.Time) (time.Time, Status) {
+	if !sc.Recurring() {
+		return time.Time{}, Completed
+	}
+	if next := t.next(now); !next.IsZero() {
+		return next, Active
+	}
+	return time.Time{}, Completed
+}
+
+// failed records run as failed, retried later when sc's Retry allows.
+func (s *Service) failed(ctx context.Context, sc *Schedule, t *timing, run Run, now time.Time) error {
+	attrs := []any{"schedule_id", sc.ID, "agent", sc.Agent, "due", run.Due, "attempt", run.Attempt, "err", run.Error}
+	if pol, ok := retryPolicy(sc); ok && run.Attempt < pol.MaxRetries {
+		run.Outcome = RunRetrying
+		at := now.Add(backoff(pol, run.Attempt))
+		s.log.Warn("schedule run failed: retrying", append(attrs, "retry_at", at)...)
+		return s.record(ctx, sc, run, at, Active, run.Attempt+1)
+	}
+	run.Outcome = RunFailed
+	next, status := advance(sc, t, now)
+	s.log.Error("schedule run failed", append(attrs, "next", next)...)
+	return s.record(ctx, sc, run, next, status, 0)
+}
+
+// record commits run and the schedule's next state in a transaction of
+// its own.
+func (s *Service) record(ctx context.Context, sc *Schedule, run Run, next time.Time, status Status, attempt int) error {
+	return s.db.Commit(ctx, func(tx *storage.Tx) error {
+		return recordTx(tx, sc, run, next, status, attempt)
+	})
+}
+
+// recordTx writes run to sc's log and moves the stored schedule on to
+// next, status and attempt, unless it changed since sc was read (it was
+// cancelled or replaced meanwhile: then only the counts move). It reads
+// and writes only the Tx, so it is safe to run twice.
+func recordTx(tx *storage.Tx, sc *Schedule, run Run, next time.Time, status Status, attempt int) error {
+	err := mutate(tx, sc.ID, func(cur *Schedule) {
+		if cur.Status == Active && cur.Next.Equal(run.Due) && cur.Attempt == run.Attempt && sameTiming(cur, sc) {
+			cur.Next, cur.Status, cur.Attempt = next, status, attempt
+		}
+		switch run.Outcome {
+		case RunFailed:
+			cur.Runs++
+			cur.Failures++
+		case RunFired:
+			cur.Runs++
+		}
+		r := run
+		cur.LastRun = &r
+	})
+	if err != nil {
+		return err
+	}
+	return putRun(tx, sc.ID, &run)
+}
+
+// sessionBox holds the session a Firer reports, between SetSession and
+// Record, which may run on different goroutines.
+type sessionBox struct {
+	mu sync.Mutex
+	id string
+}
+
+func (b *sessionBox) set(id string) {
+	b.mu.Lock()
+	b.id = id
+	b.mu.Unlock()
+}
+
+func (b *sessionBox) get() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.id
+}
+
+// clip cuts an error text to maxRunError bytes.
+func clip(s string) string {
+	if len(s) <= maxRunError {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxRunError], "") + "…"
+}
