@@ -37,6 +37,9 @@ type Agent struct {
 	// Heartbeat is the agent's periodic turn: spec.heartbeat, or
 	// HEARTBEAT.md in Dir alone; nil when it has none.
 	Heartbeat *Heartbeat
+	// Notify is spec.notify (an extension): when and where the agent's
+	// notifications go.
+	Notify NotifySettings
 
 	// Skills are the usable skills of SkillsDir, by folder name, then the
 	// shared ones the composition root adds (AddSharedSkills).

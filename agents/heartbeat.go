@@ -25,7 +25,6 @@ const (
 	// MaxHeartbeatPrompt bounds the instructions' file: it is sent to the
 	// model at every heartbeat.
 	MaxHeartbeatPrompt = 64 << 10
-	maxChatID          = 128
 )
 
 // DefaultHeartbeatPrompt is the heartbeat's instructions when spec.heartbeat

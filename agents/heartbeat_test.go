@@ -87,7 +87,7 @@ func TestLoad_HeartbeatErrors(t *testing.T) {
 		{"no dash", "  heartbeat:\n    active_hours: \"08:00\"\n", "is not a window"},
 		{"half target", "  heartbeat:\n    deliver_to: {gateway: telegram}\n", "agent.yaml:8: spec.heartbeat.deliver_to needs a gateway and a chat_id"},
 		{"bad gateway", "  heartbeat:\n    deliver_to: {gateway: heartbeat, chat_id: x}\n", "deliver_to.gateway \"heartbeat\" is not a gateway's name"},
-		{"control chat", "  heartbeat:\n    deliver_to: {gateway: telegram, chat_id: \"a\\nb\"}\n", "chat_id must be 1 to 128 printable bytes"},
+		{"control chat", "  heartbeat:\n    deliver_to: {gateway: telegram, chat_id: \"a\\nb\"}\n", "chat_id must be 1 to 64 printable bytes"},
 		{"outside prompt", "  heartbeat:\n    prompt: ../x.md\n", "agent.yaml:8: spec.heartbeat.prompt \"../x.md\" leads outside"},
 		{"unknown key", "  heartbeat:\n    evry: 5m\n", "evry"},
 		{"not a mapping", "  heartbeat: 30m\n", "spec.heartbeat"},

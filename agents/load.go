@@ -49,6 +49,8 @@ type spec struct {
 	Hooks        Hooks     `yaml:"hooks"`
 	// Heartbeat is nil when absent (HEARTBEAT.md alone turns it on).
 	Heartbeat *heartbeatFile `yaml:"heartbeat"`
+	// Notify is an agnx-lite extension.
+	Notify NotifySettings `yaml:"notify"`
 }
 
 // modelFile is spec.model as written: Model and its one alias key.
@@ -181,6 +183,7 @@ func (af *agentFile) agent(dir string) *Agent {
 		Tools:       s.Tools,
 		SkillsDir:   resolve(dir, skillsRel(s)),
 		Hooks:       s.Hooks,
+		Notify:      s.Notify,
 	}
 }
 

@@ -53,11 +53,18 @@ type Notify struct {
 	Deliveries []Delivery
 }
 
-// Delivery is one place notifications go: type log, or type webhook with a
-// URL.
+// Delivery is one place notifications go (see DeliveryTypes): type log;
+// type chat, with Gateway and ChatID or neither (the session's own chat);
+// type webhook with a URL; type ntfy with a URL, an optional Token (sent
+// as a bearer token; ${NAME} takes it from agnx.yaml's sandbox.env) and
+// Priority.
 type Delivery struct {
-	Type string `yaml:"type"`
-	URL  string `yaml:"url"`
+	Type     string `yaml:"type"`
+	URL      string `yaml:"url"`
+	Gateway  string `yaml:"gateway"`
+	ChatID   string `yaml:"chat_id"`
+	Token    string `yaml:"token"`
+	Priority string `yaml:"priority"`
 }
 
 // Rule matches tool calls. A rule comes in two forms.

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // policyFile is policy.yaml.
@@ -144,11 +143,8 @@ func (p *Policy) merge(file string, data []byte) error {
 	p.Notify.Enabled = p.Notify.Enabled || pf.Notify.Enabled
 	for i, d := range pf.Notify.Deliveries {
 		key := "notify.deliveries[" + strconv.Itoa(i) + "]"
-		if err := oneOf(doc, key+".type", d.Type, "log", "webhook"); err != nil {
+		if err := validateDelivery(doc, key, &d); err != nil {
 			return err
-		}
-		if d.Type == "webhook" && !strings.HasPrefix(d.URL, "http://") && !strings.HasPrefix(d.URL, "https://") {
-			return doc.Errorf(key+".url", "%s.url must be an http or https URL", key)
 		}
 		if !slices.Contains(p.Notify.Deliveries, d) {
 			p.Notify.Deliveries = append(p.Notify.Deliveries, d)

@@ -162,7 +162,7 @@ func TestLoadPolicy_Errors(t *testing.T) {
 		{"kind: Agent\n", `p.yaml:1: kind must be Policy, not "Agent"`},
 		{"allow:\n  - \"bash:ok\"\n  - \":x\"\n", `p.yaml:3: rule ":x" names no tool`},
 		{"deny: [\"x y:z\"]\n", `p.yaml:1: rule "x y:z": a tool name has no spaces`},
-		{"notify:\n  deliveries:\n    - {type: email}\n", `p.yaml:3: notify.deliveries[0].type "email" is not one of log, webhook`},
+		{"notify:\n  deliveries:\n    - {type: email}\n", `p.yaml:3: notify.deliveries[0].type "email" is not one of log, chat, webhook, ntfy`},
 		{"notify:\n  deliveries:\n    - {type: webhook, url: ftp://x}\n", `p.yaml:3: notify.deliveries[0].url must be an http or https URL`},
 	}
 	for _, tt := range tests {

@@ -34,6 +34,9 @@ func (af *agentFile) validate(doc *Doc) error {
 	if err := validateHeartbeat(doc, af.Spec.Heartbeat); err != nil {
 		return err
 	}
+	if err := validateNotify(doc, &af.Spec.Notify); err != nil {
+		return err
+	}
 	warnings, err := validateHooks(doc, &af.Spec.Hooks)
 	if err != nil {
 		return err

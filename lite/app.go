@@ -82,7 +82,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	cache.tools.sessions = storeSessions{st}
 	m := newMetrics()
-	notify := newNotifier(log)
+	notify := newNotifier(log, offeredSecrets(cfg))
 	var a *App // the loop reports turn ends to it once it exists
 	loop := runtime.New(runtime.Options{
 		TurnEnded:       func(te runtime.TurnEnd) { a.turnEnded(te) },
@@ -108,6 +108,8 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	a.hb.sched, a.hb.loc = a.sched.svc, cfg.Scheduler.Location()
 	a.onTurnEnd(a.hb.turnEnded)
 	cache.onBuilt, cache.onReload = a.hb.built, func() { a.hb.trigger("") }
+	notify.chat = a.chatNotice
+	a.onTurnEnd(a.turnNotice)
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
 		cache.onBuild = a.guard.building // set before anything builds

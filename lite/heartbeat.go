@@ -82,7 +82,12 @@ func newHeartbeats(a *App, cache *agentCache, log *slog.Logger) *heartbeats {
 	h := &heartbeats{agentsDir: a.Config.AgentsDir, loop: a.Loop, agents: cache, log: log,
 		loc: time.Local, now: time.Now, maxTurns: hbMaxTurns, registered: map[string]hbTiming{}, lastChat: map[string]chatRef{},
 		isGateway: func(name string) bool { _, ok := a.Gateway(name); return ok }}
-	h.deliver = func(ctx context.Context, n hbNotice) error { return h.deliverChat(ctx, n, a.Chats(), a.Follow) }
+	h.deliver = func(ctx context.Context, n hbNotice) error {
+		if n.Direct {
+			return h.deliverChat(ctx, n, a.Chats(), a.Follow)
+		}
+		return h.notify(a, n)
+	}
 	h.work.log = log
 	return h
 }
@@ -352,4 +357,18 @@ func (w *hbWorker) close() {
 	}
 	w.mu.Unlock()
 	w.wg.Wait()
+}
+
+// notify hands what a heartbeat said to the notification path: the
+// agent's spec.notify, by default the chat n names (the one the agent last
+// talked with), else the log. Without a chat the session is left out, so
+// that a chat delivery does not look for the heartbeat session's chat.
+func (h *heartbeats) notify(a *App, n hbNotice) error {
+	x := Notification{Agent: n.Agent, Gateway: n.Gateway, ChatID: n.ChatID, Text: n.Text,
+		Title: n.Agent + " heartbeat", Origin: OriginHeartbeat}
+	if n.Gateway != "" {
+		x.SessionID = n.SessionID
+	}
+	a.Notify(x)
+	return nil
 }

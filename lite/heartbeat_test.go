@@ -295,10 +295,13 @@ func TestHeartbeats_DeliverToChat(t *testing.T) {
 	app, _, _ := openHB(t)
 	h := app.hb
 	ctx := context.Background()
-	require.NoError(t, h.deliver(ctx, hbNotice{Agent: "beat", Gateway: "telegram", ChatID: "42", Text: "look", Direct: true}))
-	sid, agent, err := app.Chats().Current("telegram", "42")
-	require.NoError(t, err, "the chat got a session")
-	assert.Equal(t, "beat", agent)
+	n := hbNotice{Agent: "beat", Gateway: "telegram", ChatID: "42", Text: "look", Direct: true}
+	err := h.deliver(ctx, n)
+	require.Error(t, err, "a chat that never wrote to the bot gets nothing")
+	assert.Contains(t, err.Error(), "telegram chat 42 has no session yet")
+	sid, err := app.Chats().NewSession(ctx, agents.Inbound{Gateway: "telegram", ChatID: "42"}, "quiet")
+	require.NoError(t, err)
+	require.NoError(t, h.deliver(ctx, n), "the gateway is not running: stored, delivered at its start")
 	var notices []runtime.Event
 	require.NoError(t, app.Loop.Events(ctx, sid, 0, func(e runtime.Event) error {
 		if e.Type == runtime.EvAssistant {

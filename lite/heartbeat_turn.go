@@ -257,9 +257,10 @@ func (h *heartbeats) findLastChat(ctx context.Context, agent string) chatRef {
 	return c
 }
 
-// deliverChat posts n to its chat's session as a notice and has the
-// gateway deliver it: the chat's current session, or a new one with the
-// agent when the chat has none. A notice with no chat is logged.
+// deliverChat posts n to its chat's current session as a notice and has
+// the gateway deliver it. A chat that never wrote to the bot has no
+// session and gets nothing (as notifications): starting one would route
+// the chat to this agent. A notice with no chat is logged.
 func (h *heartbeats) deliverChat(ctx context.Context, n hbNotice, chats *Chats, follow func(ctx context.Context, gateway, sid, chat string) error) error {
 	if n.Gateway == "" {
 		h.log.Info("heartbeat has something to say but no chat to say it to; set spec.heartbeat.deliver_to",
@@ -268,7 +269,7 @@ func (h *heartbeats) deliverChat(ctx context.Context, n hbNotice, chats *Chats, 
 	}
 	sid, _, err := chats.Current(n.Gateway, n.ChatID)
 	if errors.Is(err, ErrNoChat) {
-		sid, err = chats.NewSession(ctx, agents.Inbound{Gateway: n.Gateway, ChatID: n.ChatID}, n.Agent)
+		return fmt.Errorf("%s chat %s has no session yet: a heartbeat goes only to a chat that has written to the bot", n.Gateway, n.ChatID)
 	}
 	if err != nil {
 		return err

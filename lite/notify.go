@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -26,15 +27,17 @@ const (
 	webhookQueue   = 16
 )
 
-// notifier delivers the notifications of agents' policies: to the log at
-// once, to webhooks from one worker with a bounded queue (a slow webhook
-// drops notifications, never stalls the loop). Its owner (App) calls close
-// once the loop, the only caller of notify, has stopped.
+// notifier delivers notifications: the policies' (notify, from the loop)
+// and the App's (Notify: turn ends, processes, heartbeats). The log gets
+// them at once; everything else (chat notices, webhooks, ntfy) goes
+// through one worker with a bounded queue, so a slow server drops
+// notifications, never stalls the loop. Its owner (App) calls close once
+// the loop, and every other caller, has stopped.
 type notifier struct {
 	log   *slog.Logger
-	queue chan webhookPost
-	// stop is closed by close: the worker posts what is queued until
-	// drain passes (then cancel cancels the post in flight and the rest
+	queue chan notifyJob
+	// stop is closed by close: the worker runs what is queued until
+	// drain passes (then cancel cancels the job in flight and the rest
 	// are dropped), returns and closes done.
 	stop   chan struct{}
 	done   chan struct{}
@@ -42,20 +45,36 @@ type notifier struct {
 	drain  time.Duration
 	// allowLoopback lets webhooks reach this host (tests' httptest).
 	allowLoopback bool
+	// chat posts a notice to a gateway's chat (App.chatNotice); nil
+	// logs instead. Set before the first notification.
+	chat func(ctx context.Context, d agents.Delivery, n Notification) error
+	// secrets are the values an ntfy token's ${NAME} may name
+	// (sandbox.env of agnx.yaml).
+	secrets map[string]string
+}
+
+// notifyJob is one queued delivery; what names it in the log when it is
+// dropped.
+type notifyJob struct {
+	what string
+	run  func(ctx context.Context, client *http.Client)
 }
 
 type webhookPost struct {
 	url  string
 	body []byte
+	// contentType is the body's; headers are added (ntfy's).
+	contentType string
+	headers     map[string]string
 }
 
-// newNotifier starts the webhook worker; close stops it.
-func newNotifier(log *slog.Logger) *notifier {
-	return startNotifier(&notifier{log: log})
+// newNotifier starts the worker; close stops it.
+func newNotifier(log *slog.Logger, secrets map[string]string) *notifier {
+	return startNotifier(&notifier{log: log, secrets: secrets})
 }
 
 func startNotifier(n *notifier) *notifier {
-	n.queue, n.stop, n.done = make(chan webhookPost, webhookQueue), make(chan struct{}), make(chan struct{})
+	n.queue, n.stop, n.done = make(chan notifyJob, webhookQueue), make(chan struct{}), make(chan struct{})
 	if n.drain == 0 {
 		n.drain = webhookDrain
 	}
@@ -68,10 +87,10 @@ func startNotifier(n *notifier) *notifier {
 // maxNotifiedCommand is how much of a command a notification carries.
 const maxNotifiedCommand = 4 << 10
 
-// notify reports one executed call: to the log, and to the webhooks
-// queued (the parent's body, {"event":"command_notification",
+// notify reports one executed call: to the log, the chat, ntfy, and to
+// the webhooks queued (the parent's body, {"event":"command_notification",
 // "session_id", "agent", "command", "success"}, plus tool, tool_type and
-// time). A policy that names no delivery logs.
+// time). A policy that names no delivery logs. It never blocks.
 func (n *notifier) notify(x runtime.Notification) {
 	deliveries := x.Deliveries
 	if len(deliveries) == 0 {
@@ -81,6 +100,12 @@ func (n *notifier) notify(x runtime.Notification) {
 	if len(cmd) > maxNotifiedCommand {
 		cmd = strings.ToValidUTF8(cmd[:maxNotifiedCommand], "") + "…"
 	}
+	outcome := "succeeded"
+	if !x.Success {
+		outcome = "failed"
+	}
+	note := Notification{Agent: x.Agent, SessionID: x.Session, Origin: "policy",
+		Title: x.Agent + ": " + x.Type + " " + outcome, Text: x.Agent + " ran (" + outcome + "): " + cmd}
 	for _, d := range deliveries {
 		switch d.Type {
 		case "log":
@@ -90,14 +115,23 @@ func (n *notifier) notify(x runtime.Notification) {
 			body, _ := json.Marshal(map[string]any{"event": "command_notification", "session_id": x.Session,
 				"agent": x.Agent, "command": cmd, "success": x.Success, "tool": x.Tool, "tool_type": x.Type,
 				"time": time.Now().UTC().Format(time.RFC3339)})
-			select {
-			case <-n.stop:
-				n.log.Warn("notification webhook after shutdown; dropped one", "url", d.URL)
-			case n.queue <- webhookPost{d.URL, body}:
-			default:
-				n.log.Warn("notification webhook queue full; dropped one", "url", d.URL)
-			}
+			p := webhookPost{url: d.URL, body: body}
+			n.enqueue(notifyJob{what: d.URL, run: func(ctx context.Context, c *http.Client) { n.post(ctx, c, p) }})
+		default:
+			n.enqueue(notifyJob{what: d.Type, run: func(ctx context.Context, c *http.Client) { n.deliver(ctx, c, d, note) }})
 		}
+	}
+}
+
+// enqueue hands j to the worker; a full queue, or a notifier that is
+// closing, drops it with a log line. It never blocks.
+func (n *notifier) enqueue(j notifyJob) {
+	select {
+	case <-n.stop:
+		n.log.Warn("notification after shutdown; dropped one", "to", j.what)
+	case n.queue <- j:
+	default:
+		n.log.Warn("notification queue full; dropped one", "to", j.what)
 	}
 }
 
@@ -124,8 +158,8 @@ func (n *notifier) work(ctx context.Context) {
 	defer client.CloseIdleConnections()
 	for {
 		select {
-		case p := <-n.queue:
-			n.post(ctx, client, p)
+		case j := <-n.queue:
+			j.run(ctx, client)
 		case <-n.stop:
 			n.flush(ctx, client)
 			return
@@ -133,16 +167,16 @@ func (n *notifier) work(ctx context.Context) {
 	}
 }
 
-// flush posts what is queued at shutdown, until ctx ends.
+// flush runs what is queued at shutdown, until ctx ends.
 func (n *notifier) flush(ctx context.Context, client *http.Client) {
 	for {
 		select {
-		case p := <-n.queue:
+		case j := <-n.queue:
 			if ctx.Err() != nil {
-				n.log.Warn("notification webhook not sent before shutdown; dropped one", "url", p.url)
+				n.log.Warn("notification not sent before shutdown; dropped one", "to", j.what)
 				continue
 			}
-			n.post(ctx, client, p)
+			j.run(ctx, client)
 		default:
 			return
 		}
@@ -154,15 +188,25 @@ func (n *notifier) post(ctx context.Context, client *http.Client, p webhookPost)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(p.body))
 	if err == nil {
-		req.Header.Set("Content-Type", "application/json")
+		ct := p.contentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		req.Header.Set("Content-Type", ct)
+		for k, v := range p.headers {
+			req.Header.Set(k, v)
+		}
 		var resp *http.Response
 		if resp, err = client.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
 			resp.Body.Close()
+			if resp.StatusCode >= 300 {
+				err = fmt.Errorf("the server answered %s", resp.Status)
+			}
 		}
 	}
 	if err != nil {
-		n.log.Warn("notification webhook failed", "err", err)
+		n.log.Warn("notification post failed", "host", hostOf(p.url), "err", err)
 	}
 }
 

@@ -118,7 +118,7 @@ func TestNotify_Refuses(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	n := newNotifier(log)
+	n := newNotifier(log, nil)
 	n.notify(webhookNote(srv.URL+"/hook", "ls"))
 	n.notify(webhookNote("http://169.254.169.254/latest", "ls"))
 	n.notify(runtime.Notification{Session: "s2", Agent: "assistant", Tool: "web", Type: "builtin", Command: "web:fetch"})

@@ -54,7 +54,10 @@ type pluginGateway struct {
 	chats *Chats
 }
 
-var _ Gateway = (*pluginGateway)(nil)
+var (
+	_ Gateway  = (*pluginGateway)(nil)
+	_ Follower = (*pluginGateway)(nil)
+)
 
 func (p *pluginGateway) Name() string                    { return p.g.Name() }
 func (p *pluginGateway) Start(ctx context.Context) error { return p.g.Start(ctx) }
@@ -70,6 +73,18 @@ func (p *pluginGateway) Deliver(ctx context.Context, m Outbound) error {
 		return err
 	}
 	return p.g.Send(ctx, m.ChatID, m.Text)
+}
+
+// Follow has the plugin's chat, one that has a session through this
+// plugin, follow the session from what it has not seen (see
+// plugin.Gateway.Follow): durably, never twice.
+func (p *pluginGateway) Follow(ctx context.Context, sessionID, chatID string) error {
+	if _, _, err := p.chats.Current(p.g.Name(), chatID); errors.Is(err, ErrNoChat) {
+		return ErrNotServed
+	} else if err != nil {
+		return err
+	}
+	return p.g.Follow(ctx, sessionID, chatID)
 }
 
 // pluginEnv turns gateways.external[].env into KEY=value pairs, in a

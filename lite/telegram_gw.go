@@ -20,7 +20,10 @@ type TelegramGateway struct {
 	chats *Chats
 }
 
-var _ Gateway = (*TelegramGateway)(nil)
+var (
+	_ Gateway  = (*TelegramGateway)(nil)
+	_ Follower = (*TelegramGateway)(nil)
+)
 
 // NewTelegram builds the Telegram gateway from the config
 // (gateways.telegram) and the app, on top of o (which may carry test
@@ -68,6 +71,23 @@ func (t *TelegramGateway) Deliver(ctx context.Context, m Outbound) error {
 		return err
 	}
 	return t.gw.Deliver(ctx, chat, m.Text)
+}
+
+// Follow has the gateway deliver the session to a Telegram chat it
+// serves, from what nobody has seen yet on, as replies are delivered:
+// durably, never twice (see telegram.Gateway.Follow). Any other chat is
+// ErrNotServed.
+func (t *TelegramGateway) Follow(ctx context.Context, sessionID, chatID string) error {
+	chat, err := strconv.ParseInt(chatID, 10, 64)
+	if err != nil {
+		return fmt.Errorf("telegram chat %q: %w", chatID, ErrNotServed)
+	}
+	if _, _, err := t.chats.Current(telegram.GatewayName, chatID); errors.Is(err, ErrNoChat) {
+		return fmt.Errorf("telegram chat %s: %w", chatID, ErrNotServed)
+	} else if err != nil {
+		return err
+	}
+	return t.gw.Follow(ctx, sessionID, chat)
 }
 
 // LastPoll is when Telegram last answered a poll (zero: never, or no

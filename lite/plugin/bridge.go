@@ -34,6 +34,7 @@ type Runtime interface {
 	Approve(ctx context.Context, sid, callID, decision string) error
 	Session(ctx context.Context, sid string) (runtime.SessionInfo, error)
 	Sessions(ctx context.Context) ([]runtime.SessionInfo, error)
+	Events(ctx context.Context, sid string, after uint64, fn func(runtime.Event) error) error
 	KV(ctx context.Context, key string) ([]byte, error)
 	PutKV(ctx context.Context, key string, val []byte) error
 }
@@ -79,7 +80,8 @@ type bridge struct {
 	log      *slog.Logger
 	observe  func(Status)
 	outbound chan outbound // Deliver's messages
-	queue    *inbox.Inbox  // messages waiting for their chat's turn
+	follows  chan followReq
+	queue    *inbox.Inbox // messages waiting for their chat's turn
 	queued   chan []inbox.Item
 	quit     <-chan struct{} // closed when the Gateway ends
 	limit    *limiter        // lines a plugin can make us repeat
@@ -99,6 +101,7 @@ func newBridge(o Options, t Timing) *bridge {
 		ledger: ledger{approvals: map[string]approval{}, requests: map[string]request{}, refused: map[string]time.Time{},
 			waiting: map[string]chan<- error{}},
 		outbound: make(chan outbound),
+		follows:  make(chan followReq, followQueue),
 		queued:   make(chan []inbox.Item),
 	}
 }

@@ -45,6 +45,7 @@ type outbox struct {
 	sending string // the request id of the message awaiting its ack
 	seq     uint64 // the seq that message delivers
 	turnEnd bool   // it is a turn's answer
+	notice  bool   // it is a notice (an assistant_response with an origin)
 	dropped bool   // it was dropped: the plugin does not read
 }
 
@@ -61,12 +62,12 @@ func (b *bridge) recover(ctx context.Context) {
 		if s.Gateway != b.name {
 			continue
 		}
-		data, err := b.rt.KV(ctx, outKey(b.name, s.ID))
-		if err != nil || data == nil {
+		r, err := b.record(ctx, s.ID)
+		if err != nil {
 			continue
 		}
-		var r record
-		if json.Unmarshal(data, &r) != nil || !r.Open || r.Chat == "" {
+		if !r.Open || r.Chat == "" {
+			b.recoverUnseen(ctx, s, r)
 			continue
 		}
 		b.open[s.ID] = &outbox{sid: s.ID, rec: r}
@@ -103,6 +104,7 @@ func (b *bridge) begin(ctx context.Context, sid, chat, chatType string) (*outbox
 func (b *bridge) sendReply(o *outbox, e watchEvent, text, replyTo string, kb *InlineKeyboard) {
 	id, queued := b.say(o.rec.Chat, replyTo, text, kb)
 	o.sending, o.seq, o.turnEnd, o.dropped = id, e.seq, e.kind == watchTurnEnd, !queued
+	o.notice = e.kind == watchNotice
 	b.outgoing[id] = o
 }
 
@@ -112,9 +114,15 @@ func (b *bridge) sendReply(o *outbox, e watchEvent, text, replyTo string, kb *In
 func (b *bridge) acked(ctx context.Context, o *outbox, seq uint64, turnEnd bool) {
 	o.sending = ""
 	o.rec.Delivered = max(o.rec.Delivered, seq)
-	if turnEnd {
-		o.rec.From = max(o.rec.From, seq)
-		if b.idleAfter(ctx, o.sid, seq) {
+	if turnEnd || o.notice {
+		// A notice may be all the session says: it stops being followed
+		// once idle after it, as after a turn.
+		o.notice = false
+		idle := b.idleAfter(ctx, o.sid, seq)
+		if turnEnd || idle {
+			o.rec.From = max(o.rec.From, seq)
+		}
+		if idle {
 			o.rec.Open = false
 			b.put(ctx, o)
 			b.unfollow(o)

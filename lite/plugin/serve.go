@@ -109,6 +109,8 @@ func (g *Gateway) serve(ctx context.Context, p *proc) outcome {
 			g.b.onWatch(live, w)
 		case m := <-g.b.outbound:
 			g.b.onOutbound(m)
+		case f := <-g.b.follows:
+			g.b.onFollow(live, f)
 		case items := <-g.b.queued:
 			g.b.onQueued(live, items)
 		case <-typing.C:

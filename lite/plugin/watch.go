@@ -37,6 +37,7 @@ const (
 	watchTurnEnd
 	watchGone
 	watchAckLate // the plugin did not acknowledge the reply at seq in time
+	watchNotice  // an assistant_response with an origin: sent as it comes
 )
 
 type watchEvent struct {
@@ -151,6 +152,14 @@ func (w *watch) run(ctx context.Context, rt Runtime, out chan<- watchEvent) {
 		}
 		switch e.Type {
 		case runtime.EvAssistant:
+			if e.Origin != "" {
+				// A notice (Loop.Notice): said now, not the turn's answer.
+				if e.Seq > w.delivered && strings.TrimSpace(e.Content) != "" &&
+					!w.send(ctx, out, watchEvent{kind: watchNotice, seq: e.Seq, text: e.Content}) {
+					return
+				}
+				break
+			}
 			if strings.TrimSpace(e.Content) != "" {
 				text = e.Content
 			}
@@ -268,6 +277,8 @@ func (b *bridge) onWatch(ctx context.Context, e watchEvent) {
 			delete(b.outgoing, o.sending)
 			b.acked(ctx, o, o.seq, o.turnEnd)
 		}
+	case watchNotice:
+		b.sendReply(o, e, e.text, "", nil)
 	case watchTurnEnd:
 		b.queue.Kick(b.queueKey(o.rec.Chat))
 		b.forget(o.sid)

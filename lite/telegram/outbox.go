@@ -101,17 +101,22 @@ func (o *outbox) do(f func()) bool {
 // hold has a watcher follow sid before a message from chat is sent to it,
 // so the turn's first tokens stream too, and keeps it until release: the
 // message is not committed yet, so the session may look idle. The record
-// is written first (see open).
+// is written first (see openFrom), on the outbox goroutine, as Follow
+// writes it.
 func (o *outbox) hold(ctx context.Context, sid string, chat int64) (*watcher, error) {
-	if err := o.open(ctx, sid, chat); err != nil {
-		return nil, err
-	}
 	var w *watcher
+	var err error
 	o.do(func() {
+		if err = o.openFrom(ctx, sid, chat, false); err != nil {
+			return
+		}
 		if w = o.startWatcher(sid, chat); w != nil {
 			w.holds++
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	if w == nil {
 		return nil, nil // stopping
 	}
@@ -217,12 +222,19 @@ func (o *outbox) recover() {
 		return
 	}
 	for _, s := range list {
-		if s.Gateway != GatewayName || s.Status == runtime.SessionCompleted {
+		if s.Status == runtime.SessionCompleted {
 			continue
 		}
+		// Another gateway's session is this one's only when Follow wrote
+		// it a record; a Telegram session without one may still owe what
+		// a schedule or a notice said before a crash (recoverUnseen).
 		r, ok, err := o.readRecord(s.ID)
 		if err != nil {
 			o.bot.log.Error("telegram: cannot read the outbox", "session", s.ID, "err", err)
+			continue
+		}
+		if !ok && s.Gateway == GatewayName {
+			o.recoverUnseen(s)
 			continue
 		}
 		if !ok || (r.Delivered >= s.LastSeq && !s.Status.InTurn()) {

@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 )
@@ -18,22 +17,6 @@ type outRecord struct {
 }
 
 func outKey(sid string) string { return "telegram/out/" + sid }
-
-// open makes sure sid has an outbox record before a message from chat is
-// sent to it. A session without one (its first message from Telegram is
-// on its way) starts at its current end: what was said before is not this
-// chat's to receive. Only a session without a record gets one here, and a
-// watcher runs only for a session with one, so no watcher writes it too.
-func (o *outbox) open(ctx context.Context, sid string, chat int64) error {
-	if _, ok, err := o.readRecord(sid); err != nil || ok {
-		return err
-	}
-	info, err := o.o.Loop.Session(ctx, sid)
-	if err != nil {
-		return err
-	}
-	return o.putRecord(sid, outRecord{Chat: chat, Delivered: info.LastSeq})
-}
 
 // readRecord reads sid's outbox record; ok is false when it has none.
 func (o *outbox) readRecord(sid string) (r outRecord, ok bool, err error) {

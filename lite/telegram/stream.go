@@ -100,6 +100,26 @@ func (w *watcher) answer(ctx context.Context, e runtime.Event) {
 	})
 }
 
+// notice delivers an assistant response with an origin (Loop.Notice) as
+// messages of their own: the preview of a turn being streamed stays, to
+// take that turn's answer.
+func (w *watcher) notice(ctx context.Context, e runtime.Event) {
+	preview := w.rec.Preview
+	parts := Split(e.Content, MaxMessage)
+	w.deliver(ctx, e.Seq, func() error {
+		for i, p := range parts {
+			if _, err := w.bot.post(ctx, Text{ChatID: w.chat, Text: HTML(p), ParseMode: "HTML"}, p); err != nil {
+				if i > 0 {
+					return &partialError{err}
+				}
+				return err
+			}
+		}
+		return nil
+	})
+	w.rec.Preview = preview
+}
+
 // partialError is a send that failed after part of the answer went out:
 // it is never unmarked for a resend.
 type partialError struct{ err error }

@@ -176,6 +176,14 @@ func (w *watcher) onEvent(ctx context.Context, e runtime.Event) bool {
 	case runtime.EvUserMessage:
 		w.bot.typing(ctx, w.chat)
 	case runtime.EvAssistant:
+		if e.Origin != "" {
+			// A notice (a schedule's reminder, a notification): a message
+			// of its own, and a turn's preview goes on streaming.
+			if strings.TrimSpace(e.Content) != "" {
+				w.notice(ctx, e)
+			}
+			break
+		}
 		if strings.TrimSpace(e.Content) != "" {
 			w.answer(ctx, e)
 		}

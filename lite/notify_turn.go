@@ -1,0 +1,65 @@
+package lite
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// turnNoticeChars is how much of an answer a turn's notice carries.
+const turnNoticeChars = 300
+
+// turnNotice is the onTurnEnd handler of the notification path: a turn of
+// a session no gateway serves (HTTP, CLI: a gateway's own watcher
+// delivers its chats' turns) that ended with nobody watching it, or that
+// a schedule, webhook or process started, gets a short notice per its
+// agent's spec.notify.when. Heartbeats notify on their own (only an
+// answer worth saying). On the loop goroutine: it only queues.
+func (a *App) turnNotice(te runtime.TurnEnd) {
+	if te.Gateway != "" || te.Agent == "" || te.Origin == "heartbeat" {
+		return
+	}
+	unwatched := !te.Watched || te.Origin != ""
+	if !unwatched && !a.notifyAlways(te.Agent) {
+		return
+	}
+	n := turnNotification(te)
+	a.notify.enqueue(notifyJob{what: "turn notice of " + te.Agent, run: func(ctx context.Context, c *http.Client) {
+		set, _ := a.notifySettings(te.Agent)
+		if set.When == agents.NotifyNever || (set.When != agents.NotifyAlways && !unwatched) {
+			return
+		}
+		a.notify.deliverAll(ctx, c, set.Deliveries, n)
+	}})
+}
+
+// notifyAlways reports whether the agent, as last built, notifies of
+// every turn; it reads only the cache (the loop goroutine must not load
+// files).
+func (a *App) notifyAlways(agent string) bool {
+	la, ok := a.Agents.CachedAgent(agent)
+	return ok && la.Spec.Notify.When == agents.NotifyAlways
+}
+
+// turnNotification is the notice of a turn's end: "<agent>: <the answer's
+// first 300 characters>", or what went wrong.
+func turnNotification(te runtime.TurnEnd) Notification {
+	text := strings.TrimSpace(te.Answer)
+	switch {
+	case te.Reason != runtime.TurnCompleted:
+		text = "the turn ended " + te.Reason
+		if a := strings.TrimSpace(te.Answer); a != "" {
+			text += ": " + a
+		}
+	case text == "":
+		text = "done (no answer)"
+	}
+	if r := []rune(text); len(r) > turnNoticeChars {
+		text = string(r[:turnNoticeChars]) + "…"
+	}
+	return Notification{Agent: te.Agent, SessionID: te.SessionID, Origin: te.Origin,
+		Title: te.Agent + ": turn " + te.Reason, Text: te.Agent + ": " + text}
+}
