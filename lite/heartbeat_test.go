@@ -405,3 +405,20 @@ func TestHeartbeatCheck(t *testing.T) {
 	summary, _ = heartbeatCheck(cfg, &agents.Agent{Name: "x"})
 	assert.Empty(t, summary)
 }
+
+func TestHeartbeatFire_SkippedWhileTheLastRuns(t *testing.T) {
+	app, _, _ := openHB(t, llmtest.Reply{Text: "thinking long", Fault: llmtest.Stall, FaultAfter: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	f, sid := firing(t, app, 1)
+	require.NoError(t, app.heartbeatFire(ctx, f))
+	info, err := app.Loop.Session(ctx, *sid)
+	require.NoError(t, err)
+	require.True(t, info.Status.InTurn(), "the first heartbeat's turn runs")
+	f2, _ := firing(t, app, 2)
+	err = app.heartbeatFire(ctx, f2)
+	require.ErrorIs(t, err, errHeartbeatBusy)
+	rec, err := app.Loop.KV(ctx, "test/run/xx")
+	require.NoError(t, err)
+	assert.Nil(t, rec, "nothing recorded: the scheduler logs the run as failed")
+}
