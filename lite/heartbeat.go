@@ -24,7 +24,7 @@ import (
 // removed. Finding them must not slow start-up: sync runs after the daemon
 // is ready, off the loop, and reads little (one stat of HEARTBEAT.md per
 // agent folder, agent.yaml searched for the word "heartbeat", and only the
-// agents left over loaded). It runs again when the agents are reloaded and
+// agents whose agent.yaml has it parsed). It runs again when the agents are reloaded and
 // when the cache rebuilds an agent whose heartbeat changed.
 
 // hbIDPrefix begins every heartbeat's schedule id.
@@ -217,7 +217,13 @@ func (h *heartbeats) wanted(all bool, names map[string]bool) (want map[string]*a
 		}
 	}
 	for _, e := range dirs {
-		if !mayHaveHeartbeat(e.Dir) {
+		file, mentions := heartbeatHints(e.Dir)
+		if !mentions {
+			// HEARTBEAT.md alone: the defaults, without parsing anything
+			// (an agent that does not load fails at its heartbeat, logged).
+			if file {
+				want[e.Name] = &agents.Heartbeat{Every: agents.DefaultHeartbeatEvery}
+			}
 			continue
 		}
 		spec, err := h.agents.specAt(e.Name, e.Dir)
@@ -233,22 +239,22 @@ func (h *heartbeats) wanted(all bool, names map[string]bool) (want map[string]*a
 	return want, keep, nil
 }
 
-// mayHaveHeartbeat is the cheap test before an agent is loaded: its folder
-// has HEARTBEAT.md, or its agent.yaml mentions heartbeat.
-func mayHaveHeartbeat(dir string) bool {
-	if _, err := os.Lstat(filepath.Join(dir, agents.HeartbeatFile)); err == nil {
-		return true
-	}
-	f, err := os.OpenFile(filepath.Join(dir, agents.FileName), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// heartbeatHints is the cheap look before an agent is loaded: whether its
+// folder has HEARTBEAT.md, and whether its agent.yaml mentions heartbeat
+// (only such an agent.yaml can change the heartbeat's defaults).
+func heartbeatHints(dir string) (file, mentions bool) {
+	_, err := os.Lstat(filepath.Join(dir, agents.HeartbeatFile))
+	file = err == nil
+	f, err := os.OpenFile(filepath.Join(dir, agents.FileName), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return false
+		return file, false
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return false
+		return file, false
 	}
 	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
-	return err == nil && bytes.Contains(data, []byte("heartbeat"))
+	return file, err == nil && bytes.Contains(data, []byte("heartbeat"))
 }
 
 // hbSchedule is the schedule of an agent's heartbeat. Runs missed while

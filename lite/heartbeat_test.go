@@ -74,7 +74,7 @@ func (f *fakeScheduler) active() map[string]sched.Schedule {
 }
 
 // writeHBAgent writes an agent whose model is the fake's.
-func writeHBAgent(t *testing.T, cfg *Config, name, specExtra string, files map[string]string) {
+func writeHBAgent(t testing.TB, cfg *Config, name, specExtra string, files map[string]string) {
 	t.Helper()
 	dir := filepath.Join(cfg.AgentsDir, name)
 	require.NoError(t, os.MkdirAll(dir, 0o755))

@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -118,4 +119,32 @@ func TestHeartbeats_RealScheduler(t *testing.T) {
 	}
 	assert.Equal(t, "hb_beat", sc.ID)
 	assert.Equal(t, time.Date(2026, 11, 24, 8, 0, 0, 0, berlin), sc.Next.In(berlin))
+}
+
+// BenchmarkHeartbeats_Wanted is the start-up's look for heartbeats over
+// 100 agent folders: none with a heartbeat (a stat and a read of
+// agent.yaml each), or all of them (each agent loaded too).
+func BenchmarkHeartbeats_Wanted(b *testing.B) {
+	for _, with := range []bool{false, true} {
+		b.Run(map[bool]string{false: "none", true: "all"}[with], func(b *testing.B) {
+			cfg := crashConfig(b.TempDir())
+			for i := range 100 {
+				name := "a" + string(rune('a'+i/26)) + string(rune('a'+i%26))
+				files := map[string]string{"SOUL.md": "You are helpful."}
+				if with {
+					files[agents.HeartbeatFile] = "Anything due?"
+				}
+				writeHBAgent(b, cfg, name, "", files)
+			}
+			log := slog.New(slog.DiscardHandler)
+			h := &heartbeats{agentsDir: cfg.AgentsDir, agents: newAgentCache(cfg, log), log: log}
+			b.ReportAllocs()
+			for b.Loop() {
+				want, _, err := h.wanted(true, nil)
+				if err != nil || len(want) != map[bool]int{false: 0, true: 100}[with] {
+					b.Fatal(err, len(want))
+				}
+			}
+		})
+	}
 }
