@@ -398,8 +398,16 @@ func TestHeartbeatCheck(t *testing.T) {
 	_, warnings = heartbeatCheck(cfg, spec)
 	assert.Empty(t, warnings, "a chat is routed to it")
 
-	spec.Heartbeat.DeliverTo = &agents.HeartbeatTarget{Gateway: "telegram", ChatID: "1"}
 	cfg.Routes = nil
+	spec.Notify.Deliveries = []agents.Delivery{{Type: "ntfy", URL: "https://ntfy.sh/x"}}
+	_, warnings = heartbeatCheck(cfg, spec)
+	assert.Empty(t, warnings, "spec.notify sends it somewhere")
+	spec.Notify.When = agents.NotifyNever
+	_, warnings = heartbeatCheck(cfg, spec)
+	require.Len(t, warnings, 1)
+	assert.Contains(t, warnings[0], "spec.notify.when is never")
+
+	spec.Heartbeat.DeliverTo = &agents.HeartbeatTarget{Gateway: "telegram", ChatID: "1"}
 	_, warnings = heartbeatCheck(cfg, spec)
 	assert.Empty(t, warnings)
 	summary, _ = heartbeatCheck(cfg, &agents.Agent{Name: "x"})
