@@ -3,6 +3,7 @@ package lite
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -92,9 +94,6 @@ func TestSchedule_SIGKILLInAFiringRunsItOnce(t *testing.T) {
 		t.Skip("crash test is not short")
 	}
 	testenv.SkipIfNoReexec(t, "re-executes the test binary as the child it kills")
-	if _, ok := any((*TelegramGateway)(nil)).(Follower); !ok {
-		t.Skip("the Telegram gateway cannot deliver a session it did not start in this build (Follower)")
-	}
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	for _, stage := range []string{"in-commit", "stored"} {
@@ -164,11 +163,19 @@ func schedCrashOnce(t *testing.T, stage string) {
 
 	clock := &testClock{offset: ahead}
 	d := serveWith(t, cfg, clock.now)
-	tg.Wait(t, "the reminder", func() bool { return count(tg, 42, reminder) > 0 })
+	waitSaid(t, d, sid, reminder)
+	_, delivers := any((*TelegramGateway)(nil)).(Follower)
+	if delivers {
+		tg.Wait(t, "the reminder", func() bool { return count(tg, 42, reminder) > 0 })
+	} else {
+		t.Log("the Telegram gateway cannot deliver a session it did not start in this build (Follower): delivery is not checked")
+	}
 	got, runs, err := localSchedule(t, d, sc.ID)
 	require.NoError(t, err)
 	d.shutdown(t)
-	assert.Equal(t, 1, count(tg, 42, reminder), "delivered once")
+	if delivers {
+		assert.Equal(t, 1, count(tg, 42, reminder), "delivered once")
+	}
 	assert.Equal(t, sched.Completed, got.Status)
 	require.Len(t, runs, 1, "one run logged: %+v", runs)
 	assert.Equal(t, sched.RunFired, runs[0].Outcome)
@@ -196,4 +203,20 @@ func localSchedule(t *testing.T, d *daemon, id string) (sched.Schedule, []sched.
 	}
 	d.call(t, "GET", "/api/v1/schedules/"+id, "", 200, &got)
 	return got.Schedule, got.Log, nil
+}
+
+// waitSaid follows the session through the daemon's API until the
+// assistant said text in it.
+func waitSaid(t *testing.T, d *daemon, sid, text string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	found := errors.New("found")
+	err := httpapi.NewClient(d.url, httpapi.ClientOptions{}).Events(ctx, sid, 0, false, func(e runtime.Event) error {
+		if e.Type == runtime.EvAssistant && e.Content == text {
+			return found
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, found, "%q in session %s", text, sid)
 }

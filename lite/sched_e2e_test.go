@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -14,8 +15,10 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
+	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
+	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // testClock is the schedules' clock in a test: the real time moved on by
@@ -157,4 +160,106 @@ func scrape(t *testing.T, base string) string {
 	data, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return string(data)
+}
+
+// A task scheduled from an HTTP session: after a restart its turn runs in
+// that session with Agnx's task wording, and its outcome reaches the run
+// log (ok) through the turn-end report.
+func TestSchedule_TaskInAnAPISessionReportsItsTurn(t *testing.T) {
+	clock := &testClock{}
+	fake := llmtest.NewHandler(t, llmtest.Ollama, func(r llmtest.RecordedRequest) llmtest.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		switch {
+		case last.Role == "tool":
+			return llmtest.Reply{Text: "Scheduled."}
+		case strings.HasPrefix(last.Content, "[Scheduled Task]"):
+			return llmtest.Reply{Text: "Backups are fine."}
+		}
+		at := clock.now().Add(2 * time.Minute).UTC().Format(time.RFC3339)
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "schedule",
+			Arguments: `{"action": "create", "at": "` + at + `", "task": "check the backups"}`}}}
+	})
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	cfg := serveConfig(t, t.TempDir())
+	cfg.Runtime.MemoryLimitMB = 0
+	cfg.Sandbox.Mode = "trust"
+	setSpec(t, cfg.AgentsDir+"/assistant", "  tools:\n    - {type: builtin, name: schedule}\n")
+
+	d := serveWith(t, cfg, clock.now)
+	sid := d.session(t, "assistant")
+	c := httpapi.NewClient(d.url, httpapi.ClientOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := c.Send(ctx, sid, "check the backups in 2 minutes")
+	require.NoError(t, err)
+	list, err := c.Schedules(ctx, "assistant", false)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, sched.Destination{SessionID: sid}, list[0].Destination)
+	info, err := c.Session(ctx, sid)
+	require.NoError(t, err)
+	d.shutdown(t)
+
+	clock.advance(2*time.Minute - time.Second)
+	d = serveWith(t, cfg, clock.now)
+	c = httpapi.NewClient(d.url, httpapi.ClientOptions{})
+	var task, answer string
+	errDone := errors.New("done")
+	err = c.Events(ctx, sid, info.LastSeq, false, func(e runtime.Event) error {
+		switch e.Type {
+		case runtime.EvUserMessage:
+			task = e.Content
+		case runtime.EvAssistant:
+			answer = e.Content
+		case runtime.EvTurnEnd:
+			return errDone
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, errDone)
+	assert.Equal(t, "[Scheduled Task]\n\ncheck the backups\n\n(This is an automated task. Send the result to this chat.)", task)
+	assert.Equal(t, "Backups are fine.", answer)
+	d.shutdown(t) // the report is queued before the turn's end is published, and written before Close returns
+
+	app, err := Open(cfg, &Options{NoSync: true})
+	require.NoError(t, err)
+	defer app.Close()
+	got, runs, err := app.Schedules().Get(ctx, list[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, sched.Completed, got.Status)
+	require.Len(t, runs, 1)
+	assert.Equal(t, sched.RunOK, runs[0].Outcome, "%+v", runs[0])
+	assert.Equal(t, sid, runs[0].SessionID)
+}
+
+// A firing that cannot store anything says why in one sentence: a chat
+// without a session, a session that is gone, a heartbeat this build does
+// not handle.
+func TestSchedFirer_Errors(t *testing.T) {
+	cfg := crashConfig(t.TempDir())
+	cfg.Runtime.MemoryLimitMB = 0
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	app, err := Open(cfg, &Options{NoSync: true})
+	require.NoError(t, err)
+	defer app.Close()
+	fire := func(d sched.Destination, kind string) error {
+		return app.sched.firer.Fire(context.Background(), sched.Firing{
+			Schedule: sched.Schedule{ID: "sched_x", Agent: "assistant", Destination: d, Payload: sched.Payload{Kind: kind, Text: "hi"}},
+			Record:   func(*storage.Tx) error { return nil }, SetSession: func(string) {}})
+	}
+	err = fire(sched.Destination{Gateway: "telegram", ChatID: "99"}, sched.KindMessage)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the chat 99 of telegram has no session")
+	err = fire(sched.Destination{SessionID: "session_gone"}, sched.KindMessage)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cancel the schedule if the session was deleted")
+	info, err := app.Loop.CreateSession(context.Background(), runtime.NewSession{Agent: "assistant"})
+	require.NoError(t, err)
+	err = fire(sched.Destination{SessionID: info.ID}, sched.KindHeartbeat)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "heartbeat")
+	require.NoError(t, fire(sched.Destination{SessionID: info.ID}, sched.KindMessage))
+	assert.Equal(t, uint64(1), app.sched.fired.Load())
+	assert.Equal(t, uint64(3), app.sched.fireErrors.Load())
 }
