@@ -26,8 +26,9 @@ const maxSchedReports = 256
 // Serve only: schedules never fire from `run -m` or `chat`) and the
 // worker that hands task outcomes to it off the loop goroutine.
 type schedHost struct {
-	svc *sched.Service
-	log *slog.Logger
+	svc   *sched.Service
+	firer *schedFirer
+	log   *slog.Logger
 
 	reports chan schedReport
 	// runs count what the daemon saw of runs, by outcome (metrics).
@@ -51,7 +52,8 @@ type schedReport struct {
 // until start.
 func newSchedHost(a *App, now func() time.Time) *schedHost {
 	h := &schedHost{log: a.log, reports: make(chan schedReport, maxSchedReports)}
-	h.svc = sched.New(sched.Options{DB: a.Loop, Firer: &schedFirer{a: a, host: h},
+	h.firer = &schedFirer{a: a, host: h}
+	h.svc = sched.New(sched.Options{DB: a.Loop, Firer: h.firer,
 		Location: a.Config.Scheduler.Location(), Logger: a.log, Now: now})
 	return h
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
+	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // schedFirer runs a due schedule: it stores the schedule's message in its
@@ -15,6 +16,11 @@ import (
 type schedFirer struct {
 	a    *App
 	host *schedHost
+	// Test seams (nil in the daemon): inCommit runs in the transaction
+	// that stores the message and records the run, before the record;
+	// stored once it is committed, before the gateway is asked.
+	inCommit func()
+	stored   func()
 }
 
 var _ sched.Firer = (*schedFirer)(nil)
@@ -44,17 +50,23 @@ func (fr *schedFirer) fire(ctx context.Context, f sched.Firing) error {
 		return err
 	}
 	f.SetSession(t.sid)
-	origin := schedOrigin + s.ID
+	origin, record := schedOrigin+s.ID, f.Record
+	if fr.inCommit != nil {
+		record = func(tx *storage.Tx) error { fr.inCommit(); return f.Record(tx) }
+	}
 	switch s.Payload.Kind {
 	case sched.KindMessage:
-		_, err = fr.a.Loop.Notice(ctx, t.sid, runtime.Notice{Content: s.Payload.Text, Origin: origin, Commit: f.Record})
+		_, err = fr.a.Loop.Notice(ctx, t.sid, runtime.Notice{Content: s.Payload.Text, Origin: origin, Commit: record})
 	case sched.KindTask:
-		_, err = fr.a.Loop.Send(ctx, t.sid, runtime.Input{Content: taskMessage(s.Payload.Text), Origin: origin, Commit: f.Record})
+		_, err = fr.a.Loop.Send(ctx, t.sid, runtime.Input{Content: taskMessage(s.Payload.Text), Origin: origin, Commit: record})
 	default:
 		return fmt.Errorf("the schedule's payload kind %q is unknown: cancel it and create it again", s.Payload.Kind)
 	}
 	if err != nil {
 		return fmt.Errorf("store the schedule's message in session %s: %w", t.sid, err)
+	}
+	if fr.stored != nil {
+		fr.stored()
 	}
 	if err := fr.a.Follow(ctx, t.gateway, t.sid, t.chat); err != nil {
 		fr.a.log.Warn("the schedule's message is stored but its gateway cannot deliver it now; it is delivered when the gateway next starts",

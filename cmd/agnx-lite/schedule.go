@@ -120,7 +120,9 @@ func (h httpSchedules) get(ctx context.Context, id string) (sched.Schedule, []sc
 	return d.Schedule, d.Log, err
 }
 
-func (h httpSchedules) cancel(ctx context.Context, id string) error { return h.c.CancelSchedule(ctx, id) }
+func (h httpSchedules) cancel(ctx context.Context, id string) error {
+	return h.c.CancelSchedule(ctx, id)
+}
 
 type localSchedules struct{ s *sched.Service }
 

@@ -102,11 +102,10 @@ func (s *Service) Create(ctx context.Context, sc Schedule) (Schedule, error) {
 func (s *Service) countActive(agent string) (int, error) {
 	n := 0
 	err := s.db.View(func(tx *storage.Tx) error {
-		return scanSchedules(tx, func(sc *Schedule) error {
-			if sc.Agent == agent && sc.Status == Active {
+		return scanBrief(tx, func(b *brief) {
+			if b.Agent == agent && b.Status == Active {
 				n++
 			}
-			return nil
 		})
 	})
 	return n, err

@@ -4,4 +4,63 @@
 // while the daemon was down, their storage in agnx.db, and the one timer
 // that fires them all. What a firing does (a message to a chat, a turn of
 // the agent) is its Firer's business: the composition root's.
+//
+// It imports storage and runtime (for runtime.Tool, CallFrom and NewID),
+// never lite.
+//
+// # Storage
+//
+// Schedules are JSON records in agnx.db's index space, scope "sched":
+// kind "s" by id, kind "r" the run log keyed by id, a zero byte, the
+// big-endian due time and attempt; each schedule keeps its last 100 runs.
+// Writes go through DB.Commit (the runtime loop's group commit) or, for a
+// run, through Firing.Record inside the transaction that stores its
+// message.
+//
+// # Timer
+//
+// Service.Run owns one time.Timer and a min-heap of (next run, id): a
+// waiting schedule costs about 100 bytes and no goroutine. A due schedule
+// is handed to one of at most Options.Workers short-lived goroutines,
+// which reads its record, builds the Firing and calls the Firer; a
+// schedule is never fired twice at once. The timer waits at most a
+// minute while something is armed, so a wall clock that jumps (NTP setting
+// a Pi's clock after boot) delays nothing by more than that.
+//
+// # Exactly once
+//
+// A run counts as done exactly when Firing.Record has committed, in the
+// same transaction as the run's message. After a crash, a run that was
+// not recorded runs again, once (late, when its time is well past); a
+// recorded one never runs again. A Firer that returns an error has stored
+// nothing: the failure is recorded, and the run retried (Retry) or the
+// schedule moved on to its next run.
+//
+// # Missed runs and failures
+//
+// A run more than a minute late, or with later ticks already due, is
+// late: Run.Missed counts the ticks due meanwhile (this one included; for
+// cron, counting stops at 10,000). Policy run_once (the default) fires it
+// once with Late set, skip records one RunSkipped entry and fires nothing;
+// either way the next run is the first tick after now, and it is logged.
+// A one-shot whose time passed while the daemon was down fires once at
+// start (under skip it is recorded skipped and completes). A failed run
+// is retried after initial·2^n (capped, ±20 % jitter) up to MaxRetries;
+// then a recurring schedule goes on with its next tick (it never stops on
+// failures) and a one-shot completes with its run failed. Agnx's rule that
+// a schedule without Retry is not retried is kept.
+//
+// # Time zones
+//
+// Cron expressions and active hours are read in the schedule's zone
+// (Timing.TZ, else Options.Location). Across daylight-saving changes cron
+// runs as cron(8) does: a wall-clock time the spring change skips runs
+// once at the first instant after the gap, and one the autumn change
+// repeats runs once, at its first occurrence.
+//
+// # Caveats
+//
+// Report waits for DB.Commit: it must not be called on the runtime loop's
+// goroutine (TurnEnded handlers run there). Create counts the agent's
+// active schedules by reading all records, a few milliseconds per thousand.
 package sched

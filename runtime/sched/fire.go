@@ -85,7 +85,7 @@ func advance(sc *Schedule, t *timing, now time.Time) (time.Time, Status) {
 
 // failed records run as failed, retried later when sc's Retry allows.
 func (s *Service) failed(ctx context.Context, sc *Schedule, t *timing, run Run, now time.Time) error {
-	attrs := []any{"schedule_id", sc.ID, "agent", sc.Agent, "due", run.Due, "attempt", run.Attempt, "err", run.Error}
+	attrs := []any{"schedule_id", sc.ID, "agent", sc.Agent, "due", run.Due, "missed", run.Missed, "attempt", run.Attempt, "err", run.Error}
 	if pol, ok := retryPolicy(sc); ok && run.Attempt < pol.MaxRetries {
 		run.Outcome = RunRetrying
 		at := now.Add(backoff(pol, run.Attempt))

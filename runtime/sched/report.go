@@ -14,6 +14,9 @@ import (
 // one-shot becomes active again for it); once the retries are spent, a
 // recurring schedule simply goes on with its next run. A report for a run
 // already reported, or for a schedule that never fired, changes nothing.
+//
+// Report waits for DB.Commit: never call it on the runtime loop's
+// goroutine (a TurnEnded handler runs there); hand it to a worker.
 func (s *Service) Report(ctx context.Context, id string, ok bool, errMsg string) error {
 	sc, found, err := s.load(id)
 	if err != nil {

@@ -13,6 +13,9 @@ import (
 // least this often.
 const maxWait = time.Minute
 
+// idleWait is the timer's wait when no schedule is armed.
+const idleWait = 24 * time.Hour
+
 // stallDelay is how long a schedule waits before it is tried again when
 // its firing could record nothing at all (the database failing).
 const stallDelay = time.Minute
@@ -23,6 +26,9 @@ const stallDelay = time.Minute
 // progress have returned. It returns an error only when the schedules
 // cannot be loaded or Run is already running.
 func (s *Service) Run(ctx context.Context) error {
+	if s.firer == nil || s.db == nil {
+		return errors.New("the scheduler needs a database and a Firer: pass both in Options")
+	}
 	s.mu.Lock()
 	if s.running {
 		s.mu.Unlock()
@@ -40,7 +46,7 @@ func (s *Service) Run(ctx context.Context) error {
 	if err := s.loadAll(); err != nil {
 		return err
 	}
-	timer := time.NewTimer(maxWait)
+	timer := time.NewTimer(s.maxWait)
 	defer timer.Stop()
 	for {
 		timer.Reset(s.dispatch(ctx))
@@ -61,11 +67,10 @@ func (s *Service) loadAll() error {
 	}
 	var all []entry
 	err := s.db.View(func(tx *storage.Tx) error {
-		return scanSchedules(tx, func(sc *Schedule) error {
-			if sc.Status == Active && !sc.Next.IsZero() {
-				all = append(all, entry{sc.ID, sc.Next})
+		return scanBrief(tx, func(b *brief) {
+			if b.Status == Active && !b.Next.IsZero() && b.ID != "" {
+				all = append(all, entry{b.ID, b.Next})
 			}
-			return nil
 		})
 	})
 	if err != nil {
@@ -89,10 +94,10 @@ func (s *Service) dispatch(ctx context.Context) time.Duration {
 	for s.heap.Len() > 0 {
 		top := s.heap.items[0]
 		if top.next > now {
-			return min(time.Duration(top.next-now), maxWait)
+			return min(time.Duration(top.next-now), s.maxWait)
 		}
 		if len(s.inflight) >= s.workers {
-			return maxWait // a worker that ends wakes the timer
+			return s.maxWait // a worker that ends wakes the timer
 		}
 		s.heap.remove(top.id)
 		if _, busy := s.inflight[top.id]; busy {
@@ -102,7 +107,7 @@ func (s *Service) dispatch(ctx context.Context) time.Duration {
 		s.wg.Add(1)
 		go s.work(ctx, top.id)
 	}
-	return maxWait
+	return idleWait // nothing armed: whatever arms something wakes the timer
 }
 
 // work fires schedule id, then arms it for its next run.

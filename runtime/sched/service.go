@@ -52,12 +52,24 @@ const MaxActivePerAgent = 1000
 
 // ErrNotFound is returned by Get, Cancel and Report for an id that names
 // no schedule (or, for Cancel with an agent, another agent's schedule).
+// The concrete error is a *NotFoundError naming the id.
 var ErrNotFound = errors.New("no such schedule: list them with `agnx-lite schedule list`")
 
-// notFound is ErrNotFound naming the id.
-func notFound(id string) error {
-	return fmt.Errorf("no schedule %q (list them with `agnx-lite schedule list`): %w", id, ErrNotFound)
+// NotFoundError is ErrNotFound for one id.
+type NotFoundError struct{ ID string }
+
+func (e *NotFoundError) Error() string {
+	id := e.ID
+	if len(id) > maxIDLen {
+		id = id[:maxIDLen] + "…"
+	}
+	return fmt.Sprintf("no schedule %q: list them with `agnx-lite schedule list`", id)
 }
+
+// Is makes errors.Is(err, ErrNotFound) true.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+func notFound(id string) error { return &NotFoundError{ID: id} }
 
 // Service keeps schedules and fires them when they fall due.
 //
@@ -73,6 +85,8 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	workers int
+	// maxWait bounds the timer (maxWait; tests that span years raise it).
+	maxWait time.Duration
 
 	createMu sync.Mutex // makes Create's per-agent count and its commit one step
 
@@ -87,7 +101,7 @@ type Service struct {
 // New returns a service over o.DB; Run starts its timer.
 func New(o Options) *Service {
 	s := &Service{db: o.DB, firer: o.Firer, loc: o.Location, log: o.Logger, now: o.Now, workers: o.Workers,
-		inflight: map[string]struct{}{}, wake: make(chan struct{}, 1)}
+		maxWait: maxWait, inflight: map[string]struct{}{}, wake: make(chan struct{}, 1)}
 	if s.loc == nil {
 		s.loc = time.Local
 	}
@@ -154,14 +168,13 @@ func (s *Service) Stats() (active int, next time.Time) {
 	}
 	s.mu.Unlock()
 	_ = s.db.View(func(tx *storage.Tx) error {
-		return scanSchedules(tx, func(sc *Schedule) error {
-			if sc.Status == Active {
+		return scanBrief(tx, func(b *brief) {
+			if b.Status == Active {
 				active++
-				if !sc.Next.IsZero() && (next.IsZero() || sc.Next.Before(next)) {
-					next = sc.Next
+				if !b.Next.IsZero() && (next.IsZero() || b.Next.Before(next)) {
+					next = b.Next
 				}
 			}
-			return nil
 		})
 	})
 	return active, next

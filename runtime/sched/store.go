@@ -76,6 +76,26 @@ func scanSchedules(tx *storage.Tx, fn func(sc *Schedule) error) error {
 	})
 }
 
+// brief is what counting needs of a schedule; decoding only it is
+// cheaper than the whole record.
+type brief struct {
+	ID     string    `json:"id"`
+	Agent  string    `json:"agent"`
+	Status Status    `json:"status"`
+	Next   time.Time `json:"next"`
+}
+
+// scanBrief calls fn with the brief of every stored schedule.
+func scanBrief(tx *storage.Tx, fn func(b *brief)) error {
+	return tx.IndexScan(scope, kindSched, nil, func(_, v []byte) error {
+		var b brief
+		if json.Unmarshal(v, &b) == nil {
+			fn(&b)
+		}
+		return nil
+	})
+}
+
 // putRun appends r to id's run log and prunes it to the last runsKept.
 func putRun(tx *storage.Tx, id string, r *Run) error {
 	b, err := json.Marshal(r)
