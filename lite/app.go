@@ -58,6 +58,8 @@ type Options struct {
 	NoSync bool
 	// Clock is the schedules' clock (nil: time.Now); tests move it.
 	Clock func() time.Time
+	// notifyLoopback lets notifications reach this host (tests' httptest).
+	notifyLoopback bool
 }
 
 // Open opens the data dir and starts the loop. The caller must Close it.
@@ -82,7 +84,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	cache.tools.sessions = storeSessions{st}
 	m := newMetrics()
-	notify := newNotifier(log, offeredSecrets(cfg))
+	notify := startNotifier(&notifier{log: log, secrets: offeredSecrets(cfg), allowLoopback: o.notifyLoopback})
 	var a *App // the loop reports turn ends to it once it exists
 	loop := runtime.New(runtime.Options{
 		TurnEnded:       func(te runtime.TurnEnd) { a.turnEnded(te) },

@@ -116,7 +116,7 @@ func (n *notifier) notify(x runtime.Notification) {
 				"agent": x.Agent, "command": cmd, "success": x.Success, "tool": x.Tool, "tool_type": x.Type,
 				"time": time.Now().UTC().Format(time.RFC3339)})
 			p := webhookPost{url: d.URL, body: body}
-			n.enqueue(notifyJob{what: d.URL, run: func(ctx context.Context, c *http.Client) { n.post(ctx, c, p) }})
+			n.enqueue(notifyJob{what: hostOf(d.URL), run: func(ctx context.Context, c *http.Client) { n.post(ctx, c, p) }})
 		default:
 			n.enqueue(notifyJob{what: d.Type, run: func(ctx context.Context, c *http.Client) { n.deliver(ctx, c, d, note) }})
 		}

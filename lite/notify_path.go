@@ -220,7 +220,8 @@ var errNoChatToNotify = errors.New("the notification has no chat: it went to the
 // session of the delivery's chat (d's gateway and chat_id, else x's, else
 // the chat of x's session) and has the gateway follow that session: the
 // gateway's outbox delivers it, durably and once. A chat the gateway has
-// never served (no session) is refused.
+// never served (no session), or whose session is another agent's, is
+// refused: a notice enters the session's context.
 func (a *App) chatNotice(ctx context.Context, d agents.Delivery, x Notification) error {
 	gw, chat := d.Gateway, d.ChatID
 	if gw == "" {
@@ -234,17 +235,26 @@ func (a *App) chatNotice(ctx context.Context, d agents.Delivery, x Notification)
 	if gw == "" || chat == "" {
 		return errNoChatToNotify
 	}
-	sid, _, err := a.Chats().Current(gw, chat)
+	sid, agent, err := a.Chats().Current(gw, chat)
 	if errors.Is(err, ErrNoChat) {
 		return fmt.Errorf("%s chat %s has no session yet: a notice goes only to a chat that has written to the bot", gw, chat)
 	}
 	if err != nil {
 		return err
 	}
+	if agent != x.Agent {
+		// The notice would enter another agent's context.
+		return fmt.Errorf("%s chat %s talks to agent %s, not %s: a notice goes only to a chat of the agent's own", gw, chat, agent, x.Agent)
+	}
+	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
+	defer cancel()
 	if _, err := a.Loop.Notice(ctx, sid, runtime.Notice{Content: x.Text, Origin: NoticeOrigin}); err != nil {
 		return err
 	}
-	return a.Follow(ctx, gw, sid, chat)
+	if err := a.Follow(ctx, gw, sid, chat); err != nil {
+		return fmt.Errorf("the notice is in the chat's session but not delivered yet: %w", err)
+	}
+	return nil
 }
 
 // hostOf is the host of a URL, for logs: a URL's path and query may hold

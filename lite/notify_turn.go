@@ -19,7 +19,7 @@ const turnNoticeChars = 300
 // agent's spec.notify.when. Heartbeats notify on their own (only an
 // answer worth saying). On the loop goroutine: it only queues.
 func (a *App) turnNotice(te runtime.TurnEnd) {
-	if te.Gateway != "" || te.Agent == "" || te.Origin == "heartbeat" {
+	if a.chatGateway(te.Gateway, te.ChatID) || te.Agent == "" || te.Origin == "heartbeat" {
 		return
 	}
 	unwatched := !te.Watched || te.Origin != ""
@@ -36,6 +36,24 @@ func (a *App) turnNotice(te runtime.TurnEnd) {
 	}})
 }
 
+// chatGateway reports whether a session of gateway and chat is a chat of
+// a gateway agnx.yaml configures (Telegram, a plugin), whose own outbox
+// delivers its turns; HTTP and CLI sessions are not.
+func (a *App) chatGateway(gateway, chat string) bool {
+	if chat == "" || gateway == "" {
+		return false
+	}
+	if gateway == "telegram" {
+		return a.Config.Gateways.Telegram.Enabled
+	}
+	for _, g := range a.Config.Gateways.External {
+		if g.Name == gateway {
+			return true
+		}
+	}
+	return false
+}
+
 // notifyAlways reports whether the agent, as last built, notifies of
 // every turn; it reads only the cache (the loop goroutine must not load
 // files).
@@ -44,18 +62,29 @@ func (a *App) notifyAlways(agent string) bool {
 	return ok && la.Spec.Notify.When == agents.NotifyAlways
 }
 
+// turnOutcomes say how a turn that did not complete ended.
+var turnOutcomes = map[string]string{
+	runtime.TurnFailed:      "the turn failed",
+	runtime.TurnCancelled:   "the turn was cancelled",
+	runtime.TurnInterrupted: "the turn was interrupted (agnx-lite stopped)",
+	runtime.TurnPaused:      "the turn is paused: send a message to go on",
+}
+
 // turnNotification is the notice of a turn's end: "<agent>: <the answer's
 // first 300 characters>", or what went wrong.
 func turnNotification(te runtime.TurnEnd) Notification {
 	text := strings.TrimSpace(te.Answer)
-	switch {
-	case te.Reason != runtime.TurnCompleted:
-		text = "the turn ended " + te.Reason
-		if a := strings.TrimSpace(te.Answer); a != "" {
-			text += ": " + a
+	if te.Reason != runtime.TurnCompleted {
+		what, ok := turnOutcomes[te.Reason]
+		if !ok {
+			what = "the turn ended (" + te.Reason + ")"
 		}
-	case text == "":
-		text = "done (no answer)"
+		if text != "" {
+			what += ": " + text
+		}
+		text = what
+	} else if text == "" {
+		text = "done, with no answer"
 	}
 	if r := []rune(text); len(r) > turnNoticeChars {
 		text = string(r[:turnNoticeChars]) + "…"

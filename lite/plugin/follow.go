@@ -19,8 +19,8 @@ type followReq struct {
 	reply     chan error // buffered: the Gateway's goroutine never waits
 }
 
-// Follow has the plugin's chat follow a session it did not send a message
-// to: what the session says that the chat has not seen (a schedule's or a
+// Follow has the plugin's chat follow one of its sessions it did not send
+// a message to: what the session says that the chat has not seen (a schedule's or a
 // notification's notice, sent as send_message without reply_to; a turn a
 // schedule or webhook started, its answer when it ends) is delivered as
 // replies are, once acknowledged, never twice. Call it once what is to be
@@ -59,6 +59,9 @@ func (b *bridge) onFollow(ctx context.Context, r followReq) {
 // a session already followed needs nothing more (its watcher reads on).
 func (b *bridge) followSession(ctx context.Context, sid, chat string) error {
 	if o := b.open[sid]; o != nil {
+		if o.rec.Chat != chat {
+			return fmt.Errorf("session %s is not a session of the %s chat %s: a chat is delivered only its own sessions", sid, b.name, chat)
+		}
 		if o.w == nil && b.ready && !b.stopping {
 			b.follow(ctx, o)
 		}
@@ -71,6 +74,9 @@ func (b *bridge) followSession(ctx context.Context, sid, chat string) error {
 	info, err := b.rt.Session(ctx, sid)
 	if err != nil {
 		return err
+	}
+	if info.Gateway != b.name || info.ChatID != chat {
+		return fmt.Errorf("session %s is not a session of the %s chat %s: a chat is delivered only its own sessions", sid, b.name, chat)
 	}
 	from, err := unseenFrom(ctx, b.rt, sid, old.Delivered, info.LastSeq)
 	if err != nil {

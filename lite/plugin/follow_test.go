@@ -35,6 +35,11 @@ func TestFollow_NoticeReachesChatOnce(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, g.Follow(ctx, sid, "c1"), "nothing to deliver yet")
 	notice(t, e, sid, "reminder: tea")
+	other, err := e.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant", Gateway: "http"})
+	require.NoError(t, err)
+	notice(t, e, other.ID, "not for the chat")
+	require.ErrorContains(t, g.Follow(ctx, other.ID, "c1"), "a chat is delivered only its own sessions")
+	require.ErrorContains(t, g.Follow(ctx, sid, "c2"), "a chat is delivered only its own sessions")
 	require.NoError(t, g.Follow(ctx, sid, "c1"))
 	waitDone(t, g) // the helper exits after its second message
 	assert.Equal(t, []string{"echo: hi", "reminder: tea"}, readLines(out))

@@ -3,13 +3,14 @@ package telegram
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// Follow has the gateway deliver what the session says to chat from its
-// outbox record on, as it delivers replies: a schedule's notice, a turn a
+// Follow has the gateway deliver what the session, one of chat's own,
+// says to chat from its outbox record on, as it delivers replies: a schedule's notice, a turn a
 // schedule or webhook started. Call it once what is to be delivered is
 // committed (a notice, a task's message): the watcher it starts, or the
 // one already running, sees it. A session without a record yet gets one
@@ -33,7 +34,13 @@ func (g *Gateway) Follow(ctx context.Context, sid string, chat int64) error {
 // both on the outbox goroutine, so no watcher of sid writes the record
 // meanwhile.
 func (o *outbox) follow(ctx context.Context, sid string, chat int64) error {
-	var err error
+	info, err := o.o.Loop.Session(ctx, sid)
+	if err != nil {
+		return err
+	}
+	if info.Gateway != GatewayName || info.ChatID != strconv.FormatInt(chat, 10) {
+		return fmt.Errorf("telegram: session %s is not a session of chat %d: a chat is delivered only its own sessions", sid, chat)
+	}
 	ok := o.do(func() {
 		if err = o.openFrom(ctx, sid, chat, true); err == nil {
 			if w := o.startWatcher(sid, chat); w != nil {

@@ -101,12 +101,19 @@ func TestFollow_SessionWithoutRecord(t *testing.T) {
 	assert.Equal(t, []string{"echo: hi", "after the commit", "between two follows", "echo: again"}, r.tg.Texts(owner))
 }
 
-// A chat the bot never served is refused, and nothing is sent.
+// A chat the bot never served is refused, and so is a session that is
+// not the chat's own; nothing is sent.
 func TestFollow_UnservedChat(t *testing.T) {
 	r := newRig(t, nil)
 	sid := r.chatted()
 	require.ErrorIs(t, r.gw.Follow(context.Background(), sid, "77"), lite.ErrNotServed)
 	require.ErrorIs(t, r.gw.Follow(context.Background(), sid, "nope"), lite.ErrNotServed)
+	http, err := r.app.Loop.CreateSession(context.Background(), runtime.NewSession{Agent: "assistant", Gateway: "http"})
+	require.NoError(t, err)
+	r.notice(http.ID, "not for the chat")
+	require.ErrorContains(t, r.gw.Follow(context.Background(), http.ID, "42"), "a chat is delivered only its own sessions")
+	r.settle("again")
+	assert.Equal(t, []string{"echo: hi", "echo: again"}, r.tg.Texts(owner))
 }
 
 // A notice committed when the daemon stops before it is followed (a

@@ -222,23 +222,22 @@ func (o *outbox) recover() {
 		return
 	}
 	for _, s := range list {
-		if s.Status == runtime.SessionCompleted {
+		if s.Gateway != GatewayName || s.Status == runtime.SessionCompleted {
 			continue
 		}
-		// Another gateway's session is this one's only when Follow wrote
-		// it a record; a Telegram session without one may still owe what
-		// a schedule or a notice said before a crash (recoverUnseen).
 		r, ok, err := o.readRecord(s.ID)
 		if err != nil {
 			o.bot.log.Error("telegram: cannot read the outbox", "session", s.ID, "err", err)
 			continue
 		}
-		if !ok && s.Gateway == GatewayName {
+		if !ok {
+			// It may still owe what a schedule or a notice said before
+			// a crash, before its Follow.
 			o.recoverUnseen(s)
 			continue
 		}
-		if !ok || (r.Delivered >= s.LastSeq && !s.Status.InTurn()) {
-			continue // never written to from Telegram, or nothing owed
+		if r.Delivered >= s.LastSeq && !s.Status.InTurn() {
+			continue // nothing owed
 		}
 		o.startWatcher(s.ID, r.Chat)
 	}
