@@ -299,7 +299,12 @@ func TestHeartbeats_DeliverToChat(t *testing.T) {
 	err := h.deliver(ctx, n)
 	require.Error(t, err, "a chat that never wrote to the bot gets nothing")
 	assert.Contains(t, err.Error(), "telegram chat 42 has no session yet")
-	sid, err := app.Chats().NewSession(ctx, agents.Inbound{Gateway: "telegram", ChatID: "42"}, "quiet")
+	_, err = app.Chats().NewSession(ctx, agents.Inbound{Gateway: "telegram", ChatID: "42"}, "quiet")
+	require.NoError(t, err)
+	err = h.deliver(ctx, n)
+	require.Error(t, err, "another agent's chat gets nothing")
+	assert.Contains(t, err.Error(), "telegram chat 42 talks to agent quiet, not beat")
+	sid, err := app.Chats().NewSession(ctx, agents.Inbound{Gateway: "telegram", ChatID: "42"}, "beat")
 	require.NoError(t, err)
 	require.NoError(t, h.deliver(ctx, n), "the gateway is not running: stored, delivered at its start")
 	var notices []runtime.Event

@@ -258,21 +258,26 @@ func (h *heartbeats) findLastChat(ctx context.Context, agent string) chatRef {
 }
 
 // deliverChat posts n to its chat's current session as a notice and has
-// the gateway deliver it. A chat that never wrote to the bot has no
-// session and gets nothing (as notifications): starting one would route
-// the chat to this agent. A notice with no chat is logged.
+// the gateway deliver it. As with notifications, a chat that never wrote
+// to the bot (no session: starting one would route the chat to this
+// agent) or whose session is another agent's (the notice would enter that
+// agent's context) gets nothing. A notice with no chat is logged.
 func (h *heartbeats) deliverChat(ctx context.Context, n hbNotice, chats *Chats, follow func(ctx context.Context, gateway, sid, chat string) error) error {
 	if n.Gateway == "" {
 		h.log.Info("heartbeat has something to say but no chat to say it to; set spec.heartbeat.deliver_to",
 			"agent", n.Agent, "session_id", n.SessionID, "text", n.Text)
 		return nil
 	}
-	sid, _, err := chats.Current(n.Gateway, n.ChatID)
+	sid, agent, err := chats.Current(n.Gateway, n.ChatID)
 	if errors.Is(err, ErrNoChat) {
 		return fmt.Errorf("%s chat %s has no session yet: a heartbeat goes only to a chat that has written to the bot", n.Gateway, n.ChatID)
 	}
 	if err != nil {
 		return err
+	}
+	if agent != n.Agent {
+		return fmt.Errorf("%s chat %s talks to agent %s, not %s: a heartbeat goes only to a chat of the agent's own (fix spec.heartbeat.deliver_to)",
+			n.Gateway, n.ChatID, agent, n.Agent)
 	}
 	if _, err := h.loop.Notice(ctx, sid, runtime.Notice{Content: n.Text, Origin: OriginHeartbeat}); err != nil {
 		return err
