@@ -34,6 +34,9 @@ type Agent struct {
 	// Hooks is spec.hooks as written (validated); the runtime adds the
 	// default hooks of the builtins the agent lists.
 	Hooks Hooks
+	// Heartbeat is the agent's periodic turn: spec.heartbeat, or
+	// HEARTBEAT.md in Dir alone; nil when it has none.
+	Heartbeat *Heartbeat
 	// Notify is spec.notify (an extension): when and where the agent's
 	// notifications go.
 	Notify NotifySettings

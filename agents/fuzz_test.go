@@ -19,6 +19,7 @@ func FuzzAgentYAML(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(header + "spec:\n  model: {provider: ollama, name: m, temperature: 9}\n"))
+	f.Add([]byte(header + "spec:\n  model: {provider: ollama, name: m}\n  heartbeat: {every: 45m, active_hours: \"22:00-06:00\", deliver_to: {gateway: telegram, chat_id: \"1\"}}\n"))
 	f.Add([]byte(header + "spec:\n  model: {provider: ollama, name: m}\n  tools:\n    - {type: mcp, name: fs, command: npx, env: {A: '${env:B}'}}\n" +
 		"    - {type: mcp, name: gh, url: 'https://h/', headers: {X: y}, transport: sse}\n    - {type: cli, name: c, command: c, env: [A]}\n"))
 	f.Add([]byte(header + "spec:\n  model: {provider: ollama, name: m}\n  tools:\n    - {type: mcp, name: x, command: c, env: [[1]]}\n"))

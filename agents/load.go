@@ -47,6 +47,8 @@ type spec struct {
 	Tools        []ToolRef `yaml:"tools"`
 	SkillsDir    string    `yaml:"skills_dir"`
 	Hooks        Hooks     `yaml:"hooks"`
+	// Heartbeat is nil when absent (HEARTBEAT.md alone turns it on).
+	Heartbeat *heartbeatFile `yaml:"heartbeat"`
 	// Notify is an agnx-lite extension.
 	Notify NotifySettings `yaml:"notify"`
 }
@@ -125,6 +127,9 @@ func Load(dir string) (*Agent, error) {
 		a.ModTime = info.ModTime()
 	}
 	if err := a.loadPrompts(root, doc, &af.Spec); err != nil {
+		return nil, err
+	}
+	if err := a.loadHeartbeat(root, doc, af.Spec.Heartbeat); err != nil {
 		return nil, err
 	}
 	if err := checkToolFiles(root, doc, a.Tools); err != nil {

@@ -31,6 +31,9 @@ func (af *agentFile) validate(doc *Doc) error {
 	if err := validateMemory(doc, af.Spec.Memory); err != nil {
 		return err
 	}
+	if err := validateHeartbeat(doc, af.Spec.Heartbeat); err != nil {
+		return err
+	}
 	if err := validateNotify(doc, &af.Spec.Notify); err != nil {
 		return err
 	}

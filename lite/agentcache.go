@@ -48,6 +48,11 @@ type agentCache struct {
 	// onBuild, when set, is told a build starts; it returns what to call
 	// when it ends (the memory guard gives builds headroom).
 	onBuild func() (done func())
+	// onBuilt, when set, is told of every agent built and installed, with
+	// c.mu held: it must not block (heartbeats learn of changes).
+	onBuilt func(*runtime.LoadedAgent)
+	// onReload, when set, is told the agents were reloaded (registry).
+	onReload func()
 }
 
 // agentBuild is one build under way; agent and err are set before done
@@ -221,12 +226,21 @@ func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mo
 		c.logWarnings(la)
 		c.retire(name, ca.agent.Tools)
 		ca.agent, ca.checked, ca.used, ca.badMod, ca.stale = la, now, now, time.Time{}, false
+		c.built(la)
 		return la, nil
 	}
 	c.logWarnings(la)
 	c.loaded[name] = &cachedAgent{agent: la, checked: now, used: now}
 	c.evictOver(name)
+	c.built(la)
 	return la, nil
+}
+
+// built tells onBuilt of a newly installed agent.
+func (c *agentCache) built(la *runtime.LoadedAgent) {
+	if c.onBuilt != nil {
+		c.onBuilt(la)
+	}
 }
 
 // logWarnings logs each warning of a newly built agent, once per build.
@@ -437,6 +451,8 @@ type AgentCheck struct {
 	// Warnings are the agent's warnings (agents.Agent.Warnings, with the
 	// data dir's directives): it loads, but something is odd.
 	Warnings []string
+	// Heartbeat summarizes the agent's heartbeat; "" when it has none.
+	Heartbeat string
 }
 
 // CheckAgents is ValidateAgents with each good agent's warnings.
@@ -453,6 +469,8 @@ func CheckAgents(cfg *Config, names []string, log *slog.Logger) []AgentCheck {
 		out[i] = AgentCheck{Name: name, Err: err}
 		if err == nil {
 			out[i].Warnings = la.Spec.Warnings
+			hb, warnings := heartbeatCheck(cfg, la.Spec)
+			out[i].Heartbeat, out[i].Warnings = hb, append(slices.Clip(out[i].Warnings), warnings...)
 			closeTools(la.Tools)
 		}
 	}

@@ -34,6 +34,10 @@ type App struct {
 	gateways gatewayList
 	// turnEnds are told of every turn's end (turnend.go); set in Open.
 	turnEnds []func(runtime.TurnEnd)
+	// sched is the schedules (sched.go); their timer runs in Serve only.
+	sched *schedHost
+	// hb keeps the agents' heartbeats (heartbeat.go).
+	hb *heartbeats
 }
 
 // WriteMetrics writes the daemon's metrics in the Prometheus text format.
@@ -52,6 +56,8 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSync skips fsync (benchmarks only).
 	NoSync bool
+	// Clock is the schedules' clock (nil: time.Now); tests move it.
+	Clock func() time.Time
 	// notifyLoopback lets notifications reach this host (tests' httptest).
 	notifyLoopback bool
 }
@@ -97,6 +103,13 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify}
+	a.sched = newSchedHost(a, o.Clock)
+	cache.tools.sched = a.sched.svc
+	a.onTurnEnd(a.sched.turnEnded)
+	a.hb = newHeartbeats(a, cache, log)
+	a.hb.sched, a.hb.loc = a.sched.svc, cfg.Scheduler.Location()
+	a.onTurnEnd(a.hb.turnEnded)
+	cache.onBuilt, cache.onReload = a.hb.built, func() { a.hb.trigger("") }
 	notify.chat = a.chatNotice
 	a.onTurnEnd(a.turnNotice)
 	if cfg.Runtime.MemoryLimitMB > 0 {
@@ -114,6 +127,8 @@ func Open(cfg *Config, o *Options) (*App, error) {
 // marked interrupted on the next start), the memory guard and the webhook
 // notifier, waiting for each, then closes the store.
 func (a *App) Close() error {
+	a.sched.close(a)  // before the loop: it reports through it
+	a.hb.work.close() // its jobs use the loop
 	a.cancel()
 	err := <-a.done
 	if a.guard != nil {

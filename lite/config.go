@@ -42,6 +42,8 @@ type Config struct {
 	MCP     MCPConfig     `yaml:"mcp"`
 	// Hooks are the inbound webhooks, by name (config_hooks.go).
 	Hooks map[string]HookConfig `yaml:"hooks"`
+	// Scheduler is the schedules' time zone (config_sched.go).
+	Scheduler SchedulerConfig `yaml:"scheduler"`
 
 	// RouteFallback is the agent for a chat no route matches: "" (drop the
 	// message, as Agnx does) when the file sets no runtime.default_agent,

@@ -124,6 +124,12 @@ mcp:
   #     network: true
   #   - {name: docs, url: "https://mcp.example/mcp", headers: {Authorization: "Bearer ${env:DOCS_TOKEN}"}}
 
+# Schedules agents make (their schedule tool): cron expressions and active
+# hours are read in this zone when a schedule names none. Default: the
+# system's (TZ, else /etc/localtime).
+# scheduler:
+#   timezone: Europe/Berlin
+
 runtime:                          # agnx-lite's own settings
   default_agent: assistant
   max_concurrent_turns: 2

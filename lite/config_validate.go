@@ -18,7 +18,8 @@ import (
 // the offending key when c came from a file. Secrets are never quoted.
 func (c *Config) Validate() error {
 	for _, check := range []func() error{c.validateServer, c.validateSessions,
-		c.validateGateways, c.validateRoutes, c.validateRuntime, c.validateWeb, c.validateMCP, c.validateHooks} {
+		c.validateGateways, c.validateRoutes, c.validateRuntime, c.validateWeb, c.validateMCP, c.validateHooks,
+		c.validateScheduler} {
 		if err := check(); err != nil {
 			return err
 		}

@@ -35,6 +35,7 @@ func ok(name, detail string) Check { return Check{Name: name, Status: "ok", Deta
 // their providers and models, and the sandbox.
 func Doctor(ctx context.Context, cfg *Config) []Check {
 	out := append(configChecks(cfg), dataDirCheck(cfg), databaseCheck(cfg))
+	out = append(out, schedulesCheck(cfg)...)
 	list, agentChecks := agentsCheck(cfg)
 	out = append(out, agentChecks...)
 	out = append(out, providerChecks(ctx, list)...)

@@ -149,6 +149,7 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 	p.gauge("agnx_go_heap_bytes", "Go heap in use.", float64(ms.HeapInuse))
 	p.gauge("agnx_goroutines", "Goroutines.", float64(goruntime.NumGoroutine()))
 	writeMCP(p, app.Agents.tools.mcp.stats())
+	writeSched(p, app)
 	if lastPoll != nil {
 		if t := lastPoll(); !t.IsZero() {
 			p.gauge("agnx_telegram_last_poll_timestamp_seconds", "When the Telegram gateway last polled successfully.", float64(t.Unix()))

@@ -63,6 +63,9 @@ func (r registry) Reload() []httpapi.AgentInfo {
 			}
 		}
 	}
+	if r.c.onReload != nil {
+		r.c.onReload() // heartbeats gained or lost
+	}
 	return list
 }
 

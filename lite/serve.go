@@ -98,6 +98,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		app.Close()
 		return err
 	}
+	app.runSchedules() // after the gateways: a firing finds its chat's
 	base := "http://" + ln.Addr().String()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -109,6 +110,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		RequestTimeout: seconds(sc.RequestTimeoutSeconds, 0),
 		Shutdown:       stop, BaseURL: base, Logger: log, Metrics: app.WriteMetrics,
 		Gateways: app.GatewayStates, MCPServers: app.MCPServers, RSS: app.RSS, SearchMemory: app.searchMemoryAPI,
+		Schedules: app.Schedules(),
 		// The name the server is bound to is one clients reach it by.
 		AllowedHosts:   append(slices.Clip(sc.AllowedHosts), sc.Host),
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
@@ -136,6 +138,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	if o.Ready != nil {
 		o.Ready(base)
 	}
+	app.hb.start() // after ready: finding the heartbeats never delays it
 	watchdog := notifySystemd(ctx, app, base, log)
 	defer func() { stop(); watchdog.Wait() }()
 	select {
@@ -148,6 +151,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	}
 	log.Info("shutting down")
 	_ = systemd.Notify("STOPPING=1\nSTATUS=draining running turns")
+	app.stopSchedules() // nothing fires while the turns drain
 	drain := o.DrainTimeout
 	if drain <= 0 {
 		drain = drainTimeout

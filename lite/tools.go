@@ -11,6 +11,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/memory"
+	"github.com/agnx-lite/agnx-lite/runtime/sched"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
@@ -40,16 +41,19 @@ type toolFactory struct {
 	// checked but no server is started or listed (agent validate).
 	mcp       *mcpHost
 	checkOnly bool
+	// sched is the schedule service the schedule tool uses; nil outside
+	// an App (agent validate): the tool is then left out.
+	sched *sched.Service
 }
 
-// builtins are the built-in tools by name: Agnx's (bash, web, session,
+// builtins are the built-in tools by name: Agnx's (bash, web, session, schedule,
 // reload_tools, memory) and lite's own file tools and skill tool (which
 // an agent with skills gets without listing it).
-var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "skill"}
+var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "skill", "schedule"}
 
 // agnxOnly are Agnx built-ins this build does not have; an Agnx agent
 // that lists them still loads, without them, with a warning.
-var agnxOnly = map[string]bool{"schedule": true, "background_process": true}
+var agnxOnly = map[string]bool{"background_process": true}
 
 // build returns the agent's tools. On error, the tools built so far are
 // closed.
@@ -154,6 +158,11 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 		return &tools.ReloadTools{Scan: func() tools.ToolScan { return f.discoverCLI(a, nil).scan }}, nil
 	case "skill":
 		return f.skillTool(a), nil
+	case "schedule":
+		if f.sched == nil {
+			return nil, nil // agent validate, tool run: no schedules there
+		}
+		return sched.NewTool(f.sched), nil
 	}
 	if agnxOnly[strings.ToLower(ref.Name)] {
 		f.log.Warn("agent lists an Agnx built-in tool this build does not have; it is left out", "agent", a.Name, "tool", ref.Name)

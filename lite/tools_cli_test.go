@@ -14,6 +14,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/sched"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
@@ -201,11 +202,24 @@ func TestDiscover_LinkOutIsRefused(t *testing.T) {
 }
 
 func TestBuiltin_DroppedWithWarning(t *testing.T) {
-	a := toolAgent(t, "bwrap", "    - {type: builtin, name: schedule}\n    - {type: builtin, name: background_process}\n"+
-		"    - {type: builtin, name: Schedule}\n    - {type: builtin, name: Session}\n", nil)
+	a := toolAgent(t, "bwrap", "    - {type: builtin, name: background_process}\n"+
+		"    - {type: builtin, name: Background_Process}\n    - {type: builtin, name: Session}\n", nil)
 	assert.Equal(t, []string{"session"}, toolNames(a))
-	require.Len(t, a.Spec.Warnings, 3)
-	assert.Contains(t, a.Spec.Warnings[0], `spec.tools lists the built-in tool "schedule", which this build does not have`)
+	require.Len(t, a.Spec.Warnings, 2)
+	assert.Contains(t, a.Spec.Warnings[0], `spec.tools lists the built-in tool "background_process", which this build does not have`)
+}
+
+// The schedule tool comes from the App's schedule service; a factory
+// without one (agent validate) leaves it out without a warning.
+func TestBuiltin_Schedule(t *testing.T) {
+	c, _, a := toolAgentCache(t, "bwrap", "    - {type: builtin, name: schedule}\n", nil)
+	assert.Empty(t, toolNames(a))
+	assert.Empty(t, a.Spec.Warnings)
+	c.tools.sched = sched.New(sched.Options{})
+	c.markStale("assistant")
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"schedule"}, toolNames(a))
 }
 
 func TestWebConfig_Search(t *testing.T) {

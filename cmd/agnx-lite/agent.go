@@ -112,6 +112,7 @@ func validateAgents(g *globals, cfg *lite.Config, names []string) error {
 		}
 		if len(r.Warnings) == 0 {
 			fmt.Fprintf(g.stdout, "ok    %s\n", r.Name)
+			printHeartbeat(g, r)
 			continue
 		}
 		plural := "s"
@@ -119,6 +120,7 @@ func validateAgents(g *globals, cfg *lite.Config, names []string) error {
 			plural = ""
 		}
 		fmt.Fprintf(g.stdout, "ok    %s (%d warning%s)\n", r.Name, len(r.Warnings), plural)
+		printHeartbeat(g, r)
 		for _, w := range r.Warnings {
 			fmt.Fprintf(g.stdout, "warn  %s\n", w)
 		}
@@ -127,4 +129,11 @@ func validateAgents(g *globals, cfg *lite.Config, names []string) error {
 		return fmt.Errorf("%d of %d agents are invalid", bad, len(names))
 	}
 	return nil
+}
+
+// printHeartbeat prints the summary of a good agent's heartbeat.
+func printHeartbeat(g *globals, r lite.AgentCheck) {
+	if r.Heartbeat != "" {
+		fmt.Fprintf(g.stdout, "beat  %s: heartbeat %s\n", r.Name, r.Heartbeat)
+	}
 }

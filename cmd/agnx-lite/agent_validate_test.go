@@ -107,3 +107,27 @@ func TestCLI_AgentValidateShowsWarnings(t *testing.T) {
 	assert.Contains(t, out, "spec.instructions names ./MISSING.md, which does not exist")
 	assert.Contains(t, out, "bad/SKILL.md:1: skill skipped: no front matter")
 }
+
+// An agent with a heartbeat is summarized, and one whose heartbeat can
+// reach no chat is warned about.
+func TestCLI_AgentValidateShowsHeartbeat(t *testing.T) {
+	c := newCLI(t)
+	code, _, _ := c.run("init")
+	require.Equal(t, 0, code)
+	dir := filepath.Join(c.dir, "agents", "assistant")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, agents.HeartbeatFile), []byte("Anything due?"), 0o644))
+
+	code, out, _ := c.run("agent", "validate", "assistant")
+	require.Equal(t, 0, code, out)
+	assert.Contains(t, out, "beat  assistant: heartbeat every 30m, to the agent's notify settings or the chat it last talked with, instructions from HEARTBEAT.md\n")
+	assert.Contains(t, out, "warn  the heartbeat has no delivery target")
+
+	yaml := filepath.Join(dir, "agent.yaml")
+	data, err := os.ReadFile(yaml)
+	require.NoError(t, err)
+	data = append(data, "  heartbeat: {every: 2m}\n"...)
+	require.NoError(t, os.WriteFile(yaml, data, 0o644))
+	code, out, _ = c.run("agent", "validate", "assistant")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, out, "spec.heartbeat.every 2m is out of range 5m..168h")
+}

@@ -31,21 +31,22 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"init":    {"init [DIR]", "write agnx.yaml and the default agent into the data dir", runInit},
-		"chat":    {"chat [-a AGENT] [--session ID | -C] [-s URL]", "talk to an agent (streaming REPL)", runChat},
-		"run":     {"run [-a AGENT] [-s URL] [--approve] -m MESSAGE", "send one message, print the answer", runRun},
-		"serve":   {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one", runServe},
-		"attach":  {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
-		"session": {"session list | show ID | delete ID | export ID [-o F|--dir D] | import PATH...", "inspect and manage sessions", runSession},
-		"agent":   {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents", runAgent},
-		"service": {serviceUsage, "run agnx-lite as a systemd service (boot, restart, watchdog)", runService},
-		"doctor":  {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
-		"db":      {"db recover", "copy what is readable of a damaged database into a new one, in its place", runDB},
-		"tool":    {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
-		"memory":  {memoryUsage, "show, search and edit an agent's memory files", runMemory},
-		"skill":   {"skill list [AGENT] | validate [AGENT|PATH]", "list agents' skills, or check SKILL.md files", runSkill},
-		"mcp":     {mcpUsage, "list an agent's MCP servers and their tools, or test one (connect, list, call)", runMCP},
-		"version": {"version", "print the version", runVersion},
+		"init":     {"init [DIR]", "write agnx.yaml and the default agent into the data dir", runInit},
+		"chat":     {"chat [-a AGENT] [--session ID | -C] [-s URL]", "talk to an agent (streaming REPL)", runChat},
+		"run":      {"run [-a AGENT] [-s URL] [--approve] -m MESSAGE", "send one message, print the answer", runRun},
+		"serve":    {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one", runServe},
+		"attach":   {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
+		"session":  {"session list | show ID | delete ID | export ID [-o F|--dir D] | import PATH...", "inspect and manage sessions", runSession},
+		"agent":    {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents", runAgent},
+		"service":  {serviceUsage, "run agnx-lite as a systemd service (boot, restart, watchdog)", runService},
+		"doctor":   {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
+		"db":       {"db recover", "copy what is readable of a damaged database into a new one, in its place", runDB},
+		"tool":     {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
+		"memory":   {memoryUsage, "show, search and edit an agent's memory files", runMemory},
+		"skill":    {"skill list [AGENT] | validate [AGENT|PATH]", "list agents' skills, or check SKILL.md files", runSkill},
+		"schedule": {scheduleUsage, "list, show and cancel the schedules agents made", runSchedule},
+		"mcp":      {mcpUsage, "list an agent's MCP servers and their tools, or test one (connect, list, call)", runMCP},
+		"version":  {"version", "print the version", runVersion},
 	}
 }
 

@@ -61,6 +61,9 @@ func serveStatus(g *globals, c *httpapi.Client) error {
 	fmt.Fprintf(w, "uptime\t%s\n", time.Duration(st.UptimeSeconds)*time.Second)
 	fmt.Fprintf(w, "sessions\t%d resident\n", st.SessionsResident)
 	fmt.Fprintf(w, "turns\t%d running, %d waiting\n", st.TurnsRunning, st.TurnsWaiting)
+	if st.SchedulesActive > 0 {
+		fmt.Fprintf(w, "schedules\t%d active, next %s\n", st.SchedulesActive, st.SchedulesNext.Local().Format("2006-01-02 15:04:05 MST"))
+	}
 	for _, name := range slices.Sorted(maps.Keys(st.Gateways)) {
 		fmt.Fprintf(w, "gateway %s\t%s\n", name, st.Gateways[name])
 	}

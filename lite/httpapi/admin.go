@@ -38,6 +38,13 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	if s.o.RSS != nil {
 		res["rss_bytes"] = s.o.RSS()
 	}
+	if s.o.Schedules != nil {
+		active, next := s.o.Schedules.Stats()
+		res["schedules_active"] = active
+		if !next.IsZero() {
+			res["schedules_next"] = next.UTC()
+		}
+	}
 	if s.o.MCPServers != nil {
 		if m := s.o.MCPServers(); len(m) > 0 {
 			res["mcp_servers"] = m

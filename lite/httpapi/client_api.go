@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/valyala/fastjson"
@@ -123,6 +124,10 @@ type Status struct {
 	// are theirs, in MCPServers.
 	RSSBytes   int64       `json:"rss_bytes,omitempty"`
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+	// SchedulesActive is how many schedules are active, SchedulesNext
+	// when the next one runs (zero: none).
+	SchedulesActive int       `json:"schedules_active,omitempty"`
+	SchedulesNext   time.Time `json:"schedules_next,omitzero"`
 }
 
 // MCPServer is one MCP server as the status reports it.

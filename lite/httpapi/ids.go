@@ -22,6 +22,9 @@ const (
 // not well formed names nothing: 404, with the code and the sentence to
 // answer, as for any unknown session or agent.
 func badPathValue(pattern string, r *http.Request) (code, msg string) {
+	if strings.Contains(pattern, "/schedules/{id}") && !validID(r.PathValue("id")) {
+		return codeScheduleNotFound, noSchedule
+	}
 	if strings.Contains(pattern, "{id}") && !validID(r.PathValue("id")) {
 		return codeSessionNotFound, "no such session: a session id is at most 128 letters, digits, '-' and '_' (GET /api/v1/sessions lists them)"
 	}

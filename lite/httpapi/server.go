@@ -77,6 +77,9 @@ type Options struct {
 	// unknown agent's error matches fs.ErrNotExist, one without memory
 	// ErrNoMemory. nil: 404.
 	SearchMemory func(ctx context.Context, agent, q string, limit int) (MemoryResults, error)
+	// Schedules serves /api/v1/schedules and the status's schedule
+	// figures; nil: 404.
+	Schedules Schedules
 	// BaseURL is the server's address as clients reach it, for the agent
 	// card ("http://127.0.0.1:8080").
 	BaseURL string
@@ -176,6 +179,9 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/agents", api, s.listAgents},
 		{"GET /api/v1/agents/{name}", api, s.getAgent},
 		{"GET /api/v1/agents/{name}/memory/search", api, s.searchMemory},
+		{"GET /api/v1/schedules", api, s.listSchedules},
+		{"GET /api/v1/schedules/{id}", api, s.getSchedule},
+		{"DELETE /api/v1/schedules/{id}", api, s.cancelSchedule},
 		{"GET /api/v1/sessions", api, s.listSessions},
 		{"POST /api/v1/sessions", api, s.createSession},
 		{"GET /api/v1/sessions/{id}", api, s.getSession},

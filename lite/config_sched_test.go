@@ -1,0 +1,51 @@
+package lite
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
+
+func TestParseConfig_SchedulerTimezone(t *testing.T) {
+	if _, err := time.LoadLocation("Europe/Berlin"); err != nil {
+		t.Skip("no zoneinfo on this system")
+	}
+	c, err := ParseConfig("agnx.yaml", []byte("scheduler:\n  timezone: Europe/Berlin\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "Europe/Berlin", c.Scheduler.Location().String())
+
+	c, err = ParseConfig("agnx.yaml", []byte("server:\n  port: 8080\n"))
+	require.NoError(t, err)
+	assert.Same(t, time.Local, c.Scheduler.Location(), "unset: the system's zone")
+
+	for _, tz := range []string{"Mars/Olympus_Mons", "Europe/ Berlin", "../../etc/passwd", string(make([]byte, 300))} {
+		_, err = ParseConfig("agnx.yaml", []byte("server:\n  port: 8080\nscheduler:\n  timezone: \""+tz+"\"\n"))
+		var ae *agents.Error
+		require.ErrorAs(t, err, &ae, "%q", tz)
+		assert.Equal(t, 4, ae.Line, "%q: the line of the key", tz)
+		assert.Contains(t, ae.Msg, "scheduler.timezone", "%q", tz)
+		assert.Contains(t, ae.Msg, "Europe/Berlin", "%q: the error shows a good name", tz)
+	}
+}
+
+// An Agnx duragent.yaml (which has no scheduler key) loads unchanged; the
+// key added beside Agnx's keys works there too.
+func TestLoadConfig_DuragentWithScheduler(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "duragent.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("server:\n  port: 8090\n"), 0o600))
+	c, err := LoadConfig(p)
+	require.NoError(t, err)
+	assert.Empty(t, c.Scheduler.Timezone)
+	require.NoError(t, os.WriteFile(p, []byte("server:\n  port: 8090\nscheduler:\n  timezone: UTC\n"), 0o600))
+	c, err = LoadConfig(p)
+	require.NoError(t, err)
+	assert.Equal(t, time.UTC.String(), c.Scheduler.Location().String())
+	assert.Empty(t, c.Warnings, "scheduler is a known key")
+}
