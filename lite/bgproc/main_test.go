@@ -147,3 +147,10 @@ func (h *harness) status(t *testing.T, handle string) statusView {
 func callCtxSession(sid string) context.Context {
 	return runtime.WithCall(context.Background(), runtime.CallInfo{SessionID: sid, Agent: "ada"})
 }
+
+func openStoreF(f *testing.F, path string) testStore {
+	st, err := storage.Open(path, &storage.Options{NoSync: true})
+	require.NoError(f, err)
+	f.Cleanup(func() { st.Close() })
+	return testStore{st}
+}
