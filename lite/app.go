@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -34,6 +35,8 @@ type App struct {
 	gateways gatewayList
 	// turnEnds are told of every turn's end (turnend.go); set in Open.
 	turnEnds []func(runtime.TurnEnd)
+	// bg runs the agents' background processes (tools_bg.go).
+	bg *bgproc.Manager
 }
 
 // WriteMetrics writes the daemon's metrics in the Prometheus text format.
@@ -92,9 +95,10 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	})
 	cache.tools.mcp.cache, cache.tools.mcp.changed = loopKV{loop}, cache.markStale
 	cache.tools.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
+	cache.tools.bg = newBackground(loop, log, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
-		router: newRouter(cfg), metrics: m, notify: notify}
+		router: newRouter(cfg), metrics: m, notify: notify, bg: cache.tools.bg}
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
 		cache.onBuild = a.guard.building // set before anything builds
@@ -110,6 +114,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 // marked interrupted on the next start), the memory guard and the webhook
 // notifier, waiting for each, then closes the store.
 func (a *App) Close() error {
+	a.bg.Close() // first: the processes die with the daemon, and none starts now
 	a.cancel()
 	err := <-a.done
 	if a.guard != nil {

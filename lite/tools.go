@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/memory"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
@@ -40,16 +41,19 @@ type toolFactory struct {
 	// checked but no server is started or listed (agent validate).
 	mcp       *mcpHost
 	checkOnly bool
+	// bg runs the background_process tool's processes; nil outside a
+	// daemon.
+	bg *bgproc.Manager
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session,
 // reload_tools, memory) and lite's own file tools and skill tool (which
 // an agent with skills gets without listing it).
-var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "skill"}
+var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "skill", "background_process"}
 
 // agnxOnly are Agnx built-ins this build does not have; an Agnx agent
 // that lists them still loads, without them, with a warning.
-var agnxOnly = map[string]bool{"schedule": true, "background_process": true}
+var agnxOnly = map[string]bool{"schedule": true}
 
 // build returns the agent's tools. On error, the tools built so far are
 // closed.
@@ -154,6 +158,8 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 		return &tools.ReloadTools{Scan: func() tools.ToolScan { return f.discoverCLI(a, nil).scan }}, nil
 	case "skill":
 		return f.skillTool(a), nil
+	case "background_process":
+		return f.backgroundTool(a, ref), nil
 	}
 	if agnxOnly[strings.ToLower(ref.Name)] {
 		f.log.Warn("agent lists an Agnx built-in tool this build does not have; it is left out", "agent", a.Name, "tool", ref.Name)

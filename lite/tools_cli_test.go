@@ -201,10 +201,10 @@ func TestDiscover_LinkOutIsRefused(t *testing.T) {
 }
 
 func TestBuiltin_DroppedWithWarning(t *testing.T) {
-	a := toolAgent(t, "bwrap", "    - {type: builtin, name: schedule}\n    - {type: builtin, name: background_process}\n"+
+	a := toolAgent(t, "bwrap", "    - {type: builtin, name: schedule}\n"+
 		"    - {type: builtin, name: Schedule}\n    - {type: builtin, name: Session}\n", nil)
 	assert.Equal(t, []string{"session"}, toolNames(a))
-	require.Len(t, a.Spec.Warnings, 3)
+	require.Len(t, a.Spec.Warnings, 2)
 	assert.Contains(t, a.Spec.Warnings[0], `spec.tools lists the built-in tool "schedule", which this build does not have`)
 }
 
@@ -267,8 +267,8 @@ func TestCheckAgents_ShowsToolWarnings(t *testing.T) {
 	data, err := os.ReadFile(yaml)
 	require.NoError(t, err)
 	head := string(data[:strings.Index(string(data), "  tools:")])
-	require.NoError(t, os.WriteFile(yaml, []byte(head+"  tools:\n    - {type: builtin, name: background_process}\n"), 0o644))
+	require.NoError(t, os.WriteFile(yaml, []byte(head+"  tools:\n    - {type: builtin, name: schedule}\n"), 0o644))
 	checks := CheckAgents(cfg, []string{"assistant"}, nil)
 	require.NoError(t, checks[0].Err)
-	assert.Contains(t, strings.Join(checks[0].Warnings, "\n"), `the built-in tool "background_process", which this build does not have`)
+	assert.Contains(t, strings.Join(checks[0].Warnings, "\n"), `the built-in tool "schedule", which this build does not have`)
 }

@@ -143,6 +143,11 @@ func (m *Manager) spawn(ctx context.Context, start Start, r spawnReq) (*proc, er
 		return nil, err
 	}
 	defer root.Close()
+	if r.workdir != "" {
+		if fi, err := root.Stat(r.workdir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("workdir %q is not a folder of the workspace: create it first, or leave workdir out", r.workdir)
+		}
+	}
 	lf, err := createLog(root, p.rec.Log, m.o.MaxLogBytes)
 	if err != nil {
 		return nil, err

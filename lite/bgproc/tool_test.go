@@ -70,6 +70,8 @@ func TestTool_WaitExitCode(t *testing.T) {
 			res = h.run(t, `{"action":"spawn","workdir":"../x","command":"pwd"}`)
 			assert.True(t, res.IsError)
 			assert.Contains(t, res.Content, "outside the workspace")
+			res = h.run(t, `{"action":"spawn","workdir":"/workspace/nope","command":"pwd"}`)
+			assert.Equal(t, `Failed to spawn process: workdir "nope" is not a folder of the workspace: create it first, or leave workdir out`, res.Content)
 		})
 	}
 }
