@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"regexp"
 	"sync"
@@ -129,37 +130,54 @@ func (m *Manager) spawn(ctx context.Context, start Start, r spawnReq) (*proc, er
 	if err := m.reserve(p); err != nil {
 		return nil, err
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			m.release(p)
-		}
-	}()
 	if m.firstSpawn() {
 		m.prune(ctx)
 	}
 	root, err := openRoot(r.workspace)
+	if err == nil {
+		err = m.launch(ctx, start, root, p, r)
+		root.Close()
+	}
 	if err != nil {
+		m.release(p)
 		return nil, err
 	}
-	defer root.Close()
+	return p, nil
+}
+
+// launch creates p's log in the workspace root, starts the command,
+// registers it and hands it to its goroutine; on error nothing of it is
+// left, not even the log.
+func (m *Manager) launch(ctx context.Context, start Start, root *os.Root, p *proc, r spawnReq) error {
 	if r.workdir != "" {
 		if fi, err := root.Stat(r.workdir); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("workdir %q is not a folder of the workspace: create it first, or leave workdir out", r.workdir)
+			return fmt.Errorf("workdir %q is not a folder of the workspace: create it first, or leave workdir out", r.workdir)
 		}
 	}
 	lf, err := createLog(root, p.rec.Log, m.o.MaxLogBytes)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// stderr joins stdout inside, in the order written; bwrap's own
 	// complaints (Process.Stderr) are added at the end.
 	bp, err := start(ctx, r.dir, []string{"/bin/bash", "-c", "exec 2>&1\n" + r.command})
+	if err == nil {
+		err = m.register(ctx, p, bp, lf, r)
+		if err != nil {
+			bp.Kill()
+			_ = bp.Wait()
+		}
+	}
 	if err != nil {
 		lf.Close()
 		_ = root.Remove(p.rec.Log) // no record names it
-		return nil, err
 	}
+	return err
+}
+
+// register records p, running as bp, and starts its goroutine and
+// timeout.
+func (m *Manager) register(ctx context.Context, p *proc, bp *bwrap.Process, lf *logFile, r spawnReq) error {
 	if r.interactive {
 		p.stdin = bp.Stdin
 	} else {
@@ -171,26 +189,18 @@ func (m *Manager) spawn(ctx context.Context, start Start, r spawnReq) (*proc, er
 	if err == nil {
 		err = m.o.Store.Commit(ctx, put)
 	}
-	m.mu.Lock()
-	if err == nil && m.closed {
-		err = ErrClosed
-	}
 	if err != nil {
-		m.mu.Unlock()
-		bp.Kill()
-		_ = bp.Wait()
-		lf.Close()
-		if err == ErrClosed {
-			return nil, err
-		}
-		return nil, fmt.Errorf("the process could not be registered (%v): try again", err)
+		return fmt.Errorf("the process could not be registered (%v): try again", err)
 	}
-	ok = true
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
 	p.bp, p.rec = bp, rec
 	p.timers = append(p.timers, time.AfterFunc(r.timeout, func() { m.stop(p, TimedOut) }))
 	m.wg.Go(func() { m.copyOut(p, lf) })
-	m.mu.Unlock()
-	return p, nil
+	return nil
 }
 
 // reserve counts p among the running processes, or says why not.
