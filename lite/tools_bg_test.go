@@ -2,8 +2,10 @@ package lite
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -76,4 +78,62 @@ func TestBackgroundProcess_EndToEnd(t *testing.T) {
 	logs, err := filepath.Glob(filepath.Join(a.Spec.Workspace, ".agnx", "processes", "proc_*.log"))
 	require.NoError(t, err)
 	assert.Len(t, logs, 2, "the logs are in the workspace")
+}
+
+// The daemon's processes die with it; after a restart their handles
+// report lost, with the last output they printed.
+func TestBackgroundProcess_DaemonRestart(t *testing.T) {
+	needSandbox(t)
+	cfg := crashConfig(t.TempDir())
+	_, err := Init(cfg)
+	require.NoError(t, err)
+	setSpec(t, filepath.Join(cfg.AgentsDir, "assistant"), "  tools:\n    - {type: builtin, name: background_process}\n")
+	bg := func(app *App, ctx context.Context, args string) runtime.Result {
+		t.Helper()
+		a, err := app.Agents.LoadAgent("assistant")
+		require.NoError(t, err)
+		for _, tool := range a.Tools {
+			if tool.Spec().Name == "background_process" {
+				res, err := tool.Run(ctx, []byte(args))
+				require.NoError(t, err)
+				return res
+			}
+		}
+		t.Fatal("the agent has no background_process tool")
+		return runtime.Result{}
+	}
+	app, err := Open(cfg, nil)
+	require.NoError(t, err)
+	info, err := app.Loop.CreateSession(context.Background(), runtime.NewSession{Agent: "assistant"})
+	require.NoError(t, err)
+	ctx := runtime.WithCall(context.Background(), runtime.CallInfo{SessionID: info.ID, Agent: "assistant"})
+	res := bg(app, ctx, `{"action":"spawn","interactive":true,"command":"read x; echo \"printed $x\"; exec sleep 600"}`)
+	require.False(t, res.IsError, res.Content)
+	var spawned struct{ Handle string }
+	require.NoError(t, json.Unmarshal([]byte(res.Content), &spawned))
+	handle := spawned.Handle
+	res = bg(app, ctx, `{"action":"watch","handle":"`+handle+`","pattern":"printed"}`)
+	require.False(t, res.IsError, res.Content)
+	sub, err := app.Loop.Subscribe(context.Background(), info.ID)
+	require.NoError(t, err)
+	bg(app, ctx, `{"action":"write","handle":"`+handle+`","input":"before\n"}`)
+	for e := range sub.C() { // the pattern's notice: the line is in the log
+		if e.Type == runtime.EvAssistant && e.Origin == "process" {
+			break
+		}
+	}
+	sub.Close()
+	var st struct{ Pid int }
+	require.NoError(t, json.Unmarshal([]byte(bg(app, ctx, `{"action":"status","handle":"`+handle+`"}`).Content), &st))
+	require.Positive(t, st.Pid)
+	pid := st.Pid
+	require.NoError(t, app.Close())
+	assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "the process died with the daemon")
+
+	app, err = Open(cfg, nil)
+	require.NoError(t, err)
+	defer app.Close()
+	res = bg(app, ctx, `{"action":"status","handle":"`+handle+`"}`)
+	assert.Contains(t, res.Content, `"status": "lost"`)
+	assert.Contains(t, res.Content, "printed before")
 }
