@@ -81,7 +81,7 @@ func TestTool_WaitExitCode(t *testing.T) {
 func TestTool_KillGrace(t *testing.T) {
 	for _, mode := range modes(t) {
 		t.Run(mode, func(t *testing.T) {
-			const grace = 700 * time.Millisecond
+			const grace = 3 * time.Second
 			h := newHarness(t, mode, Options{Grace: grace})
 			stubborn := h.spawn(t, `{"action":"spawn","command":"trap '' TERM; echo ready; exec sleep 60"}`)
 			polite := h.spawn(t, `{"action":"spawn","command":"echo ready; exec sleep 60"}`)
