@@ -20,6 +20,17 @@
 // kills them all); after a restart a handle the registry still calls
 // running reports lost, with the last output its log holds.
 //
+// A process spawned without wait tells its session when it ends (Options.
+// Notify: how, and its last output), as the parent promises; unwatch
+// stops that, watch starts it again and may add a pattern (a Go regexp of
+// at most 512 bytes, matched against each output line by the copying
+// goroutine: no polling) that tells the session once. interval_seconds,
+// the parent's silence timeout for tmux screens, is accepted and ignored.
+// Every end is also told to Options.OnExit (schedules linked to the
+// process are cancelled there). At most 8 processes run per agent, 16 in
+// all; a timeout (1800 s by default) or kill sends SIGTERM to everything
+// the command started, and SIGKILL to the sandbox 5 s later.
+//
 // bgproc imports runtime, storage and bwrap; only lite knows it.
 //
 // # Caveats
