@@ -48,6 +48,7 @@ const (
 	maxCommand     = 16 << 10
 	maxLabel       = 200
 	maxInput       = 64 << 10
+	maxHandle      = 64   // proc_ and a ULID are 31
 	DefaultTimeout = 1800 // seconds, the parent's
 	maxTimeout     = 7 * 24 * 3600
 	waitTail       = 8 << 10 // bytes of output wait and capture return
@@ -127,14 +128,15 @@ func (t *Tool) CallInvocation(raw []byte) (kind, invocation string, ok bool) {
 }
 
 // Deadline is how long a call may take: a waited spawn its timeout, the
-// others a kill's grace and then some.
+// others a sandbox's start (30 s at most) or a kill's grace, and then
+// some.
 func (t *Tool) Deadline(raw []byte) time.Duration {
 	var a args
 	_ = json.Unmarshal(raw, &a)
 	if a.Action == "spawn" && a.Wait {
-		return timeoutOf(a) + t.m.o.Grace + 30*time.Second
+		return timeoutOf(a) + t.m.o.Grace + time.Minute
 	}
-	return t.m.o.Grace + 30*time.Second
+	return t.m.o.Grace + time.Minute
 }
 
 func timeoutOf(a args) time.Duration {
@@ -168,10 +170,17 @@ func (t *Tool) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	if a.Handle == "" {
 		return fail("'handle' is required for %s action", a.Action), nil
 	}
-	rec, found, err := t.m.lookup(ctx, a.Handle)
+	var rec Record
+	var found bool
+	var err error
+	if len(a.Handle) <= maxHandle {
+		rec, found, err = t.m.lookup(ctx, a.Handle)
+	}
 	switch {
 	case err != nil:
 		return runtime.Result{}, err
+	case len(a.Handle) > maxHandle:
+		return fail("process not found: %s", oneLine(a.Handle, 40)), nil
 	case !found || rec.Agent != t.sb.Agent:
 		return fail("process not found: %s", oneLine(a.Handle, 80)), nil
 	case rec.Session != call.SessionID:

@@ -256,6 +256,8 @@ func TestTool_OtherSession(t *testing.T) {
 	assert.Equal(t, "process belongs to a different session", res.Content)
 	res, _ = h.tool.Run(ctx, []byte(`{"action":"status","handle":"proc_nope"}`))
 	assert.Equal(t, "process not found: proc_nope", res.Content)
+	res, _ = h.tool.Run(ctx, []byte(`{"action":"log","handle":"`+strings.Repeat("x", 100)+`"}`))
+	assert.Equal(t, "process not found: "+strings.Repeat("x", 40)+"…", res.Content)
 	res, _ = h.tool.Run(ctx, []byte(`{"action":"list"}`))
 	assert.Equal(t, "No background processes for this session.", res.Content)
 	res, _ = h.tool.Run(ctx, []byte(`{"action":"dance"}`))
@@ -270,6 +272,6 @@ func TestTool_CallInvocation(t *testing.T) {
 	_, _, ok = tool.CallInvocation([]byte(`{"action":"kill","handle":"h"}`))
 	assert.False(t, ok, "the other actions are builtin background_process:<action>")
 	assert.Equal(t, "rm -rf /", tool.Subject([]byte(`{"action":"spawn","command":"rm -rf /"}`)))
-	assert.Equal(t, 1800*time.Second+DefaultGrace+30*time.Second,
+	assert.Equal(t, 1800*time.Second+DefaultGrace+time.Minute,
 		tool.Deadline([]byte(`{"action":"spawn","wait":true,"command":"x"}`)))
 }
