@@ -107,11 +107,13 @@ func TestReach_Lines(t *testing.T) {
 	a := &Agent{Dir: t.TempDir(), Model: Model{Provider: "ollama"}, Tools: []ToolRef{
 		{Type: "cli", Name: "w", Command: "tools/w/run", Network: true},
 		{Type: "builtin", Name: "bash"},
+		{Type: "builtin", Name: "background_process"},
 	}}
 	r := a.Reach()
 	assert.Equal(t, []string{
 		"model server: ollama at http://127.0.0.1:11434 (or $OLLAMA_HOST)",
-		"runs: cli tool w: tools/w/run; bash: the commands the model writes, in the sandbox",
+		"runs: cli tool w: tools/w/run; bash: the commands the model writes, in the sandbox; " +
+			"background_process: the commands the model writes, in the sandbox, running in the background",
 		"network: w",
 	}, r.Lines())
 	assert.Equal(t, []string{"runs the executable tools/w/run (cli tool w)", "asks for network access for w"}, r.Risks)

@@ -75,6 +75,8 @@ func (a *Agent) Reach() Reach {
 			r.WASM = append(r.WASM, t.Name)
 		case t.Type == "builtin" && t.Name == "bash":
 			r.Commands = append(r.Commands, "bash: the commands the model writes, in the sandbox")
+		case t.Type == "builtin" && t.Name == "background_process":
+			r.Commands = append(r.Commands, "background_process: the commands the model writes, in the sandbox, running in the background")
 		case t.Type == "builtin" && t.Name == "web" && t.AllowPrivate:
 			r.Network = append(r.Network, "web (private addresses too)")
 			r.Risks = append(r.Risks, "lets the web tool reach this machine's and the local network's addresses (allow_private)")

@@ -25,6 +25,7 @@ type Process struct {
 	Pid int
 
 	stderr *tail
+	trust  bool          // started without bwrap (see Interrupt)
 	done   chan struct{} // closed once the process is reaped
 	err    error         // set before done is closed
 }
@@ -73,7 +74,8 @@ func (r *Runner) Start(ctx context.Context, p Policy, command []string) (*Proces
 		closeNet(n)
 		return nil, fmt.Errorf("start sandbox: %w", err)
 	}
-	proc := &Process{Stdin: inW, Stdout: outR, stderr: &tail{max: maxStderrTail}, done: make(chan struct{})}
+	proc := &Process{Stdin: inW, Stdout: outR, stderr: &tail{max: maxStderrTail}, done: make(chan struct{}),
+		trust: r.Trust}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, proc.stderr
 	err = startWith(ctx, cmd, n)
 	closeFiles([]*os.File{inR, outW}) // the child's ends

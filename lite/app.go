@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -38,6 +39,8 @@ type App struct {
 	sched *schedHost
 	// hb keeps the agents' heartbeats (heartbeat.go).
 	hb *heartbeats
+	// bg runs the agents' background processes (tools_bg.go).
+	bg *bgproc.Manager
 }
 
 // WriteMetrics writes the daemon's metrics in the Prometheus text format.
@@ -100,9 +103,10 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	})
 	cache.tools.mcp.cache, cache.tools.mcp.changed = loopKV{loop}, cache.markStale
 	cache.tools.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
+	cache.tools.bg = newBackground(loop, log, func() *App { return a })
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
-		router: newRouter(cfg), metrics: m, notify: notify}
+		router: newRouter(cfg), metrics: m, notify: notify, bg: cache.tools.bg}
 	a.sched = newSchedHost(a, o.Clock)
 	cache.tools.sched = a.sched.svc
 	a.onTurnEnd(a.sched.turnEnded)
@@ -127,6 +131,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 // marked interrupted on the next start), the memory guard and the webhook
 // notifier, waiting for each, then closes the store.
 func (a *App) Close() error {
+	a.bg.Close()      // first: the processes die with the daemon, and none starts now
 	a.sched.close(a)  // before the loop: it reports through it
 	a.hb.work.close() // its jobs use the loop
 	a.cancel()

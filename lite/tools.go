@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/memory"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
@@ -44,16 +45,16 @@ type toolFactory struct {
 	// sched is the schedule service the schedule tool uses; nil outside
 	// an App (agent validate): the tool is then left out.
 	sched *sched.Service
+	// bg runs the background_process tool's processes; nil outside a
+	// daemon.
+	bg *bgproc.Manager
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session, schedule,
 // reload_tools, memory) and lite's own file tools and skill tool (which
 // an agent with skills gets without listing it).
-var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "skill", "schedule"}
-
-// agnxOnly are Agnx built-ins this build does not have; an Agnx agent
-// that lists them still loads, without them, with a warning.
-var agnxOnly = map[string]bool{"background_process": true}
+var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir",
+	"glob", "grep", "skill", "schedule", "background_process"}
 
 // build returns the agent's tools. On error, the tools built so far are
 // closed.
@@ -163,12 +164,8 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 			return nil, nil // agent validate, tool run: no schedules there
 		}
 		return sched.NewTool(f.sched), nil
-	}
-	if agnxOnly[strings.ToLower(ref.Name)] {
-		f.log.Warn("agent lists an Agnx built-in tool this build does not have; it is left out", "agent", a.Name, "tool", ref.Name)
-		a.Warnings = append(a.Warnings, fmt.Sprintf("spec.tools lists the built-in tool %q, which this build does not have: "+
-			"the agent runs without it; remove it from spec.tools to silence this", ref.Name))
-		return nil, nil
+	case "background_process":
+		return f.backgroundTool(a, ref), nil
 	}
 	return nil, fmt.Errorf("there is no built-in tool %q (available: %s): fix spec.tools in %s",
 		ref.Name, strings.Join(builtins, ", "), filepath.Join(a.Dir, agents.FileName))

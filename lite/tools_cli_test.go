@@ -201,14 +201,6 @@ func TestDiscover_LinkOutIsRefused(t *testing.T) {
 	assert.Contains(t, strings.Join(a.Spec.Warnings, "\n"), "leads out of its folder")
 }
 
-func TestBuiltin_DroppedWithWarning(t *testing.T) {
-	a := toolAgent(t, "bwrap", "    - {type: builtin, name: background_process}\n"+
-		"    - {type: builtin, name: Background_Process}\n    - {type: builtin, name: Session}\n", nil)
-	assert.Equal(t, []string{"session"}, toolNames(a))
-	require.Len(t, a.Spec.Warnings, 2)
-	assert.Contains(t, a.Spec.Warnings[0], `spec.tools lists the built-in tool "background_process", which this build does not have`)
-}
-
 // The schedule tool comes from the App's schedule service; a factory
 // without one (agent validate) leaves it out without a warning.
 func TestBuiltin_Schedule(t *testing.T) {
@@ -281,8 +273,8 @@ func TestCheckAgents_ShowsToolWarnings(t *testing.T) {
 	data, err := os.ReadFile(yaml)
 	require.NoError(t, err)
 	head := string(data[:strings.Index(string(data), "  tools:")])
-	require.NoError(t, os.WriteFile(yaml, []byte(head+"  tools:\n    - {type: builtin, name: background_process}\n"), 0o644))
+	require.NoError(t, os.WriteFile(yaml, []byte(head+"  tools:\n    - {type: builtin, name: schedule}\n"), 0o644))
 	checks := CheckAgents(cfg, []string{"assistant"}, nil)
 	require.NoError(t, checks[0].Err)
-	assert.Contains(t, strings.Join(checks[0].Warnings, "\n"), `the built-in tool "background_process", which this build does not have`)
+	assert.Contains(t, strings.Join(checks[0].Warnings, "\n"), `the built-in tool "schedule", which this build does not have`)
 }

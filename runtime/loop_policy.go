@@ -55,6 +55,12 @@ func (a *LoadedAgent) policyCall(c ToolCall) agents.Call {
 	if sj, ok := tool.(Subjecter); ok {
 		pc.Subject = sj.Subject([]byte(c.Arguments))
 	}
+	if ci, ok := tool.(CallInvoked); ok {
+		if kind, inv, ok := ci.CallInvocation([]byte(c.Arguments)); ok {
+			pc.Type, pc.Invocation = kind, inv
+			return pc
+		}
+	}
 	switch kind := toolKind(tool); {
 	case kind == "builtin" && c.Name == "bash":
 		pc.Type, pc.Invocation = "bash", pc.Subject

@@ -25,6 +25,14 @@ type Kinded interface{ Kind() string }
 // mcp:github:create_issue.
 type Invoked interface{ Invocation() string }
 
+// CallInvoked is a Tool some of whose calls policies match as another
+// tool type: background_process spawn runs a shell command and is
+// matched as bash:<command>. ok false leaves the call to the usual rules
+// (builtin:name:action).
+type CallInvoked interface {
+	CallInvocation(args []byte) (kind, invocation string, ok bool)
+}
+
 // Named is a Provider that names itself ("ollama", "openai", ...).
 type Named interface{ Name() string }
 
