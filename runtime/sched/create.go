@@ -243,12 +243,12 @@ func (s *Service) CancelProcess(ctx context.Context, handle string) error {
 func mutate(tx *storage.Tx, id string, fn func(cur *Schedule)) error {
 	cur, ok, err := loadSchedule(tx, id)
 	if err != nil || !ok {
-		return nil //nolint:nilerr // a damaged record must not fail others' commit
+		return nil // a damaged record must not fail the others' commit
 	}
 	fn(&cur)
 	b, err := encodeSchedule(&cur)
 	if err != nil {
-		return nil //nolint:nilerr // as above
+		return nil // as above
 	}
 	return putSchedule(tx, id, b)
 }

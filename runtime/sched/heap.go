@@ -21,6 +21,7 @@ type dueHeap struct {
 	pos   map[string]int
 }
 
+// Len, Less, Swap, Push and Pop are container/heap's interface.
 func (h *dueHeap) Len() int { return len(h.items) }
 func (h *dueHeap) Less(i, j int) bool {
 	if h.items[i].next != h.items[j].next {

@@ -69,7 +69,7 @@ func (s *Service) Report(ctx context.Context, id string, ok bool, errMsg string)
 	if err != nil {
 		return fmt.Errorf("report schedule run: %w", err)
 	}
-	attrs := []any{"schedule_id", id, "agent", sc.Agent, "due", run.Due, "attempt", run.Attempt}
+	attrs := []any{"schedule_id", id, "agent", sc.Agent, "due", run.Due, "missed", run.Missed, "attempt", run.Attempt}
 	switch run.Outcome {
 	case RunRetrying:
 		s.log.Warn("scheduled task failed: retrying", append(attrs, "err", run.Error, "retry_at", retryAt)...)

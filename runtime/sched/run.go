@@ -117,25 +117,31 @@ func (s *Service) work(ctx context.Context, id string) {
 	if err != nil && ctx.Err() == nil {
 		s.log.Error("schedule run not recorded: trying again later", "schedule_id", id, "err", err)
 	}
-	sc, ok, lerr := s.load(id)
+	// The record is read under the lock: a Report or Cancel that
+	// committed before this read is seen here, and one that commits after
+	// it re-arms (or disarms) once the lock is free and id is no longer
+	// in flight.
 	s.mu.Lock()
+	defer s.poke()
+	defer s.mu.Unlock()
 	delete(s.inflight, id)
+	if !s.running || ctx.Err() != nil {
+		return
+	}
+	sc, ok, lerr := s.load(id)
 	switch {
-	case !s.running || ctx.Err() != nil:
 	case lerr != nil || err != nil:
 		s.heap.set(id, s.now().Add(stallDelay))
-	case ok && sc.Status == Active && !sc.Next.IsZero():
-		if !firedDue.IsZero() && !sc.Next.After(firedDue) {
-			// Nothing moved it on: a Firer that returned nil without
-			// recording. Do not fire it again at once.
-			s.log.Error("schedule fired but not recorded: check the Firer runs Firing.Record", "schedule_id", id)
-			s.heap.set(id, s.now().Add(stallDelay))
-		} else {
-			s.heap.set(id, sc.Next)
-		}
+	case !ok || sc.Status != Active || sc.Next.IsZero():
+		s.heap.remove(id)
+	case !firedDue.IsZero() && !sc.Next.After(firedDue):
+		// Nothing moved it on: a Firer that returned nil without
+		// recording. Do not fire it again at once.
+		s.log.Error("schedule fired but not recorded: check the Firer runs Firing.Record", "schedule_id", id)
+		s.heap.set(id, s.now().Add(stallDelay))
+	default:
+		s.heap.set(id, sc.Next)
 	}
-	s.mu.Unlock()
-	s.poke()
 }
 
 // arm sets id's next run in the running timer's heap, and wakes it.

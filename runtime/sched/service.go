@@ -58,6 +58,7 @@ var ErrNotFound = errors.New("no such schedule: list them with `agnx-lite schedu
 // NotFoundError is ErrNotFound for one id.
 type NotFoundError struct{ ID string }
 
+// Error says which id, and how to find the right one.
 func (e *NotFoundError) Error() string {
 	id := e.ID
 	if len(id) > maxIDLen {

@@ -101,3 +101,14 @@ func FuzzTimingInputs(f *testing.F) {
 		_, _ = parseAt(s, time.UTC)
 	})
 }
+
+func TestOrigin(t *testing.T) {
+	id, ok := FromOrigin(Origin("sched_1"))
+	assert.True(t, ok)
+	assert.Equal(t, "sched_1", id)
+	for _, o := range []string{"", "schedule:", "heartbeat", "webhook:gh"} {
+		_, ok := FromOrigin(o)
+		assert.False(t, ok, o)
+	}
+	assert.Equal(t, "[Scheduled Task]\n\nsum up\n\n(This is an automated task. Send the result to this chat.)", TaskMessage("sum up"))
+}
