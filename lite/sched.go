@@ -24,7 +24,9 @@ const maxSchedReports = 256
 // schedHost is the daemon's side of the schedules: the service (created
 // in Open, so the CLI can list and cancel in process), its timer (run by
 // Serve only: schedules never fire from `run -m` or `chat`) and the
-// worker that hands task outcomes to it off the loop goroutine.
+// worker that hands task outcomes to it off the loop goroutine (started by
+// the first outcome, in any process: a task's turn interrupted by a stop
+// may end after a restart, in serve or in chat).
 type schedHost struct {
 	svc   *sched.Service
 	firer *schedFirer
@@ -35,8 +37,9 @@ type schedHost struct {
 	fired, fireErrors, ok, failed, dropped atomic.Uint64
 
 	mu      sync.Mutex
-	running bool               // Serve started the timer and the worker
-	stop    context.CancelFunc // ends the timer
+	stop    context.CancelFunc // ends the timer; nil when it does not run
+	working bool               // the report worker was started
+	closed  bool               // reports is closed
 	timerWG sync.WaitGroup
 	workWG  sync.WaitGroup
 }
@@ -62,16 +65,15 @@ func newSchedHost(a *App, now func() time.Time) *schedHost {
 // Serve; only Serve fires them.
 func (a *App) Schedules() *sched.Service { return a.sched.svc }
 
-// runSchedules starts the schedules' timer and the report worker (Serve,
-// once the gateways run, so a firing finds its gateway).
+// runSchedules starts the schedules' timer (Serve, once the gateways
+// run, so a firing finds its gateway).
 func (a *App) runSchedules() {
 	h := a.sched
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.running {
+	if h.stop != nil || h.closed {
 		return
 	}
-	h.running = true
 	ctx, stop := context.WithCancel(context.Background())
 	h.stop = stop
 	h.timerWG.Go(func() {
@@ -79,7 +81,6 @@ func (a *App) runSchedules() {
 			h.log.Error("the scheduler stopped: schedules do not fire until the next start", "err", err)
 		}
 	})
-	h.workWG.Go(h.work)
 }
 
 // stopSchedules stops the timer and waits for it: no schedule fires
@@ -103,9 +104,8 @@ func (a *App) stopSchedules() {
 func (h *schedHost) close(a *App) {
 	a.stopSchedules()
 	h.mu.Lock()
-	running := h.running
-	h.running = false
-	if running {
+	if !h.closed {
+		h.closed = true
 		close(h.reports)
 	}
 	h.mu.Unlock()
@@ -125,8 +125,12 @@ func (h *schedHost) turnEnded(te runtime.TurnEnd) {
 	}
 	h.mu.Lock() // close closes the queue under it
 	defer h.mu.Unlock()
-	if !h.running {
-		return // a resumed task turn outside serve: its run stays "fired"
+	if h.closed {
+		return
+	}
+	if !h.working {
+		h.working = true
+		h.workWG.Go(h.work)
 	}
 	select {
 	case h.reports <- r:
