@@ -83,6 +83,10 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 		p.write(e.Content)
 		p.printed.WriteString(e.Content)
 	case runtime.EvAssistant:
+		if e.Origin != "" { // a notice: on its own line, the answer's stream left alone
+			p.notice(e)
+			return false
+		}
 		shown := p.printed.String()
 		if rest, ok := strings.CutPrefix(e.Content, shown); ok {
 			p.write(rest)
@@ -182,4 +186,12 @@ func (p *turnPrinter) red(s string) string {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// notice prints what the agent's side said outside the turn (a reminder,
+// a finished process) on lines of its own, to stderr, so that an answer
+// being streamed to stdout is not cut.
+func (p *turnPrinter) notice(e *runtime.Event) {
+	p.endLine()
+	fmt.Fprintf(p.errw, "%s\n", p.yellow("["+e.Origin+"] "+e.Content))
 }

@@ -26,6 +26,7 @@ type sseData struct {
 	ToolName  string          `json:"tool_name"`
 	Decision  string          `json:"decision"`
 	Reason    string          `json:"reason"`
+	Origin    string          `json:"origin"`
 }
 
 // decodeSSE maps an SSE event of the API back to the runtime event it was
@@ -59,7 +60,7 @@ func decodeSSE(ev sseEvent) (e runtime.Event, known bool, err error) {
 	case "user_message":
 		e.Type, e.Content, e.SenderID = runtime.EvUserMessage, d.Content, d.SenderID
 	case "message":
-		e.Type, e.Content = runtime.EvAssistant, d.Content
+		e.Type, e.Content, e.Origin = runtime.EvAssistant, d.Content, d.Origin
 		for _, c := range d.ToolCalls {
 			e.ToolCalls = append(e.ToolCalls, runtime.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		}

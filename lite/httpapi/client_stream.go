@@ -228,6 +228,9 @@ func (f *follower) hold(e *runtime.Event) bool {
 		f.held.WriteString(e.Content)
 		return true
 	case runtime.EvAssistant:
+		if e.Origin != "" {
+			return false // a notice: the round's tokens stay held
+		}
 		f.holding = f.held.Len() == 0 || f.held.String() != e.Content
 		f.held.Reset()
 	case runtime.EvTurnEnd:

@@ -64,7 +64,9 @@ func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, sub *runtime.S
 			}
 			switch e.Type {
 			case runtime.EvAssistant:
-				out.answer = e
+				if e.Origin == "" { // a notice (a reminder, a process) is not the turn's answer
+					out.answer = e
+				}
 			case runtime.EvError:
 				out.errMsg, out.errCode = e.Content, e.Code
 			case runtime.EvApprovalRequired:

@@ -103,6 +103,7 @@ func encodeSSE(e *runtime.Event) (string, []byte) {
 			w.EndObject()
 		}
 		w.EndArray()
+		w.OptString("origin", e.Origin)
 	case runtime.EvToolCall:
 		name = "tool_call"
 		w.Key("call_id").String(e.CallID)

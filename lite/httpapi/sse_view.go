@@ -86,7 +86,9 @@ type turnView struct {
 func (v *turnView) write(sse *sseWriter, e *runtime.Event) (end bool, err error) {
 	switch e.Type {
 	case runtime.EvAssistant:
-		v.answer = runtime.Event{Seq: e.Seq, Time: e.Time}
+		if e.Origin == "" { // a notice is not the turn's answer
+			v.answer = runtime.Event{Seq: e.Seq, Time: e.Time}
+		}
 	case runtime.EvError:
 		v.errMsg, v.errCode = e.Content, e.Code
 	default:
