@@ -5,7 +5,10 @@
 // call and a WASM call by turns, and every 20th turn a call of a stdio MCP
 // server that 10 agents declare, started on first use and stopped when
 // idle; every agent has spec.memory, and 2 turns in 20 remember a line or
-// recall with a query through its search index), samples the daemon's resident set every
+// recall with a query through its search index; every agent has a
+// heartbeat, the first 100 turns create schedules that post to their
+// sessions every 10 s, and every 50 turns one spawns a background process
+// and a webhook starts a turn), samples the daemon's resident set every
 // 20 ms, prints the figures and exits 1 when the peak reaches the budget
 // or any turn fails.
 //
@@ -37,7 +40,7 @@ const budget = 50 << 20
 type options struct {
 	bin, jsonOut, logFile, godebug, wasmMode, tools string
 	turns, memLimitMB                               int
-	smaps, mcp, memory                              bool
+	smaps, mcp, memory, act                         bool
 }
 
 func main() {
@@ -53,6 +56,8 @@ func main() {
 	flag.IntVar(&o.memLimitMB, "memory-limit-mb", -1, "runtime.memory_limit_mb for the daemon; -1: its default (0 turns the guard off)")
 	flag.BoolVar(&o.smaps, "smaps", false, "print the daemon's largest mappings at the end")
 	flag.BoolVar(&o.memory, "memory", true, "every agent has spec.memory and some turns remember or recall with a query")
+	flag.BoolVar(&o.act, "act", true, "every agent has a heartbeat and the schedule and background_process tools; "+
+		"100 turns create a schedule firing every 10 s, some spawn a process, a webhook starts turns")
 	flag.BoolVar(&o.mcp, "mcp", true, "some agents declare a stdio MCP server that some turns call (built with go build)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -80,9 +85,9 @@ func gate(o options) (*figures, error) {
 		return nil, err
 	}
 	probe := bwrap.Probe(context.Background())
-	s := setup{agents: 100, wasmMode: o.wasmMode, maxConns: 256, turnLimit: 4, loaded: 8, memLimitMB: o.memLimitMB}
+	s := setup{agents: 100, wasmMode: o.wasmMode, maxConns: 256, turnLimit: 4, loaded: 8, memLimitMB: o.memLimitMB, act: o.act}
 	w := workload{sessions: 200, turns: o.turns, workers: 4, bash: probe.Usable && o.tools != "wasm", wasm: o.tools != "bash",
-		memory: o.memory}
+		memory: o.memory, act: o.act}
 	if !w.bash && !w.wasm {
 		return nil, fmt.Errorf("-tools bash, but bwrap is unusable here: %s", probe.Problem)
 	}
@@ -154,6 +159,15 @@ func measure(d *daemon, w workload, s setup, f *figures) error {
 		return err
 	}
 	out := w.run(c, d.base, ids)
+	if w.act {
+		if f.Schedules, f.ScheduleRuns, err = schedRuns(c, d.base); err != nil {
+			out.failures++
+			out.firstErrs = append(out.firstErrs, err.Error())
+		} else if f.ScheduleRuns == 0 {
+			out.failures++
+			out.firstErrs = append(out.firstErrs, "no schedule fired during the gate")
+		}
+	}
 	if mw != nil {
 		f.MCPPeakRSS, f.MCPPeakRunning, _ = mw.finish()
 		f.MCPTurns = (w.turns + mcpTurnEvery - 1) / mcpTurnEvery

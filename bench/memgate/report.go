@@ -34,19 +34,22 @@ type figures struct {
 	P99Ms       float64 `json:"p99_turn_ms"`
 	// The MCP workload: the servers are other processes, so their memory
 	// is reported apart from the daemon's (PeakRSS, which the gate judges).
-	MCPAgents      int      `json:"mcp_agents,omitempty"`
-	MCPTurns       int      `json:"mcp_turns,omitempty"`
-	MCPPeakRSS     int64    `json:"mcp_servers_peak_rss_bytes,omitempty"`
-	MCPPeakRunning int      `json:"mcp_servers_peak_running,omitempty"`
-	Failures       int      `json:"failures"`
-	FirstFailures  []string `json:"first_failures,omitempty"`
-	Budget         int64    `json:"budget_bytes"`
-	Pass           bool     `json:"pass"`
-	Verdict        string   `json:"verdict"`
-	GoVersion      string   `json:"go_version"`
-	GOARCH         string   `json:"goarch"`
-	CPU            string   `json:"cpu"`
-	Cores          int      `json:"cores"`
+	MCPAgents      int   `json:"mcp_agents,omitempty"`
+	MCPTurns       int   `json:"mcp_turns,omitempty"`
+	MCPPeakRSS     int64 `json:"mcp_servers_peak_rss_bytes,omitempty"`
+	MCPPeakRunning int   `json:"mcp_servers_peak_running,omitempty"`
+	// The acting workload: the schedules the turns made and their runs.
+	Schedules     int      `json:"schedules,omitempty"`
+	ScheduleRuns  int      `json:"schedule_runs,omitempty"`
+	Failures      int      `json:"failures"`
+	FirstFailures []string `json:"first_failures,omitempty"`
+	Budget        int64    `json:"budget_bytes"`
+	Pass          bool     `json:"pass"`
+	Verdict       string   `json:"verdict"`
+	GoVersion     string   `json:"go_version"`
+	GOARCH        string   `json:"goarch"`
+	CPU           string   `json:"cpu"`
+	Cores         int      `json:"cores"`
 }
 
 func newFigures(s setup, w workload, probe bwrap.Status) *figures {
@@ -109,6 +112,10 @@ func (f *figures) print(w io.Writer) {
 		fmt.Fprintf(w, "  mcp:        %d agents declare a stdio MCP server (Go SDK), %d turns call it; at most %d ran at once, "+
 			"together %s RSS at peak (their own processes: not in agnx-lite's peak above)\n",
 			f.MCPAgents, f.MCPTurns, f.MCPPeakRunning, mib(f.MCPPeakRSS))
+	}
+	if f.Schedules > 0 {
+		fmt.Fprintf(w, "  acting:     a heartbeat per agent, %d schedules firing every 10 s (%d runs), "+
+			"a background process and a webhook turn every %d turns\n", f.Schedules, f.ScheduleRuns, actTurnEvery)
 	}
 	fmt.Fprintf(w, "  turns:      %.0f/s, p50 %.2f ms, p99 %.2f ms, %d failed\n", f.TurnsPerSec, f.P50Ms, f.P99Ms, f.Failures)
 	for _, e := range f.FirstFailures {

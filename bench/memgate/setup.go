@@ -31,6 +31,9 @@ type setup struct {
 	// mcpServer is the MCP server's binary the MCP agents declare; ""
 	// for none.
 	mcpServer string
+	// act gives every agent a heartbeat and the schedule and
+	// background_process tools, and the daemon a webhook (act.go).
+	act bool
 }
 
 // config is agnx.yaml for the workload. The gate keeps the memory guard's
@@ -39,6 +42,10 @@ func (s setup) config() string {
 	guard := ""
 	if s.memLimitMB >= 0 {
 		guard = fmt.Sprintf("  memory_limit_mb: %d\n", s.memLimitMB)
+	}
+	hooks := ""
+	if s.act {
+		hooks = hookConfig()
 	}
 	return fmt.Sprintf(`server:
   max_connections: %d
@@ -52,7 +59,7 @@ runtime:
   default_agent: agent-000
   max_loaded_agents: %d
   max_concurrent_turns: %d
-%s`, s.maxConns, s.wasmMode, mcpIdleSeconds, s.loaded, s.turnLimit, guard)
+%s%s`, s.maxConns, s.wasmMode, mcpIdleSeconds, s.loaded, s.turnLimit, guard, hooks)
 }
 
 // write fills home with agnx.yaml and the agents.
@@ -66,8 +73,16 @@ func (s setup) write(home string) error {
 		if s.mcpServer != "" && mcpAgent(i) {
 			tools += mcpTool(s.mcpServer)
 		}
+		if s.act {
+			tools += actTools
+		}
 		if err := writeAgent(dir, agentName(i), tools); err != nil {
 			return err
+		}
+		if s.act {
+			if err := writeHeartbeat(filepath.Join(dir, agentName(i))); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -21,6 +21,7 @@ type workload struct {
 	wasm     bool // turns call echo (WASM); with bash, by turns
 	mcp      bool // every mcpTurnEvery-th turn calls the MCP server
 	memory   bool // two turns in every memTurnEvery use the memory tool
+	act      bool // schedules, background processes and webhooks (act.go)
 }
 
 // call is a turn's message and the start of the answer it must get.
@@ -35,6 +36,9 @@ var (
 
 // callFor picks turn k's tool: bash and echo by turns when both are on.
 func (w workload) callFor(k int) call {
+	if c, ok := actCallFor(k); ok && w.act {
+		return c
+	}
 	if w.mcp && k%mcpTurnEvery == 0 {
 		return mcpCall
 	}
@@ -98,6 +102,9 @@ func (w workload) run(c *http.Client, base string, ids []string) outcome {
 			for k := range next {
 				t0 := time.Now()
 				err := w.turn(c, base, ids[k%len(ids)], w.callFor(k))
+				if err == nil && w.act && k%actTurnEvery == 35 {
+					err = postHook(c, base, k)
+				}
 				d := time.Since(t0)
 				mu.Lock()
 				out.latencies = append(out.latencies, d)
