@@ -273,8 +273,11 @@ func TestCheckAgents_ShowsToolWarnings(t *testing.T) {
 	data, err := os.ReadFile(yaml)
 	require.NoError(t, err)
 	head := string(data[:strings.Index(string(data), "  tools:")])
-	require.NoError(t, os.WriteFile(yaml, []byte(head+"  tools:\n    - {type: builtin, name: schedule}\n"), 0o644))
+	require.NoError(t, os.WriteFile(yaml, []byte(head+"  tools:\n    - {type: builtin, name: schedule}\n"+
+		"    - {type: cli, name: gone, command: ./gone.sh}\n"), 0o644))
 	checks := CheckAgents(cfg, []string{"assistant"}, nil)
 	require.NoError(t, checks[0].Err)
-	assert.Contains(t, strings.Join(checks[0].Warnings, "\n"), `the built-in tool "schedule", which this build does not have`)
+	warnings := strings.Join(checks[0].Warnings, "\n")
+	assert.Contains(t, warnings, `cli tool "gone": `)
+	assert.NotContains(t, warnings, "schedule", "every Agnx built-in exists")
 }
