@@ -111,3 +111,31 @@ func (l *Loop) turnEnded(s *session, reason, origin string) {
 		}
 	})
 }
+
+// EventReader reads a session's durable events after a seq, as
+// Loop.Events does.
+type EventReader interface {
+	Events(ctx context.Context, sessionID string, after uint64, fn func(Event) error) error
+}
+
+// UnseenFrom is where a gateway starts delivering a session it did not
+// follow, reading its events after `after`: just before the first event
+// that a schedule, webhook, process or notice sent (an Origin) since the
+// last message a person sent (that person was answered where they wrote);
+// last when there is none.
+func UnseenFrom(ctx context.Context, r EventReader, sessionID string, after, last uint64) (uint64, error) {
+	from, found := last, false
+	err := r.Events(ctx, sessionID, after, func(e Event) error {
+		switch {
+		case e.Type == EvUserMessage && e.Origin == "":
+			from, found = e.Seq, false
+		case e.Origin != "" && !found && e.Seq > 0:
+			from, found = e.Seq-1, true
+		}
+		return nil
+	})
+	if !found {
+		return last, err
+	}
+	return from, err
+}

@@ -78,7 +78,7 @@ func (b *bridge) followSession(ctx context.Context, sid, chat string) error {
 	if info.Gateway != b.name || info.ChatID != chat {
 		return fmt.Errorf("session %s is not a session of the %s chat %s: a chat is delivered only its own sessions", sid, b.name, chat)
 	}
-	from, err := unseenFrom(ctx, b.rt, sid, old.Delivered, info.LastSeq)
+	from, err := runtime.UnseenFrom(ctx, b.rt, sid, old.Delivered, info.LastSeq)
 	if err != nil {
 		return err
 	}
@@ -109,27 +109,6 @@ func (b *bridge) record(ctx context.Context, sid string) (record, error) {
 	return r, nil
 }
 
-// unseenFrom is where a chat starts following a session it does not
-// follow: just before the first event after `after` that a schedule,
-// webhook, process or notice sent (an Origin) since the last message a
-// person sent, who was answered where they wrote; last when there is none.
-func unseenFrom(ctx context.Context, rt Runtime, sid string, after, last uint64) (uint64, error) {
-	from, found := last, false
-	err := rt.Events(ctx, sid, after, func(e runtime.Event) error {
-		switch {
-		case e.Type == runtime.EvUserMessage && e.Origin == "":
-			from, found = e.Seq, false
-		case e.Origin != "" && !found && e.Seq > 0:
-			from, found = e.Seq-1, true
-		}
-		return nil
-	})
-	if !found {
-		return last, err
-	}
-	return from, err
-}
-
 // recoverUnseen opens, at the start, a session of this gateway's chats
 // that is not followed but has events its chat has not seen: a notice
 // committed just before a crash, before its Follow.
@@ -137,7 +116,7 @@ func (b *bridge) recoverUnseen(ctx context.Context, s runtime.SessionInfo, old r
 	if s.ChatID == "" || s.Status == runtime.SessionCompleted {
 		return
 	}
-	from, err := unseenFrom(ctx, b.rt, s.ID, old.Delivered, s.LastSeq)
+	from, err := runtime.UnseenFrom(ctx, b.rt, s.ID, old.Delivered, s.LastSeq)
 	if err != nil || from >= s.LastSeq {
 		return
 	}

@@ -71,33 +71,11 @@ func (o *outbox) openFrom(ctx context.Context, sid string, chat int64, unseen bo
 	}
 	from := info.LastSeq
 	if unseen {
-		if from, err = startSeq(ctx, o.o.Loop, sid, info.LastSeq); err != nil {
+		if from, err = runtime.UnseenFrom(ctx, o.o.Loop, sid, 0, info.LastSeq); err != nil {
 			return err
 		}
 	}
 	return o.putRecord(sid, outRecord{Chat: chat, Delivered: from})
-}
-
-// startSeq is where delivering a session nobody has delivered yet
-// starts: just before the first event a schedule, webhook, process or
-// notice sent (an Origin) after the last message a person sent; the
-// session's end (last) when there is none. What a person sent was
-// answered to whoever watched it.
-func startSeq(ctx context.Context, l *runtime.Loop, sid string, last uint64) (uint64, error) {
-	from, found := last, false
-	err := l.Events(ctx, sid, 0, func(e runtime.Event) error {
-		switch {
-		case e.Type == runtime.EvUserMessage && e.Origin == "":
-			from, found = e.Seq, false
-		case e.Origin != "" && !found && e.Seq > 0:
-			from, found = e.Seq-1, true
-		}
-		return nil
-	})
-	if !found {
-		return last, err
-	}
-	return from, err
 }
 
 // recoverUnseen starts, at a start, the delivery of a session of a chat
@@ -109,7 +87,7 @@ func (o *outbox) recoverUnseen(s runtime.SessionInfo) {
 	if err != nil || chat == 0 {
 		return
 	}
-	from, err := startSeq(o.ctx, o.o.Loop, s.ID, s.LastSeq)
+	from, err := runtime.UnseenFrom(o.ctx, o.o.Loop, s.ID, 0, s.LastSeq)
 	if err != nil || from >= s.LastSeq {
 		return
 	}
