@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,10 +11,6 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 )
-
-// schedOrigin prefixes the origin of every message a schedule stores
-// ("schedule:<id>"): a turn that ends with it reports to its schedule.
-const schedOrigin = "schedule:"
 
 // maxSchedReports bounds the task outcomes waiting for the report worker;
 // past it an outcome is dropped (logged) and its run stays "fired".
@@ -115,8 +110,8 @@ func (h *schedHost) close(a *App) {
 // turnEnded is the onTurnEnd handler: a turn a schedule started reports
 // its outcome. It runs on the loop goroutine, so it only queues.
 func (h *schedHost) turnEnded(te runtime.TurnEnd) {
-	id, ok := strings.CutPrefix(te.Origin, schedOrigin)
-	if !ok || id == "" {
+	id, ok := sched.FromOrigin(te.Origin)
+	if !ok {
 		return
 	}
 	r := schedReport{id: id, ok: te.Reason == runtime.TurnCompleted}

@@ -186,7 +186,7 @@ func schedCrashOnce(t *testing.T, stage string) {
 	defer st.Close()
 	stored := 0
 	require.NoError(t, runtime.ReadEvents(st, sid, 0, func(e runtime.Event) error {
-		if e.Origin == schedOrigin+sc.ID {
+		if e.Origin == sched.Origin(sc.ID) {
 			stored++
 		}
 		return nil

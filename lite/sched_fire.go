@@ -50,7 +50,7 @@ func (fr *schedFirer) fire(ctx context.Context, f sched.Firing) error {
 		return err
 	}
 	f.SetSession(t.sid)
-	origin, record := schedOrigin+s.ID, f.Record
+	origin, record := sched.Origin(s.ID), f.Record
 	if fr.inCommit != nil {
 		record = func(tx *storage.Tx) error { fr.inCommit(); return f.Record(tx) }
 	}
@@ -58,7 +58,7 @@ func (fr *schedFirer) fire(ctx context.Context, f sched.Firing) error {
 	case sched.KindMessage:
 		_, err = fr.a.Loop.Notice(ctx, t.sid, runtime.Notice{Content: s.Payload.Text, Origin: origin, Commit: record})
 	case sched.KindTask:
-		_, err = fr.a.Loop.Send(ctx, t.sid, runtime.Input{Content: taskMessage(s.Payload.Text), Origin: origin, Commit: record})
+		_, err = fr.a.Loop.Send(ctx, t.sid, runtime.Input{Content: sched.TaskMessage(s.Payload.Text), Origin: origin, Commit: record})
 	default:
 		return fmt.Errorf("the schedule's payload kind %q is unknown: cancel it and create it again", s.Payload.Kind)
 	}
@@ -106,9 +106,4 @@ func (fr *schedFirer) target(ctx context.Context, d sched.Destination) (schedTar
 		t.gateway, t.chat = info.Gateway, info.ChatID // a gateway's session: its chat shows it
 	}
 	return t, nil
-}
-
-// taskMessage is the user message of a task run, as Agnx words it.
-func taskMessage(task string) string {
-	return "[Scheduled Task]\n\n" + task + "\n\n(This is an automated task. Send the result to this chat.)"
 }
