@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"text/template"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 )
@@ -21,10 +20,11 @@ type HookConfig struct {
 	// Target.Session names an existing session.
 	Agent  string     `yaml:"agent"`
 	Target HookTarget `yaml:"target"`
-	// Template makes the message from the body, with text/template over
-	// the parsed JSON ("{{.repository.full_name}}: {{.action}}"); a
-	// missing key is empty. Besides the builtins (call excepted) it has
-	// json, default and trunc; define, block and template are refused.
+	// Template makes the message from the body: text with actions over
+	// the parsed JSON ("{{.repository.full_name}}: {{.action}}"), each a
+	// path (.a.b, .commits.0.id, or . for the whole body) then any of
+	// | default "text", | json and | trunc N. A missing key or a null
+	// renders empty; there are no loops or conditions (hookTemplate).
 	Template string `yaml:"template"`
 	// Secret checks GitHub's X-Hub-Signature-256 (HMAC-SHA256 of the raw
 	// body); Token a bearer token (Authorization: Bearer). One of them is
@@ -41,8 +41,8 @@ type HookConfig struct {
 	// MaxPerMinute caps accepted deliveries (default 60); past it, 429.
 	MaxPerMinute int `yaml:"max_per_minute"`
 
-	tmpl   *template.Template // Template, parsed by Validate
-	signed bool               // the secret key is the one given
+	tmpl   *hookTemplate // Template, parsed by Validate
+	signed bool          // the secret key is the one given
 }
 
 // HookTarget is where a hook's messages go: a gateway's chat (its current
@@ -111,7 +111,7 @@ func (c *Config) validateHook(name string, h *HookConfig) error {
 	if h.Template == "" {
 		return c.errorf(p, `%s.template is required: the message to make of the body, e.g. "{{.repository.full_name}}: {{.action}}"`, p)
 	}
-	t, err := parseHookTemplate(name, h.Template)
+	t, err := parseHookTemplate(h.Template)
 	if err != nil {
 		return c.errorf(p+".template", "%s.template: %v", p, err)
 	}

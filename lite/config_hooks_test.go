@@ -69,11 +69,12 @@ func TestParseConfig_HookErrors(t *testing.T) {
 		{"chat and session", "agent: a\n    template: x\n    token: ${S}\n    target: {gateway: t, chat_id: \"1\", session: s}", "names a session and a chat"},
 		{"body", "agent: a\n    template: x\n    token: ${S}\n    max_body_kb: 2048", "max_body_kb 2048 is out of range"},
 		{"header", "agent: a\n    template: x\n    token: ${S}\n    delivery_header: \"X Y\"", "is not a header name"},
-		{"syntax", "agent: a\n    token: ${S}\n    template: \"{{.a\"", "hooks.h.template: h:1: unclosed action"},
-		{"unknown func", "agent: a\n    token: ${S}\n    template: \"{{exec .a}}\"", `function "exec" not defined`},
-		{"call", "agent: a\n    token: ${S}\n    template: \"{{call .f}}\"", "call is not allowed"},
-		{"define", "agent: a\n    token: ${S}\n    template: '{{define \"x\"}}{{template \"x\"}}{{end}}{{template \"x\"}}'", "not allowed"},
-		{"block", "agent: a\n    token: ${S}\n    template: '{{block \"x\" .}}y{{end}}'", "not allowed"},
+		{"syntax", "agent: a\n    token: ${S}\n    template: \"{{.a\"", "hooks.h.template: the action at byte 0 is not closed: end it with }}"},
+		{"unknown func", "agent: a\n    token: ${S}\n    template: \"{{.a | exec}}\"", `hooks.h.template: the function "exec" at byte 7 is unknown: use default, json or trunc`},
+		{"bad argument", "agent: a\n    token: ${S}\n    template: \"{{.a | trunc x}}\"", "hooks.h.template: trunc at byte 7 needs a number"},
+		{"empty", "agent: a\n    token: ${S}\n    template: \"x {{ }}\"", "hooks.h.template: the action at byte 2 is empty"},
+		{"range", "agent: a\n    token: ${S}\n    template: '{{range .a}}{{.}}{{end}}'", "only .path and | default/json/trunc are supported"},
+		{"define", "agent: a\n    token: ${S}\n    template: '{{define \"x\"}}{{template \"x\"}}{{end}}{{template \"x\"}}'", "only .path and | default/json/trunc are supported"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseConfig("agnx.yaml", []byte("hooks:\n  h:\n    "+c.hook+"\n"))

@@ -89,7 +89,7 @@ func (h *hooks) Deliver(ctx context.Context, name string, header http.Header, bo
 		return httpapi.HookReceipt{}, &httpapi.HookError{Status: http.StatusTooManyRequests, RetryAfter: wait,
 			Msg: fmt.Sprintf("this hook takes at most %d deliveries a minute: send it again later", hs.cfg.MaxPerMinute)}
 	}
-	text, err := hookMessage(&hs.cfg, header, body, h.now)
+	text, err := hookMessage(&hs.cfg, header, body)
 	if err != nil {
 		return httpapi.HookReceipt{}, err
 	}
@@ -101,7 +101,7 @@ func (h *hooks) Deliver(ctx context.Context, name string, header http.Header, bo
 }
 
 // hookMessage parses the body and renders the hook's template over it.
-func hookMessage(c *HookConfig, header http.Header, body []byte, now func() time.Time) (string, error) {
+func hookMessage(c *HookConfig, header http.Header, body []byte) (string, error) {
 	if ct := header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -112,7 +112,7 @@ func hookMessage(c *HookConfig, header http.Header, body []byte, now func() time
 	if err != nil {
 		return "", refusal(http.StatusBadRequest, "%v", err)
 	}
-	text, err := renderHook(c.tmpl, data, now)
+	text, err := renderHook(c.tmpl, data)
 	if err != nil {
 		return "", refusal(http.StatusUnprocessableEntity, "%v", err)
 	}

@@ -1,265 +1,297 @@
 package lite
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
+	"strconv"
 	"strings"
-	"text/template"
-	"text/template/parse"
-	"time"
-	"unicode/utf8"
 )
 
 // A hook's template is the operator's, its data the caller's: the body of
 // an authenticated request, which may still be hostile (a leaked secret, a
-// compromised CI). Rendering is bounded three ways. At load, the template
-// may not define or call templates (no recursion) nor use call (no
-// functions from the data). At run time, every action and every range
-// iteration first runs a tick (inserted into the parse tree at load) that
-// fails past hookRenderTimeout or hookMaxSteps, so that no loop, however
-// nested, runs for long; and the output stops at hookMaxOutput.
+// compromised CI). The language is therefore tiny, and has no loops and
+// no reflection: text with actions {{ PIPELINE }}, where PIPELINE is . (the
+// whole body) or a path .a.b.c, then zero or more of | default "text",
+// | json and | trunc N. A key of digits also indexes an array
+// (.commits.0.id). A missing key, a path through the wrong type or a null
+// renders empty (text/template printed "<no value>"). {{- and -}} trim the
+// white space beside an action, and {{/* ... */}} is a comment.
+//
+// Each action costs at most its path's length plus hookMaxOutput bytes of
+// printing (see hookValue), so rendering is bounded by the template's size
+// whatever the body holds, and the output stops at hookMaxOutput.
 const (
-	hookMaxOutput     = 16 << 10
-	hookRenderTimeout = 250 * time.Millisecond
-	hookMaxSteps      = 100_000
-	tickFunc          = "_tick"
+	hookMaxOutput = 16 << 10
+	hookFuncList  = "use default, json or trunc"
+	hookOnlyPaths = "only .path and | default/json/trunc are supported, e.g. {{.action | default \"none\"}}"
 )
 
-var (
-	errRenderTime   = errors.New("it took longer than 250 ms: simplify the template")
-	errRenderSteps  = errors.New("it ran more than 100,000 steps: simplify the template")
-	errRenderOutput = fmt.Errorf("its output is over %d KiB: print less (trunc N cuts a value)", hookMaxOutput>>10)
-)
-
-// hookFuncs are the functions templates get besides the builtins.
-var hookFuncs = template.FuncMap{
-	"json":    hookJSON,
-	"default": hookDefault,
-	"trunc":   hookTrunc,
-	tickFunc:  func() (string, error) { return "", nil }, // replaced at each render
+// hookTemplate is a parsed template: text and actions in order.
+type hookTemplate struct {
+	parts []hookPart
 }
 
-// hookJSON renders v as compact JSON.
-func hookJSON(v any) (string, error) {
-	b, err := json.Marshal(v)
-	return string(b), err
+// hookPart is a run of text, or an action when act is set.
+type hookPart struct {
+	text string
+	act  *hookAction
 }
 
-// hookDefault returns v unless it is empty (missing, null, "", 0, false,
-// an empty list or object), else def: {{.action | default "push"}}.
-func hookDefault(def, v any) any {
-	if v == nil {
-		return def
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.String, reflect.Slice, reflect.Map, reflect.Array:
-		if rv.Len() == 0 {
-			return def
-		}
-	default:
-		if rv.IsZero() {
-			return def
-		}
-	}
-	return v
+// hookAction is one {{ }}: a path (nil: the whole body) and the functions
+// its value goes through.
+type hookAction struct {
+	path  []string
+	calls []hookCall
 }
 
-// hookTrunc cuts v, printed, to at most n characters: {{.title | trunc 80}}.
-func hookTrunc(n int, v any) string {
-	s, ok := v.(string)
-	if !ok {
-		if v == nil {
-			return ""
-		}
-		s = fmt.Sprint(v)
-	}
-	if n < 0 {
-		n = 0
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k]
-		}
-		i++
-	}
-	return s
+// hookCall is one | function with its argument.
+type hookCall struct {
+	fn   string // "default", "json" or "trunc"
+	text string // default's text
+	n    int    // trunc's count of characters
 }
 
-// parseHookTemplate parses a hook's template and readies it for
-// renderHook. Its error is one sentence saying what is wrong.
-func parseHookTemplate(name, src string) (*template.Template, error) {
+// parseHookTemplate parses a hook's template. Its error is one sentence
+// saying what is wrong and at which byte.
+func parseHookTemplate(src string) (*hookTemplate, error) {
 	if len(src) > maxHookTemplateLen {
 		return nil, fmt.Errorf("the template is longer than %d bytes: shorten it", maxHookTemplateLen)
 	}
-	t, err := template.New(name).Option("missingkey=zero").Funcs(hookFuncs).Parse(src)
-	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "template: "))
-	}
-	if len(t.Templates()) > 1 || t.Tree == nil {
-		return nil, errors.New("define and block are not allowed: write the message in one template")
-	}
-	if err := checkHookNode(t.Tree.Root); err != nil {
-		return nil, err
-	}
-	addTicks(t.Tree.Root, false)
-	return t, nil
+	p := &tmplParser{src: src}
+	return p.parse()
 }
 
-// checkHookNode refuses template calls and the call builtin anywhere.
-func checkHookNode(n parse.Node) error {
-	switch n := n.(type) {
-	case *parse.ListNode:
-		if n == nil {
-			return nil
-		}
-		for _, c := range n.Nodes {
-			if err := checkHookNode(c); err != nil {
-				return err
-			}
-		}
-	case *parse.TemplateNode:
-		return errors.New("{{template}} is not allowed: write the message in one template")
-	case *parse.ActionNode:
-		return checkHookNode(n.Pipe)
-	case *parse.IfNode:
-		return checkBranch(&n.BranchNode)
-	case *parse.RangeNode:
-		return checkBranch(&n.BranchNode)
-	case *parse.WithNode:
-		return checkBranch(&n.BranchNode)
-	case *parse.PipeNode:
-		if n == nil {
-			return nil
-		}
-		for _, c := range n.Cmds {
-			for _, a := range c.Args {
-				if err := checkHookNode(a); err != nil {
-					return err
-				}
-			}
-		}
-	case *parse.ChainNode:
-		return checkHookNode(n.Node)
-	case *parse.IdentifierNode:
-		if n.Ident == "call" || n.Ident == tickFunc {
-			return fmt.Errorf("%s is not allowed in a hook's template", n.Ident)
-		}
-	}
-	return nil
+// tmplParser holds the state of one parse.
+type tmplParser struct {
+	src       string
+	pos       int
+	t         hookTemplate
+	trimNext  bool // the last action ended with -}}
+	lastSpace bool // the last skipSpace skipped something
 }
 
-func checkBranch(b *parse.BranchNode) error {
-	for _, n := range []parse.Node{b.Pipe, b.List, b.ElseList} {
-		if err := checkHookNode(n); err != nil {
-			return err
+func (p *tmplParser) parse() (*hookTemplate, error) {
+	for p.pos < len(p.src) {
+		i := strings.Index(p.src[p.pos:], "{{")
+		if i < 0 {
+			p.addText(p.src[p.pos:])
+			break
+		}
+		p.addText(p.src[p.pos : p.pos+i])
+		start := p.pos + i
+		p.pos = start + 2
+		if err := p.action(start); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return &p.t, nil
 }
 
-// addTicks puts a call of the tick before every node of l that is not
-// text, and at the start of l when it is a range's body (an empty body
-// still iterates).
-func addTicks(l *parse.ListNode, loop bool) {
-	if l == nil {
+// addText appends text, trimmed on the left after a -}}.
+func (p *tmplParser) addText(s string) {
+	if p.trimNext {
+		s = strings.TrimLeft(s, spaceChars)
+		p.trimNext = false
+	}
+	if s != "" {
+		p.t.parts = append(p.t.parts, hookPart{text: s})
+	}
+}
+
+const spaceChars = " \t\r\n"
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// trimLast trims the white space ending the text before a {{-.
+func (p *tmplParser) trimLast() {
+	n := len(p.t.parts)
+	if n == 0 || p.t.parts[n-1].act != nil {
 		return
 	}
-	out := make([]parse.Node, 0, 2*len(l.Nodes)+1)
-	if loop {
-		out = append(out, tick(l.Pos))
+	last := &p.t.parts[n-1]
+	last.text = strings.TrimRight(last.text, spaceChars)
+	if last.text == "" {
+		p.t.parts = p.t.parts[:n-1]
 	}
-	for _, n := range l.Nodes {
-		switch n := n.(type) {
-		case *parse.TextNode:
-			out = append(out, n)
-			continue
-		case *parse.IfNode:
-			addTicks(n.List, false)
-			addTicks(n.ElseList, false)
-		case *parse.WithNode:
-			addTicks(n.List, false)
-			addTicks(n.ElseList, false)
-		case *parse.RangeNode:
-			addTicks(n.List, true)
-			addTicks(n.ElseList, false)
+}
+
+// action parses one action whose {{ is at start; p.pos is just past it.
+func (p *tmplParser) action(start int) error {
+	if p.pos+1 < len(p.src) && p.src[p.pos] == '-' && isSpace(p.src[p.pos+1]) {
+		p.trimLast()
+		p.pos++
+	}
+	p.skipSpace()
+	if strings.HasPrefix(p.src[p.pos:], "/*") {
+		return p.comment(start)
+	}
+	if done, err := p.end(start); done || err != nil {
+		if err == nil {
+			err = fmt.Errorf("the action at byte %d is empty: put a .path in it, e.g. {{.action}}", start)
 		}
-		out = append(out, tick(n.Position()), n)
+		return err
 	}
-	l.Nodes = out
-}
-
-// tick is the action {{_tick}}, which prints nothing.
-func tick(pos parse.Pos) parse.Node {
-	id := parse.NewIdentifier(tickFunc).SetPos(pos)
-	cmd := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{id}}
-	pipe := &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{cmd}}
-	return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos, Pipe: pipe}
-}
-
-// renderHook executes t over data within the limits above. The error is
-// one sentence for a 422.
-func renderHook(t *template.Template, data any, now func() time.Time) (out string, err error) {
-	deadline := now().Add(hookRenderTimeout)
-	steps := 0
-	run, err := t.Clone()
-	if err != nil {
-		return "", fmt.Errorf("the template could not be prepared: %v", err)
+	if p.src[p.pos] != '.' {
+		return fmt.Errorf("%q at byte %d is not supported: %s", p.word(), p.pos, hookOnlyPaths)
 	}
-	run.Funcs(template.FuncMap{tickFunc: func() (string, error) {
-		steps++
-		switch {
-		case steps > hookMaxSteps:
-			return "", errRenderSteps
-		case now().After(deadline):
-			return "", errRenderTime
+	act := &hookAction{path: p.path()}
+	for {
+		p.skipSpace()
+		if done, err := p.end(start); done || err != nil {
+			p.t.parts = append(p.t.parts, hookPart{act: act})
+			return err
 		}
-		return "", nil
-	}})
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = "", fmt.Errorf("the template failed on this body: %v", r)
+		if p.src[p.pos] == '.' && !p.lastSpace {
+			return fmt.Errorf("the path at byte %d has an empty key: write keys between the dots, e.g. .a.b", p.pos)
 		}
-	}()
-	w := &limitedBuilder{max: hookMaxOutput}
-	if err := run.Execute(w, data); err != nil {
-		return "", renderError(err)
+		if p.src[p.pos] != '|' {
+			return fmt.Errorf("%q at byte %d is not supported: %s", p.word(), p.pos, hookOnlyPaths)
+		}
+		p.pos++
+		c, err := p.call()
+		if err != nil {
+			return err
+		}
+		act.calls = append(act.calls, c)
 	}
-	if strings.TrimSpace(w.b.String()) == "" {
-		return "", errors.New("the template made an empty message of this body: check the field names it uses")
-	}
-	return w.b.String(), nil
 }
 
-// renderError makes one sentence of an execution error.
-func renderError(err error) error {
-	for _, e := range []error{errRenderTime, errRenderSteps, errRenderOutput} {
-		if errors.Is(err, e) || strings.Contains(err.Error(), e.Error()) {
-			return fmt.Errorf("the template failed on this body: %w", e)
+// end reports whether p.pos is at the action's }} (or -}} after a space)
+// and steps past it; past the end of the template the action is unclosed.
+func (p *tmplParser) end(start int) (bool, error) {
+	rest := p.src[p.pos:]
+	switch {
+	case rest == "":
+		return false, fmt.Errorf("the action at byte %d is not closed: end it with }}", start)
+	case strings.HasPrefix(rest, "}}"):
+		p.pos += 2
+		return true, nil
+	case strings.HasPrefix(rest, "-}}") && p.lastSpace:
+		p.pos += 3
+		p.trimNext = true
+		return true, nil
+	}
+	return false, nil
+}
+
+// comment skips {{/* ... */}} from p.pos at /*.
+func (p *tmplParser) comment(start int) error {
+	i := strings.Index(p.src[p.pos+2:], "*/")
+	if i < 0 {
+		return fmt.Errorf("the comment at byte %d is not closed: end it with */}}", start)
+	}
+	p.pos += 2 + i + 2
+	p.skipSpace()
+	if done, err := p.end(start); !done {
+		if err == nil {
+			err = fmt.Errorf("the comment at byte %d is followed by more: a comment is alone in its {{/* */}}", start)
+		}
+		return err
+	}
+	return nil
+}
+
+func (p *tmplParser) skipSpace() {
+	p.lastSpace = false
+	for p.pos < len(p.src) && isSpace(p.src[p.pos]) {
+		p.pos++
+		p.lastSpace = true
+	}
+}
+
+// isKeyChar reports whether c may be in a path's key.
+func isKeyChar(c byte) bool { return c != '.' && c != '|' && c != '}' && !isSpace(c) }
+
+// path reads .a.b.c (or .) from p.pos at its first dot.
+func (p *tmplParser) path() []string {
+	p.pos++
+	var keys []string
+	for {
+		k := p.pos
+		for p.pos < len(p.src) && isKeyChar(p.src[p.pos]) {
+			p.pos++
+		}
+		if p.pos == k {
+			return keys // a lone ".", or a trailing "." that the caller refuses
+		}
+		keys = append(keys, p.src[k:p.pos])
+		if p.pos >= len(p.src) || p.src[p.pos] != '.' || p.pos+1 >= len(p.src) || !isKeyChar(p.src[p.pos+1]) {
+			return keys
+		}
+		p.pos++
+	}
+}
+
+// word returns what starts at p.pos, for an error: up to a space or }}.
+func (p *tmplParser) word() string {
+	rest := p.src[p.pos:]
+	n := 0
+	for n < len(rest) && n < 20 && !isSpace(rest[n]) && !strings.HasPrefix(rest[n:], "}}") {
+		n++
+	}
+	if n == 0 {
+		n = 1
+	}
+	return strings.ToValidUTF8(rest[:n], "?")
+}
+
+// call reads a function and its argument after a |.
+func (p *tmplParser) call() (hookCall, error) {
+	bar := p.pos - 1
+	p.skipSpace()
+	at := p.pos
+	for p.pos < len(p.src) && (p.src[p.pos] >= 'a' && p.src[p.pos] <= 'z' || p.src[p.pos] >= 'A' && p.src[p.pos] <= 'Z' ||
+		p.src[p.pos] >= '0' && p.src[p.pos] <= '9' || p.src[p.pos] == '_') {
+		p.pos++
+	}
+	c := hookCall{fn: p.src[at:p.pos]}
+	switch c.fn {
+	case "":
+		return c, fmt.Errorf("the | at byte %d has no function after it: %s", bar, hookFuncList)
+	case "json":
+		return c, nil
+	case "default":
+		p.skipSpace()
+		s, err := p.quoted(at)
+		c.text = s
+		return c, err
+	case "trunc":
+		p.skipSpace()
+		k := p.pos
+		for p.pos < len(p.src) && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
+			p.pos++
+		}
+		n, err := strconv.Atoi(p.src[k:p.pos])
+		if err != nil || n > hookMaxOutput {
+			return c, fmt.Errorf("trunc at byte %d needs a number of characters from 0 to %d, e.g. trunc 80", at, hookMaxOutput)
+		}
+		c.n = n
+		return c, nil
+	}
+	return c, fmt.Errorf("the function %q at byte %d is unknown: %s", c.fn, at, hookFuncList)
+}
+
+// quoted reads a "text" with \" and \\ escapes, for default.
+// at is where default is.
+func (p *tmplParser) quoted(at int) (string, error) {
+	bad := fmt.Errorf(`default at byte %d needs a text in double quotes (\" and \\ escape), e.g. default "none"`, at)
+	if p.pos >= len(p.src) || p.src[p.pos] != '"' {
+		return "", bad
+	}
+	var b strings.Builder
+	for i := p.pos + 1; i < len(p.src); i++ {
+		switch c := p.src[i]; c {
+		case '"':
+			p.pos = i + 1
+			return b.String(), nil
+		case '\\':
+			if i+1 >= len(p.src) || (p.src[i+1] != '"' && p.src[i+1] != '\\') {
+				return "", bad
+			}
+			i++
+			b.WriteByte(p.src[i])
+		default:
+			b.WriteByte(c)
 		}
 	}
-	msg := strings.TrimPrefix(err.Error(), "template: ")
-	if len(msg) > 300 {
-		msg = msg[:300] + "…"
-	}
-	return fmt.Errorf("the template failed on this body: %s", msg)
-}
-
-// limitedBuilder collects up to max bytes and fails past them.
-type limitedBuilder struct {
-	b   strings.Builder
-	max int
-}
-
-func (w *limitedBuilder) Write(p []byte) (int, error) {
-	if w.b.Len()+len(p) > w.max {
-		return 0, errRenderOutput
-	}
-	return w.b.Write(p)
+	return "", bad
 }

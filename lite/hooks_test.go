@@ -230,6 +230,7 @@ func TestHooks_RefusalsStoreNothing(t *testing.T) {
 	e := newHookEnv(t, func(h map[string]HookConfig) {
 		g := h["github"]
 		g.MaxBodyKB = 1
+		g.Template = "{{.repository.full_name}}"
 		h["github"] = g
 	})
 	big := `{"action": "` + strings.Repeat("x", 2000) + `"}`
@@ -243,7 +244,7 @@ func TestHooks_RefusalsStoreNothing(t *testing.T) {
 	flat := `{"repository": "flat"}`
 	a = e.post("github", flat, map[string]string{"X-Hub-Signature-256": sign(flat)})
 	assert.Equal(t, http.StatusUnprocessableEntity, a.status)
-	assert.Contains(t, a.body["detail"], "the template failed on this body")
+	assert.Contains(t, a.body["detail"], "the template made an empty message of this body")
 
 	unknown := e.post("nope", `{}`, nil)
 	assert.Equal(t, http.StatusNotFound, unknown.status)
