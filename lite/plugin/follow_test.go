@@ -40,7 +40,12 @@ func TestFollow_NoticeReachesChatOnce(t *testing.T) {
 	notice(t, e, other.ID, "not for the chat")
 	require.ErrorContains(t, g.Follow(ctx, other.ID, "c1"), "a chat is delivered only its own sessions")
 	require.ErrorContains(t, g.Follow(ctx, sid, "c2"), "a chat is delivered only its own sessions")
-	require.NoError(t, g.Follow(ctx, sid, "c1"))
+	if err := g.Follow(ctx, sid, "c1"); err != nil {
+		// The turn's own watcher may still follow the session and deliver
+		// the notice first (a slow machine, an emulator): the helper then
+		// exits after its second message and the gateway is stopped.
+		require.ErrorContains(t, err, "stopped")
+	}
 	waitDone(t, g) // the helper exits after its second message
 	assert.Equal(t, []string{"echo: hi", "reminder: tea"}, readLines(out))
 }
