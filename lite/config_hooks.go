@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net/textproto"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -63,8 +62,6 @@ const (
 	maxHookTemplateLen = 4096
 )
 
-var hookNameRe = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
-
 // Disabled reports whether the hook's secret or token is empty: it then
 // answers like an unknown hook, never as an open endpoint.
 func (h HookConfig) Disabled() bool { return h.Secret == "" && h.Token == "" }
@@ -84,7 +81,7 @@ func (c *Config) validateHooks() error {
 
 func (c *Config) validateHook(name string, h *HookConfig) error {
 	p := "hooks." + name
-	if !hookNameRe.MatchString(name) {
+	if !plainName(name, false) {
 		return c.errorf(p, "hook name %q may contain only a-z, 0-9, _ and -, at most 64 of them", name)
 	}
 	if err := c.validateHookAuth(p, h); err != nil {
