@@ -128,10 +128,7 @@ func (r *sendReq) handle(l *Loop) {
 		r.reply <- result[Sent]{err: ErrBusy}
 		return
 	}
-	s, err := l.load(r.sid)
-	if err == nil && s.st.Ended {
-		err = fmt.Errorf("%w: start a new one", ErrSessionEnded)
-	}
+	s, err := l.loadOpen(r.sid)
 	if err != nil {
 		r.reply <- result[Sent]{err: err}
 		return
@@ -152,6 +149,16 @@ func (r *sendReq) handle(l *Loop) {
 	}
 	sent := Sent{Seq: s.st.LastSeq, Queued: queued}
 	l.afterCommit(func(err error) { r.reply <- result[Sent]{v: sent, err: err} })
+}
+
+// loadOpen returns the session to write a message to: loaded, and not
+// ended.
+func (l *Loop) loadOpen(id string) (*session, error) {
+	s, err := l.load(id)
+	if err == nil && s.st.Ended {
+		err = fmt.Errorf("%w: start a new one", ErrSessionEnded)
+	}
+	return s, err
 }
 
 // Cancel stops the session's running turn; it reports whether there was one.

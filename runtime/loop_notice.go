@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -47,10 +46,7 @@ func (r *noticeReq) handle(l *Loop) {
 		r.reply <- result[uint64]{err: ErrClosed}
 		return
 	}
-	s, err := l.load(r.sid)
-	if err == nil && s.st.Ended {
-		err = fmt.Errorf("%w: start a new one", ErrSessionEnded)
-	}
+	s, err := l.loadOpen(r.sid)
 	if err != nil {
 		r.reply <- result[uint64]{err: err}
 		return
