@@ -21,8 +21,12 @@
 //
 // Thinking text goes to onDelta as Delta.Thinking, never into the answer.
 // Thinking blocks come back in Message.Thinking with their signatures and
-// are sent back on the assistant message they belong to; a block without a
-// signature (a compatible server's) is not sent back.
+// are sent back, first on the assistant message they belong to, while the
+// exchange runs (after the last user message that does not follow tool
+// results), as the API requires during a tool loop; earlier ones are left
+// out, and so is a block without a signature (a compatible server's). This
+// build never asks for extended thinking: the blocks come from servers
+// that think unasked.
 //
 // A request without tools whose history holds tool calls (the last,
 // tool-less call of a turn that used all its rounds) carries those calls

@@ -21,13 +21,15 @@ type messageWriter struct {
 	role        string // role of the open message, "" before the first
 	blocks      int    // blocks written in the open message
 	lastBlock   int    // offset just before the last cacheable block's "}"
+	thinkFrom   int    // index of the first message whose thinking is sent
 }
 
 func (m *messageWriter) write(msgs []runtime.Message) {
 	m.lastBlock = -1
+	m.thinkFrom = exchangeStart(msgs)
 	m.w.Key("messages").Array()
 	for i := range msgs {
-		m.message(&msgs[i])
+		m.message(&msgs[i], i >= m.thinkFrom && !m.toolsAsText)
 	}
 	if m.role != "" {
 		m.w.EndArray().EndObject()
@@ -38,11 +40,26 @@ func (m *messageWriter) write(msgs []runtime.Message) {
 	}
 }
 
-func (m *messageWriter) message(msg *runtime.Message) {
+// exchangeStart is the index of the last user message that opens an
+// exchange (one that does not follow tool results). The API needs thinking
+// back only within the running tool loop, after it; earlier thinking would
+// only cost input tokens.
+func exchangeStart(msgs []runtime.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == runtime.RoleUser && (i == 0 || msgs[i-1].Role != runtime.RoleTool) {
+			return i
+		}
+	}
+	return 0
+}
+
+func (m *messageWriter) message(msg *runtime.Message, withThinking bool) {
 	switch msg.Role {
 	case runtime.RoleAssistant:
 		for _, t := range msg.Thinking {
-			m.thinking(t)
+			if withThinking {
+				m.thinking(t)
+			}
 		}
 		if msg.Content != "" {
 			m.text("assistant", msg.Content)

@@ -26,7 +26,9 @@ func shape(t *testing.T, req *runtime.Request) *llmtest.AnthropicRequest {
 
 // A tool loop's history: one assistant message with signed thinking, text
 // and two calls; both results in ONE user message (one failed); a steering
-// message joins them; a notice after the answer merges with it.
+// message joins them; a notice after the answer merges with it. The
+// exchange is over ("thanks" opens the next), so its thinking is not sent
+// (see TestEncodeRequest_Thinking).
 func TestEncodeRequest_Shape(t *testing.T) {
 	temp := 0.2
 	req := &runtime.Request{
@@ -68,13 +70,11 @@ func TestEncodeRequest_Shape(t *testing.T) {
 	assert.Equal(t, []string{"user", "assistant", "user", "assistant", "user"}, roles, "roles alternate")
 
 	a := got.Messages[1].Content
-	require.Len(t, a, 5, "signed thinking, redacted thinking, text, two tool_use; the unsigned block is dropped")
-	assert.Equal(t, llmtest.AnthropicBlock{Type: "thinking", Thinking: "two tools", Signature: "sig"}, a[0])
-	assert.Equal(t, llmtest.AnthropicBlock{Type: "redacted_thinking", Data: "ENC"}, a[1])
-	assert.Equal(t, "Checking.", a[2].Text)
-	assert.Equal(t, "tool_use", a[3].Type)
-	assert.JSONEq(t, `{"city":"Paris"}`, string(a[3].Input))
-	assert.JSONEq(t, `{}`, string(a[4].Input), "garbled arguments go back as an empty object")
+	require.Len(t, a, 3, "text, two tool_use; the finished exchange's thinking stays home")
+	assert.Equal(t, "Checking.", a[0].Text)
+	assert.Equal(t, "tool_use", a[1].Type)
+	assert.JSONEq(t, `{"city":"Paris"}`, string(a[1].Input))
+	assert.JSONEq(t, `{}`, string(a[2].Input), "garbled arguments go back as an empty object")
 
 	u := got.Messages[2].Content
 	require.Len(t, u, 3, "both results and the steering message in one user message")
@@ -85,7 +85,8 @@ func TestEncodeRequest_Shape(t *testing.T) {
 	assert.True(t, u[1].IsError)
 	assert.Equal(t, "also Berlin", u[2].Text)
 
-	assert.Equal(t, "Paris 18°C.\n(reminder fired)", got.Messages[3].Content.Text(), "the notice merges with the answer")
+	assert.Equal(t, llmtest.AnthropicContent{{Type: "text", Text: "Paris 18°C."}, {Type: "text", Text: "(reminder fired)"}},
+		got.Messages[3].Content, "the notice merges with the answer")
 	last := got.Messages[4].Content
 	assert.Equal(t, llmtest.AnthropicBlock{Type: "text", Text: "thanks", CacheControl: ephemeral}, last[len(last)-1],
 		"the conversation's last block is a breakpoint")
@@ -153,4 +154,40 @@ func mustJSON(t *testing.T, v any) []byte {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b
+}
+
+// Signed and redacted thinking go back first on their assistant message;
+// an unsigned block (a compatible server's) cannot. Only the running
+// exchange's thinking goes back: earlier exchanges' would cost input
+// tokens for nothing.
+func TestEncodeRequest_Thinking(t *testing.T) {
+	signed := []runtime.ThinkingBlock{{Text: "t", Signature: "s"}}
+	req := simpleRequest()
+	req.Tools = []runtime.ToolSpec{{Name: "f"}}
+	req.Messages = []runtime.Message{
+		{Role: runtime.RoleUser, Content: "one"},
+		{Role: runtime.RoleAssistant, Thinking: signed, ToolCalls: []runtime.ToolCall{{ID: "a", Name: "f", Arguments: "{}"}}},
+		{Role: runtime.RoleTool, ToolCallID: "a", Content: "r"},
+		{Role: runtime.RoleAssistant, Thinking: signed, Content: "answer one"},
+		{Role: runtime.RoleUser, Content: "two"},
+		{Role: runtime.RoleAssistant, Content: "Checking.", ToolCalls: []runtime.ToolCall{{ID: "b", Name: "f", Arguments: "{}"}},
+			Thinking: []runtime.ThinkingBlock{{Text: "two tools", Signature: "sig"}, {Text: "unsigned"}, {Redacted: "ENC"}}},
+		{Role: runtime.RoleTool, ToolCallID: "b", Content: "r"},
+	}
+	got := shape(t, req)
+	var thinking []int
+	for i, m := range got.Messages {
+		for _, b := range m.Content {
+			if b.Type == "thinking" || b.Type == "redacted_thinking" {
+				thinking = append(thinking, i)
+			}
+		}
+	}
+	assert.Equal(t, []int{5, 5}, thinking, "only the running tool loop's assistant message")
+	a := got.Messages[5].Content
+	require.Len(t, a, 4)
+	assert.Equal(t, llmtest.AnthropicBlock{Type: "thinking", Thinking: "two tools", Signature: "sig"}, a[0])
+	assert.Equal(t, llmtest.AnthropicBlock{Type: "redacted_thinking", Data: "ENC"}, a[1])
+	assert.Equal(t, "Checking.", a[2].Text)
+	assert.Equal(t, "tool_use", a[3].Type)
 }
