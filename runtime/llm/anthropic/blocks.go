@@ -37,6 +37,12 @@ func (d *decoder) blockStart(v *fastjson.Value) error {
 		if b.name == "" {
 			return d.srv.BadResponse(fmt.Errorf("tool_use block %d has no name", i))
 		}
+		// Anthropic starts with "input": {} and streams the input; a
+		// compatible server may send it whole here instead.
+		if in := cb.Get("input"); in != nil && in.Type() == fastjson.TypeObject && in.GetObject().Len() > 0 {
+			b.buf, b.whole = in.MarshalTo(b.buf), true
+			d.size += len(b.buf)
+		}
 	case "thinking":
 		b.kind = kindThinking
 		b.sig = append(b.sig, cb.GetStringBytes("signature")...)
@@ -60,7 +66,11 @@ func (d *decoder) blockDelta(v *fastjson.Value) error {
 		}
 	case "input_json_delta":
 		if b.kind == kindToolUse {
-			return d.grow(b, delta.GetStringBytes("partial_json"), false)
+			frag := delta.GetStringBytes("partial_json")
+			if b.whole && len(frag) > 0 {
+				b.buf, b.whole = b.buf[:0], false // streamed after all: the fragments win
+			}
+			return d.grow(b, frag, false)
 		}
 	case "thinking_delta":
 		if b.kind == kindThinking {

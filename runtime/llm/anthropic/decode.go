@@ -37,6 +37,7 @@ type block struct {
 	sig      []byte
 	redacted string
 	stopped  bool
+	whole    bool // buf holds an input the start event sent whole
 }
 
 // decoder turns SSE lines into deltas and one final response. One decoder
