@@ -112,6 +112,16 @@ func TestNewProvider(t *testing.T) {
 	assert.NoError(t, err)
 	_, err = newProvider(agents.Model{Provider: "ollama", Name: "qwen3:1.7b"})
 	assert.NoError(t, err)
+
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("ANTHROPIC_BASE_URL", "")
+	_, err = newProvider(agents.Model{Provider: "anthropic", Name: "claude-sonnet-4-20250514"})
+	assert.ErrorContains(t, err, "export ANTHROPIC_API_KEY")
+	_, err = newProvider(agents.Model{Provider: "anthropic", Name: "qwen3:1.7b", BaseURL: "http://localhost:11434"})
+	assert.NoError(t, err, "Ollama's Anthropic-compatible endpoint needs no key")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+	_, err = newProvider(agents.Model{Provider: "anthropic", Name: "claude-sonnet-4-20250514"})
+	assert.NoError(t, err)
 }
 
 func TestLocate(t *testing.T) {

@@ -26,7 +26,7 @@ type metrics struct {
 	toolSec  map[string]float64   // kind
 	calls    map[[2]string]uint64 // provider, outcome
 	latency  map[string]*histogram
-	tokens   map[[2]string]uint64 // agent, prompt|completion
+	tokens   map[[2]string]uint64 // agent, prompt|completion|cache_read|cache_write
 	lastPoll func() time.Time     // the Telegram gateway's, when it runs
 }
 
@@ -45,6 +45,10 @@ func (m *metrics) TurnEnded(agent, outcome string, d time.Duration, u runtime.Us
 	m.turnSec[agent] += d.Seconds()
 	m.tokens[[2]string{agent, "prompt"}] += uint64(u.PromptTokens)
 	m.tokens[[2]string{agent, "completion"}] += uint64(u.CompletionTokens)
+	if u.CacheReadTokens > 0 || u.CacheWriteTokens > 0 {
+		m.tokens[[2]string{agent, "cache_read"}] += uint64(u.CacheReadTokens)
+		m.tokens[[2]string{agent, "cache_write"}] += uint64(u.CacheWriteTokens)
+	}
 }
 
 func (m *metrics) ToolCalled(agent, tool, kind string, ok bool, d time.Duration) {
@@ -119,7 +123,7 @@ func (m *metrics) write(w io.Writer, app *App) {
 	for _, prov := range sortedKeys(m.latency) {
 		p.histogram("agnx_model_call_seconds", m.latency[prov], "provider", prov)
 	}
-	p.family("agnx_tokens_total", "counter", "Tokens used, by agent and kind (prompt, completion).")
+	p.family("agnx_tokens_total", "counter", "Tokens used, by agent and kind (prompt, completion; cache_read and cache_write are the parts of prompt the provider's prompt cache served and stored).")
 	for _, k := range sortedKeys(m.tokens) {
 		p.sample("agnx_tokens_total", float64(m.tokens[k]), "agent", k[0], "kind", k[1])
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,4 +65,16 @@ func TestMetrics(t *testing.T) {
 			assert.Regexp(t, line, l)
 		}
 	}
+}
+
+// Prompt-cache tokens are counted apart, only for agents whose provider
+// reports them.
+func TestMetrics_CacheTokens(t *testing.T) {
+	m := newMetrics()
+	m.TurnEnded("claude", "completed", time.Second, runtime.Usage{PromptTokens: 100, CompletionTokens: 5, CacheReadTokens: 80, CacheWriteTokens: 15})
+	m.TurnEnded("local", "completed", time.Second, runtime.Usage{PromptTokens: 10, CompletionTokens: 1})
+	assert.Equal(t, uint64(80), m.tokens[[2]string{"claude", "cache_read"}])
+	assert.Equal(t, uint64(15), m.tokens[[2]string{"claude", "cache_write"}])
+	_, ok := m.tokens[[2]string{"local", "cache_read"}]
+	assert.False(t, ok)
 }

@@ -10,11 +10,12 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/anthropic"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/openai"
 )
 
-// Where the hosted OpenAI-compatible providers live, and the environment
+// Where the hosted providers live, and the environment
 // variables their keys come from (keys never come from files). The
 // *_BASE_URL variables (the SDKs' convention) move a provider's default
 // endpoint for every agent that sets no spec.model.base_url: a proxy in
@@ -25,6 +26,8 @@ const (
 	envOpenRouter    = "OPENROUTER_API_KEY"
 	envOpenAIURL     = "OPENAI_BASE_URL"
 	envOpenRouterURL = "OPENROUTER_BASE_URL"
+	envAnthropic     = "ANTHROPIC_API_KEY"
+	envAnthropicURL  = "ANTHROPIC_BASE_URL"
 )
 
 // baseURL is the agent's base_url, else the provider's variable, else def.
@@ -65,7 +68,11 @@ func newProvider(m agents.Model) (runtime.Provider, error) {
 		return openai.New(openai.Options{Name: "openrouter", BaseURL: base, APIKey: openai.Key(key), KeyEnv: envOpenRouter,
 			Headers: map[string]string{"X-Title": "agnx-lite"}, HTTP: hc}), nil
 	case "anthropic":
-		return nil, fmt.Errorf("provider anthropic is not available in this build yet: use ollama, openai or openrouter in spec.model.provider")
+		key, base := os.Getenv(envAnthropic), baseURL(m, envAnthropicURL, "")
+		if key == "" && base == "" {
+			return nil, fmt.Errorf("provider anthropic needs an API key: export %s, or set spec.model.base_url to a server that speaks the Anthropic API (Ollama: http://localhost:11434)", envAnthropic)
+		}
+		return anthropic.New(anthropic.Options{BaseURL: base, APIKey: anthropic.Key(key), KeyEnv: envAnthropic, HTTP: hc}), nil
 	}
 	return nil, fmt.Errorf("unknown provider %q in spec.model.provider: use ollama, openai, openrouter or anthropic", m.Provider)
 }

@@ -74,7 +74,16 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	return w.EndObject().B
 }
 
+// writeMessages writes msgs. Thinking blocks are kept only after the last
+// user message: a provider needs them back within the running tool loop,
+// not for earlier turns, and they would make every checkpoint bigger.
 func writeMessages(w *jsonw.Writer, msgs []Message) {
+	lastUser := -1
+	for i := range msgs {
+		if msgs[i].Role == RoleUser {
+			lastUser = i
+		}
+	}
 	w.Array()
 	for i := range msgs {
 		m := &msgs[i]
@@ -86,6 +95,12 @@ func writeMessages(w *jsonw.Writer, msgs []Message) {
 		}
 		w.OptString("tool_call_id", m.ToolCallID)
 		w.OptString("tool_name", m.ToolName)
+		if m.IsError {
+			w.Key("is_error").Bool(true)
+		}
+		if i > lastUser && len(m.Thinking) > 0 {
+			writeThinking(w.Key("thinking"), m.Thinking)
+		}
 		w.EndObject()
 	}
 	w.EndArray()
@@ -113,7 +128,7 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 		Preview:       str("preview"),
 		Origin:        str("origin"),
 		PendingOrigin: str("pending_origin"),
-		Usage:         Usage{v.GetInt("usage", "prompt_tokens"), v.GetInt("usage", "completion_tokens")},
+		Usage:         readUsage(v.Get("usage")),
 		History:       decodeMessages(v.GetArray("history")),
 		Pending:       decodeMessages(v.GetArray("pending")),
 		OpenCalls:     decodeToolCalls(v.GetArray("open_calls")),
@@ -148,6 +163,8 @@ func decodeMessages(vs []*fastjson.Value) []Message {
 			ToolCalls:  decodeToolCalls(v.GetArray("tool_calls")),
 			ToolCallID: string(v.GetStringBytes("tool_call_id")),
 			ToolName:   string(v.GetStringBytes("tool_name")),
+			IsError:    v.GetBool("is_error"),
+			Thinking:   readThinking(v.GetArray("thinking")),
 		}
 	}
 	return out
@@ -258,7 +275,7 @@ func decodeInfo(p *fastjson.Parser, data []byte) (SessionInfo, error) {
 		Created: ts("created_at"), Updated: ts("updated_at"),
 		Turns: v.GetInt("turns"), LastSeq: v.GetUint64("last_seq"),
 		Preview: str("preview"),
-		Usage:   Usage{v.GetInt("usage", "prompt_tokens"), v.GetInt("usage", "completion_tokens")},
+		Usage:   readUsage(v.Get("usage")),
 	}, nil
 }
 

@@ -80,6 +80,9 @@ type Event struct {
 	SenderName string
 	ToolCalls  []ToolCall
 	Usage      Usage
+	// Thinking, on an assistant_response, are the signed reasoning blocks
+	// the provider needs back (JSON "thinking", a lite extension).
+	Thinking []ThinkingBlock
 	// Passive marks a user_message stored without a turn (a group member
 	// the agent listens to but does not answer); JSON "passive": true.
 	Passive bool
@@ -145,6 +148,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		w.OptString("agent", e.Agent)
 		w.Key("content").String(e.Content)
 		writeToolCalls(w.Key("tool_calls"), e.ToolCalls)
+		if len(e.Thinking) > 0 {
+			writeThinking(w.Key("thinking"), e.Thinking)
+		}
 		if e.Usage != (Usage{}) {
 			writeUsage(w.Key("usage"), e.Usage)
 		}
@@ -214,7 +220,50 @@ func writeUsage(w *jsonw.Writer, u Usage) {
 	w.Key("prompt_tokens").Int(int64(u.PromptTokens))
 	w.Key("completion_tokens").Int(int64(u.CompletionTokens))
 	w.Key("total_tokens").Int(int64(u.Total()))
+	if u.CacheReadTokens > 0 {
+		w.Key("cache_read_tokens").Int(int64(u.CacheReadTokens))
+	}
+	if u.CacheWriteTokens > 0 {
+		w.Key("cache_write_tokens").Int(int64(u.CacheWriteTokens))
+	}
 	w.EndObject()
+}
+
+func writeThinking(w *jsonw.Writer, blocks []ThinkingBlock) {
+	w.Array()
+	for _, b := range blocks {
+		w.Object()
+		w.OptString("text", b.Text)
+		w.OptString("signature", b.Signature)
+		w.OptString("redacted", b.Redacted)
+		w.EndObject()
+	}
+	w.EndArray()
+}
+
+func readThinking(vs []*fastjson.Value) []ThinkingBlock {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]ThinkingBlock, len(vs))
+	for i, v := range vs {
+		out[i] = ThinkingBlock{
+			Text:      string(v.GetStringBytes("text")),
+			Signature: string(v.GetStringBytes("signature")),
+			Redacted:  string(v.GetStringBytes("redacted")),
+		}
+	}
+	return out
+}
+
+// readUsage reads what writeUsage wrote; v may be nil.
+func readUsage(v *fastjson.Value) Usage {
+	return Usage{
+		PromptTokens:     v.GetInt("prompt_tokens"),
+		CompletionTokens: v.GetInt("completion_tokens"),
+		CacheReadTokens:  v.GetInt("cache_read_tokens"),
+		CacheWriteTokens: v.GetInt("cache_write_tokens"),
+	}
 }
 
 // DecodeEvent parses an event written by AppendJSON. p is reused between
@@ -252,8 +301,9 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 			})
 		}
 		if u := v.Get("usage"); u != nil {
-			e.Usage = Usage{u.GetInt("prompt_tokens"), u.GetInt("completion_tokens")}
+			e.Usage = readUsage(u)
 		}
+		e.Thinking = readThinking(v.GetArray("thinking"))
 	case EvToolCall:
 		e.CallID, e.ToolName = str("call_id"), str("tool_name")
 		e.Arguments = argumentsText(v.Get("arguments"))
@@ -273,7 +323,7 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 	case EvTurnEnd:
 		e.Reason = str("status")
 		if u := v.Get("usage"); u != nil {
-			e.Usage = Usage{u.GetInt("prompt_tokens"), u.GetInt("completion_tokens")}
+			e.Usage = readUsage(u)
 		}
 	case EvSessionEnd:
 		e.Reason = str("reason")

@@ -12,7 +12,7 @@ func BenchmarkEvent_AppendJSON(b *testing.B) {
 	at := time.Date(2026, 11, 22, 10, 0, 0, 123, time.UTC)
 	events := []Event{
 		{Seq: 41, Time: at, Type: EvAssistant, Agent: "assistant", Content: "Let me look at the folder first.",
-			ToolCalls: []ToolCall{{ID: "call_1", Name: "list_dir", Arguments: `{"path":"."}`}}, Usage: Usage{812, 24}},
+			ToolCalls: []ToolCall{{ID: "call_1", Name: "list_dir", Arguments: `{"path":"."}`}}, Usage: Usage{PromptTokens: 812, CompletionTokens: 24}},
 		{Seq: 42, Time: at, Type: EvToolResult, CallID: "call_1", ToolName: "list_dir", Success: true,
 			Content: strings.Repeat("file_name.go\n", 40), Details: []byte(`{"entries":40}`)},
 	}

@@ -14,14 +14,16 @@ func TestEvent_RoundTrip(t *testing.T) {
 	events := []Event{
 		{Type: EvSessionStart, Agent: "assistant", OnDisconnect: "pause", Gateway: "telegram", ChatID: "42"},
 		{Type: EvUserMessage, Content: "hi \"there\"\n", SenderID: "u1", SenderName: "Ada"},
-		{Type: EvAssistant, Agent: "assistant", Content: "ok", Usage: Usage{10, 2},
+		{Type: EvAssistant, Agent: "assistant", Content: "ok", Usage: Usage{PromptTokens: 10, CompletionTokens: 2},
 			ToolCalls: []ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}, {ID: "c2", Name: "x", Arguments: `{broken`}}},
+		{Type: EvAssistant, Content: "thought", Usage: Usage{PromptTokens: 900, CompletionTokens: 5, CacheReadTokens: 800, CacheWriteTokens: 90},
+			Thinking: []ThinkingBlock{{Text: "hmm", Signature: "sig=="}, {Redacted: "ENC"}}},
 		{Type: EvToolCall, CallID: "c1", ToolName: "bash", Arguments: `{"command":"ls"}`},
 		{Type: EvToolResult, CallID: "c1", ToolName: "bash", Success: true, Content: "a\nb", Details: []byte(`{"exit_code":0}`)},
 		{Type: EvApprovalRequired, CallID: "c1", ToolName: "bash", Content: "rm -rf x"},
 		{Type: EvApprovalDecision, CallID: "c1", Decision: AllowAlways, Reason: "user"},
 		{Type: EvError, Code: "model_not_found", Content: "run ollama pull x"},
-		{Type: EvTurnEnd, Reason: TurnCompleted, Usage: Usage{12, 3}},
+		{Type: EvTurnEnd, Reason: TurnCompleted, Usage: Usage{PromptTokens: 12, CompletionTokens: 3}},
 		{Type: EvSessionEnd, Reason: "completed"},
 	}
 	var p fastjson.Parser

@@ -20,7 +20,7 @@ type EventTypeInfo struct {
 var eventTypes = [...]EventTypeInfo{
 	{EvSessionStart, true, "a session was created: Agent, OnDisconnect, and Gateway and ChatID when a gateway created it"},
 	{EvUserMessage, true, "a user's message, Content, from SenderID (SenderName); it starts a turn or waits for the running one to end, unless Passive (JSON \"passive\": true): then it joins the conversation without a turn; Steering (\"steering\": true) marks an after_tool hook's note, which joins the running turn"},
-	{EvAssistant, true, "one model call's final answer: Content, the ToolCalls it asks for, its Usage"},
+	{EvAssistant, true, "one model call's final answer: Content, the ToolCalls it asks for, its Usage, the signed Thinking its provider needs back"},
 	{EvToolCall, true, "a tool call starts: CallID, ToolName, Arguments"},
 	{EvToolResult, true, "a tool call's result: CallID, ToolName, Success, Content (what the model sees) and Details (JSON for clients)"},
 	{EvApprovalRequired, true, "a tool call waits for a user's yes or no: CallID, ToolName, Content is what it would do (the command, the path)"},

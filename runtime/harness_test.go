@@ -14,6 +14,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/anthropic"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/openai"
@@ -77,8 +78,11 @@ func newHarnessClient(t *testing.T, fake *llmtest.Server, client *http.Client) *
 	}
 	httpOpts := llm.Options{MaxAttempts: 1, IdleTimeout: 5 * time.Second, FirstTokenTimeout: 5 * time.Second, HTTPClient: client}
 	var p runtime.Provider = ollama.New(ollama.Options{BaseURL: fake.BaseURL(), HTTP: httpOpts})
-	if kind == llmtest.OpenAI {
+	switch kind {
+	case llmtest.OpenAI:
 		p = openai.New(openai.Options{BaseURL: fake.BaseURL(), APIKey: "sk-test", KeyEnv: "OPENAI_API_KEY", HTTP: httpOpts})
+	case llmtest.Anthropic:
+		p = anthropic.New(anthropic.Options{BaseURL: fake.BaseURL(), APIKey: "sk-ant-test", KeyEnv: "ANTHROPIC_API_KEY", HTTP: httpOpts})
 	}
 	agent := &runtime.LoadedAgent{
 		Spec:     spec,

@@ -307,7 +307,8 @@ func (r *streamDone) handle(l *Loop) {
 			calls[i].ID = "call_" + strconv.FormatUint(s.st.LastSeq+1, 10) + "_" + strconv.Itoa(i)
 		}
 	}
-	l.record(s, Event{Type: EvAssistant, Agent: s.st.Agent, Content: msg.Content, ToolCalls: calls, Usage: r.resp.Usage})
+	l.record(s, Event{Type: EvAssistant, Agent: s.st.Agent, Content: msg.Content, ToolCalls: calls,
+		Thinking: msg.Thinking, Usage: r.resp.Usage})
 	t.usage = t.usage.Add(r.resp.Usage)
 	if len(calls) == 0 {
 		if t.final {

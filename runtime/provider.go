@@ -28,6 +28,23 @@ type Message struct {
 	// ToolCallID and ToolName tie a tool message to the call it answers.
 	ToolCallID string
 	ToolName   string
+	// IsError marks a tool message whose call failed (Anthropic's
+	// tool_result is_error); providers without the notion ignore it.
+	IsError bool
+	// Thinking are the reasoning blocks of an assistant message that its
+	// provider needs back verbatim in later requests (Anthropic's signed
+	// thinking during a tool loop). They are never shown as the answer.
+	Thinking []ThinkingBlock
+}
+
+// ThinkingBlock is one block of a model's reasoning as its provider sent
+// it: Text with the Signature that proves it came from the model, or, for
+// reasoning the provider encrypted, only Redacted data. A block without a
+// signature and without redacted data cannot be sent back.
+type ThinkingBlock struct {
+	Text      string
+	Signature string
+	Redacted  string
 }
 
 // ToolCall is one call the model asked for. Arguments is a JSON object as
@@ -40,8 +57,14 @@ type ToolCall struct {
 
 // Usage counts the tokens of one model call.
 type Usage struct {
+	// PromptTokens counts the whole input, cached parts included.
 	PromptTokens     int
 	CompletionTokens int
+	// CacheReadTokens and CacheWriteTokens are the parts of PromptTokens
+	// read from and written to the provider's prompt cache (Anthropic's
+	// cache_read_input_tokens and cache_creation_input_tokens).
+	CacheReadTokens  int
+	CacheWriteTokens int
 }
 
 // Total is prompt plus completion tokens.
@@ -49,7 +72,12 @@ func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 
 // Add sums two usages.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{u.PromptTokens + o.PromptTokens, u.CompletionTokens + o.CompletionTokens}
+	return Usage{
+		PromptTokens:     u.PromptTokens + o.PromptTokens,
+		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
+		CacheReadTokens:  u.CacheReadTokens + o.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
+	}
 }
 
 // ToolSpec describes a tool to the model. Schema is a JSON Schema object

@@ -137,14 +137,14 @@ func (s *state) apply(e *Event, budget int) {
 			s.push(m)
 			return
 		}
-		s.push(Message{Role: RoleAssistant, Content: e.Content, ToolCalls: e.ToolCalls})
+		s.push(Message{Role: RoleAssistant, Content: e.Content, ToolCalls: e.ToolCalls, Thinking: e.Thinking})
 		s.OpenCalls = e.ToolCalls
 		if s.TurnActive {
 			s.Rounds++
 		}
 		s.Usage = s.Usage.Add(e.Usage)
 	case EvToolResult:
-		s.answer(e.CallID, e.ToolName, e.Content)
+		s.answer(e.CallID, e.ToolName, e.Content, !e.Success)
 	case EvApprovalRequired:
 		s.Approvals = append(s.Approvals, Approval{CallID: e.CallID, Tool: e.ToolName, Subject: e.Content, At: e.Time})
 	case EvApprovalDecision:
@@ -162,7 +162,7 @@ func (s *state) apply(e *Event, budget int) {
 		s.Approvals = nil
 		for len(s.OpenCalls) > 0 {
 			c := s.OpenCalls[0]
-			s.answer(c.ID, c.Name, interruptedResult)
+			s.answer(c.ID, c.Name, interruptedResult, true)
 		}
 		s.TurnActive = false
 		s.Rounds = 0
@@ -195,7 +195,7 @@ func (s *state) push(m Message) {
 // answer records a tool result and closes its open call. Results for calls
 // that are not open (a duplicate, or one after an interruption) are ignored
 // so the context never carries an orphan tool message.
-func (s *state) answer(id, name, content string) {
+func (s *state) answer(id, name, content string, failed bool) {
 	for i, c := range s.OpenCalls {
 		if c.ID != id {
 			continue
@@ -204,7 +204,7 @@ func (s *state) answer(id, name, content string) {
 			name = c.Name
 		}
 		s.OpenCalls = append(s.OpenCalls[:i:i], s.OpenCalls[i+1:]...)
-		s.push(Message{Role: RoleTool, Content: content, ToolCallID: id, ToolName: name})
+		s.push(Message{Role: RoleTool, Content: content, ToolCallID: id, ToolName: name, IsError: failed})
 		return
 	}
 }

@@ -1,4 +1,4 @@
-// Command fakellm serves a fake Ollama or OpenAI-compatible API on
+// Command fakellm serves a fake Ollama, OpenAI-compatible or Anthropic API on
 // loopback that answers instantly (llmtest.Echo): "echo: <message>", and a
 // tool call when a message says "use TOOL {args}". Benchmarks, the memory
 // gate and hand tests point agents at it; it prints its base URL.
@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	kind := flag.String("kind", "ollama", "wire format: ollama or openai")
+	kind := flag.String("kind", "ollama", "wire format: ollama, openai or anthropic")
 	flag.Parse()
 	srv := llmtest.NewServer(llmtest.Kind(*kind), llmtest.Echo())
 	defer srv.Close()

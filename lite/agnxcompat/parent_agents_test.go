@@ -24,15 +24,17 @@ const parentWorkspace = "../../agents/testdata/agnx"
 // The parent's own agents load, validate and run here unchanged: the
 // daemon is started on a copy of the workspace with `serve -c
 // duragent.yaml`, as a Duragent user starts theirs; the providers'
-// endpoints are moved to a fake with OPENROUTER_BASE_URL, which touches
-// no file. code-supervisor uses the anthropic provider, which this build
-// does not have yet: a session with it is refused with a sentence saying so.
+// endpoints are moved to fakes with OPENROUTER_BASE_URL and
+// ANTHROPIC_BASE_URL, which touch no file. code-supervisor uses the
+// anthropic provider and talks to the Messages API fake.
 func TestParentAgents(t *testing.T) {
 	agnxLite(t) // builds it, or skips under emulation
 	ws := copyTree(t, parentWorkspace)
 	fake := llmtest.NewHandler(t, llmtest.OpenAI, llmtest.Echo())
+	claude := llmtest.NewHandler(t, llmtest.Anthropic, llmtest.Echo())
 	port := freePort(t)
-	env := append(cleanEnv(), "HOME="+t.TempDir(), "OPENROUTER_API_KEY=sk-agnxcompat", "OPENROUTER_BASE_URL="+fake.BaseURL())
+	env := append(cleanEnv(), "HOME="+t.TempDir(), "OPENROUTER_API_KEY=sk-agnxcompat", "OPENROUTER_BASE_URL="+fake.BaseURL(),
+		"ANTHROPIC_API_KEY=sk-ant-agnxcompat", "ANTHROPIC_BASE_URL="+claude.BaseURL())
 
 	// The init template binds 0.0.0.0 with no token, which lite refuses
 	// (Duragent only warns): --host, a flag both have, keeps it local.
@@ -49,7 +51,7 @@ func TestParentAgents(t *testing.T) {
 	assert.ElementsMatch(t, []string{"code-reviewer", "code-supervisor", "my-assistant", "productivity-assistant"}, names,
 		"every parent agent is listed")
 
-	for _, name := range []string{"my-assistant", "productivity-assistant", "code-reviewer"} {
+	for _, name := range []string{"my-assistant", "productivity-assistant", "code-reviewer", "code-supervisor"} {
 		t.Run(name, func(t *testing.T) {
 			s, r, err := c.createSession(name)
 			require.NoError(t, err, "%s", r)
@@ -73,22 +75,28 @@ func TestParentAgents(t *testing.T) {
 	assert.Contains(t, system, "Be concise and concrete; prefer bullet points over paragraphs")
 	assert.Contains(t, system, "<available_skills>\n  <skill>\n    <name>task-extraction</name>")
 
-	t.Run("code-supervisor", func(t *testing.T) {
-		_, r, err := c.createSession("code-supervisor")
-		require.Error(t, err)
-		assert.Contains(t, string(r.Body), "provider anthropic is not available in this build yet", "%s", r)
-	})
+	// code-supervisor went to the Messages API with its key, its model,
+	// its system prompt as a cached block and its tools.
+	reqs := claude.Requests()
+	require.Len(t, reqs, 1)
+	got := reqs[0]
+	assert.Equal(t, "/v1/messages", got.Path)
+	assert.Equal(t, "sk-ant-agnxcompat", got.Header.Get("x-api-key"))
+	assert.Equal(t, "claude-sonnet-4-20250514", got.Model)
+	require.NotNil(t, got.Anthropic)
+	require.NotEmpty(t, got.Anthropic.System)
+	assert.NotNil(t, got.Anthropic.System[len(got.Anthropic.System)-1].CacheControl)
+	assert.Contains(t, got.ToolNames(), "bash")
 
 	t.Run("validate", func(t *testing.T) {
 		cmd := exec.Command(agnxLite(t), "agent", "validate", "-c", filepath.Join(ws, "duragent.yaml"))
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		text := string(out)
-		require.Error(t, err, "code-supervisor cannot be built yet: %s", text)
-		for _, ok := range []string{"ok    code-reviewer", "ok    my-assistant", "ok    productivity-assistant"} {
+		require.NoError(t, err, "%s", text)
+		for _, ok := range []string{"ok    code-reviewer", "ok    code-supervisor", "ok    my-assistant", "ok    productivity-assistant"} {
 			assert.Contains(t, text, ok)
 		}
-		assert.Contains(t, text, "FAIL  agent code-supervisor: provider anthropic is not available in this build yet")
 		assert.Contains(t, text, `spec.instructions names ./INSTRUCTIONS.md, which does not exist`, "a missing prompt file is a warning, as in Duragent")
 		assert.Contains(t, text, `cli tool "git-diff": `, "a cli tool whose program is missing is left out with a warning")
 		assert.NotContains(t, text, "which this build does not have", "every Agnx built-in exists (schedule, background_process)")

@@ -2,14 +2,15 @@
 // transport with a connect timeout and no overall deadline (streams are
 // long), a retry loop with capped exponential backoff and full jitter that
 // only runs before a stream has begun, a watchdog for the first-token and
-// stream-idle timeouts, a line reader for NDJSON and SSE bodies, the mapping
-// of failures to *runtime.ProviderError sentences, and the parts of the
-// request bodies the providers share (messages, tools), written with
-// runtime/jsonw.
+// stream-idle timeouts, a line reader for NDJSON and SSE bodies, the SSE
+// event framer, the mapping of failures to *runtime.ProviderError
+// sentences, and the parts of the request bodies the providers share
+// (messages, tools), written with runtime/jsonw.
 //
-// Providers live in sub-packages (llm/ollama, llm/openai) and the httptest
-// fakes in llm/llmtest. This package may import runtime, runtime/jsonw, the
-// standard library and fastjson; never a provider, a gateway or storage.
+// Providers live in sub-packages (llm/ollama, llm/openai, llm/anthropic)
+// and the httptest fakes in llm/llmtest. This package may import runtime,
+// runtime/jsonw, the standard library and fastjson; never a provider, a
+// gateway or storage.
 //
 // # Caveats
 //

@@ -1,6 +1,6 @@
-// Package llmtest provides httptest fakes of Ollama (/api/chat, NDJSON) and
-// of an OpenAI-compatible server (/v1/chat/completions, SSE) that speak the
-// real wire formats, for the providers' tests, other packages' tests,
+// Package llmtest provides httptest fakes of Ollama (/api/chat, NDJSON), of
+// an OpenAI-compatible server (/v1/chat/completions, SSE) and of Anthropic's
+// Messages API (/v1/messages, SSE) that speak the real wire formats, for the providers' tests, other packages' tests,
 // benchmarks, crash tests and the standalone fake-server binary of the
 // end-to-end tests.
 //

@@ -15,9 +15,11 @@ type ToolCall struct {
 	Arguments string
 }
 
-// Usage is the token count a fake reports.
+// Usage is the token count a fake reports. CacheRead and CacheWrite are
+// parts of Prompt; only the Anthropic fake reports them.
 type Usage struct {
-	Prompt, Completion int
+	Prompt, Completion    int
+	CacheRead, CacheWrite int
 }
 
 // Fault is a way for a reply to go wrong after it has begun.
@@ -44,16 +46,20 @@ type Reply struct {
 	// Text is streamed in Chunks pieces; 0 means one piece per word.
 	Text   string
 	Chunks int
-	// Thinking is streamed before Text as reasoning deltas.
-	Thinking string
+	// Thinking is streamed before Text as reasoning deltas. The Anthropic
+	// fake signs it with Signature (empty means a made-up one).
+	Thinking  string
+	Signature string
 	// ToolCalls are sent after the text. For OpenAI each call's arguments
 	// are split into ArgChunks fragments (0 means 3).
 	ToolCalls []ToolCall
 	ArgChunks int
 	// Usage is reported at the end; zero means a small made-up count.
 	Usage Usage
-	// StopReason is the done_reason / finish_reason; empty means "stop",
-	// or "tool_calls" for an OpenAI reply with tool calls.
+	// StopReason is the done_reason / finish_reason / stop_reason; empty
+	// means "stop", or "tool_calls" for an OpenAI reply with tool calls
+	// (Anthropic: "end_turn" or "tool_use"). An Anthropic "max_tokens"
+	// reply cuts its last tool call's input in half.
 	StopReason string
 
 	// Status, when not 0 or 200, answers with this HTTP status and an error

@@ -38,6 +38,8 @@ type RecordedRequest struct {
 	MaxTokens    int // max_tokens, or Ollama's options.num_predict
 	NumCtx       int // Ollama options.num_ctx
 	KeepAlive    string
+	// Anthropic is the whole /v1/messages body, for the Anthropic fake.
+	Anthropic *AnthropicRequest
 }
 
 // Last returns the last message, or a zero Message.
@@ -120,10 +122,13 @@ type wireRequest struct {
 	MaxTokens   int      `json:"max_tokens"`
 }
 
-// decodeRequest decodes a body of either format. It is strict about JSON
+// decodeRequest decodes a body of any of the formats. It is strict about JSON
 // syntax, so a provider's encoder bug shows up as a 400.
 func decodeRequest(r *http.Request, raw []byte) (RecordedRequest, error) {
 	rec := RecordedRequest{Path: r.URL.Path, Header: r.Header.Clone(), Raw: raw}
+	if r.URL.Path == "/v1/messages" {
+		return rec, decodeAnthropic(&rec)
+	}
 	var w wireRequest
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return rec, err

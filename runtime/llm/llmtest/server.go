@@ -15,8 +15,9 @@ type Kind string
 
 // The fakes.
 const (
-	Ollama Kind = "ollama"
-	OpenAI Kind = "openai"
+	Ollama    Kind = "ollama"
+	OpenAI    Kind = "openai"
+	Anthropic Kind = "anthropic"
 )
 
 // Server is a running fake. Its embedded httptest.Server gives URL and
@@ -55,6 +56,8 @@ func NewServer(kind Kind, h Handler) *Server {
 		mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, _ *http.Request) {
 			writeJSON(w, 200, map[string]any{"object": "list", "data": []any{}})
 		})
+	case Anthropic:
+		mux.HandleFunc("POST /v1/messages", s.chat)
 	default:
 		panic("llmtest: unknown kind " + string(kind))
 	}
@@ -75,6 +78,12 @@ func NewOpenAI(t testing.TB, replies ...Reply) *Server {
 	return newT(t, OpenAI, scriptT(t, replies))
 }
 
+// NewAnthropic starts a Messages API fake that plays replies in order and
+// is closed when the test ends. A request beyond the script fails the test.
+func NewAnthropic(t testing.TB, replies ...Reply) *Server {
+	return newT(t, Anthropic, scriptT(t, replies))
+}
+
 // NewHandler starts a fake of kind answering with h, closed when the test
 // ends.
 func NewHandler(t testing.TB, kind Kind, h Handler) *Server {
@@ -89,7 +98,7 @@ func newT(t testing.TB, kind Kind, h Handler) *Server {
 }
 
 // BaseURL is what a provider's Options.BaseURL should be: the root for
-// Ollama, root + "/v1" for OpenAI.
+// Ollama and Anthropic, root + "/v1" for OpenAI.
 func (s *Server) BaseURL() string {
 	if s.Kind == OpenAI {
 		return s.URL + "/v1"
@@ -133,10 +142,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	var frames [][]byte
 	var errFrame []byte
-	if s.Kind == Ollama {
+	switch s.Kind {
+	case Ollama:
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		frames, errFrame = ollamaFrames(rec, rep)
-	} else {
+	case Anthropic:
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		frames, errFrame = anthropicFrames(rec, rep)
+	default:
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		frames, errFrame = openaiFrames(rec, rep)
@@ -194,8 +208,16 @@ func (s *Server) writeError(w http.ResponseWriter, rep Reply) {
 	if msg == "" {
 		msg = strings.ToLower(http.StatusText(rep.Status))
 	}
-	if s.Kind == Ollama {
+	if msg == "" && rep.Status == 529 {
+		msg = "Overloaded"
+	}
+	switch s.Kind {
+	case Ollama:
 		writeJSON(w, rep.Status, map[string]string{"error": msg})
+		return
+	case Anthropic:
+		writeJSON(w, rep.Status, map[string]any{"type": "error", "error": map[string]string{
+			"type": anthropicErrorType(rep.Status), "message": msg}})
 		return
 	}
 	writeJSON(w, rep.Status, map[string]any{"error": map[string]any{

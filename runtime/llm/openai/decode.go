@@ -27,7 +27,7 @@ type decoder struct {
 	srv     *llm.Server
 	onDelta func(runtime.Delta)
 	p       fastjson.Parser
-	ev      sseEvents
+	ev      llm.SSEEvents
 	content strings.Builder
 	calls   []partialCall
 	ids     llm.CallIDs
@@ -44,7 +44,7 @@ func newDecoder(srv *llm.Server, onDelta func(runtime.Delta)) *decoder {
 
 // line feeds one SSE line. It reports done after "data: [DONE]".
 func (d *decoder) line(b []byte) (done bool, err error) {
-	data, ok := d.ev.feed(b)
+	data, ok := d.ev.Feed(b)
 	if !ok {
 		return false, nil
 	}
@@ -54,7 +54,7 @@ func (d *decoder) line(b []byte) (done bool, err error) {
 // end is called at the end of the body. A stream that stopped with a
 // finish_reason but no [DONE] is complete; without either it broke off.
 func (d *decoder) end() (*runtime.Response, error) {
-	if data, ok := d.ev.flush(); ok {
+	if data, ok := d.ev.Flush(); ok {
 		done, err := d.event(data)
 		if err != nil {
 			return nil, err

@@ -1,21 +1,22 @@
-package openai
+package llm
 
 import "bytes"
 
-// sseEvents frames SSE lines into events (the data of each event). Only
+// SSEEvents frames SSE lines into events (the data of each event). Only
 // the "data" field matters here: comments (":" lines, OpenRouter's
 // keep-alives) and other fields (event, id, retry) are skipped. Several
-// data lines of one event are joined with "\n", as the SSE spec says.
-type sseEvents struct {
+// data lines of one event are joined with "\n", as the SSE spec says. The
+// zero value is ready; one SSEEvents serves one body.
+type SSEEvents struct {
 	data []byte
 	has  bool
 }
 
-// feed takes one line without its end-of-line. When the line ends an event
+// Feed takes one line without its end-of-line. When the line ends an event
 // it returns the event's data, valid until the next call.
-func (e *sseEvents) feed(line []byte) (data []byte, ok bool) {
+func (e *SSEEvents) Feed(line []byte) (data []byte, ok bool) {
 	if len(line) == 0 {
-		return e.flush()
+		return e.Flush()
 	}
 	if line[0] == ':' {
 		return nil, false
@@ -41,9 +42,9 @@ func (e *sseEvents) feed(line []byte) (data []byte, ok bool) {
 	return nil, false
 }
 
-// flush ends the pending event, if any. It is also called at the end of
+// Flush ends the pending event, if any. It is also called at the end of
 // the body, since some servers omit the last blank line.
-func (e *sseEvents) flush() (data []byte, ok bool) {
+func (e *SSEEvents) Flush() (data []byte, ok bool) {
 	if !e.has {
 		return nil, false
 	}
