@@ -30,6 +30,13 @@ type Price struct {
 	CacheWrite float64 `json:"cache_write"`
 }
 
+// Cost is the estimate of one call's usage, in US dollars.
+func (p Price) Cost(u Usage) float64 {
+	var c counters
+	c.add(u.clamped())
+	return p.cost(c)
+}
+
 func (p Price) cost(c counters) float64 {
 	uncached := max(c.input-c.cacheRead-c.cacheWrite, 0)
 	return (float64(uncached)*p.Input + float64(c.output)*p.Output +
