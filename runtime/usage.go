@@ -24,6 +24,10 @@ import (
 // assistant_response, so a call is counted once, whatever crashes. Reads
 // and the budget use the rollups; raw records are kept for
 // UsageOptions.Retention, then pruned, a bounded number per pass.
+//
+// Caveat: the index space is derived data to storage, so agnx-lite db
+// recover (Salvage) does not copy the ledger: a recovered database counts
+// usage afresh.
 const (
 	usageScope = "usage"
 	usageCalls = "c"
