@@ -105,8 +105,13 @@ type Session struct {
 	TTLHours *int `yaml:"ttl_hours"`
 	// Compaction overrides the config's sessions.compaction: discard,
 	// archive or disabled; empty when agent.yaml has none.
-	Compaction string  `yaml:"compaction"`
-	Context    Context `yaml:"context"`
+	Compaction string `yaml:"compaction"`
+	// DailyTokenBudget is how many tokens (input plus output, across the
+	// agent's sessions and models) it may use a day; a turn that would
+	// start past it is refused until midnight. 0: the config's
+	// sessions.daily_token_budget, whose 0 means no budget.
+	DailyTokenBudget int     `yaml:"daily_token_budget"`
+	Context          Context `yaml:"context"`
 }
 
 // OnDisconnect is spec.session.on_disconnect: what a turn does when the

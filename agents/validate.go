@@ -109,6 +109,7 @@ func validateSession(doc *Doc, s *Session) error {
 		atLeast(doc, p+"llm_timeout_seconds", s.LLMTimeoutSeconds, 1),
 		optAtLeast(doc, p+"ttl_hours", s.TTLHours, 0),
 		optOneOf(doc, p+"compaction", s.Compaction, "discard", "archive", "disabled"),
+		atLeast(doc, p+"daily_token_budget", s.DailyTokenBudget, 0),                 // 0: none
 		atLeast(doc, p+"context.max_history_tokens", s.Context.MaxHistoryTokens, 0), // 0: no cap
 		atLeast(doc, p+"context.max_tool_result_tokens", s.Context.MaxToolResultTokens, 1),
 		oneOf(doc, p+"context.tool_result_truncation", s.Context.ToolResultTruncation, "head", "tail", "both"),

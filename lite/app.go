@@ -86,7 +86,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache := newAgentCache(cfg, log)
 	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	cache.tools.sessions = storeSessions{st}
-	m := newMetrics()
+	m := newMetrics(cfg.RuntimePrices())
 	notify := startNotifier(&notifier{log: log, secrets: offeredSecrets(cfg), allowLoopback: o.notifyLoopback})
 	var a *App // the loop reports turn ends to it once it exists
 	loop := runtime.New(runtime.Options{
@@ -98,6 +98,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 		MaxTools:        cfg.Runtime.MaxConcurrentTools,
 		ApprovalTimeout: seconds(cfg.Runtime.ApprovalTimeoutSeconds, 0),
 		IdleAfter:       seconds(cfg.Runtime.SessionIdleSeconds, 0),
+		Usage:           cfg.UsageOptions(),
 		Notify:          notify.notify,
 		Logger:          log,
 	})

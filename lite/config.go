@@ -42,8 +42,12 @@ type Config struct {
 	MCP     MCPConfig     `yaml:"mcp"`
 	// Hooks are the inbound webhooks, by name (config_hooks.go).
 	Hooks map[string]HookConfig `yaml:"hooks"`
-	// Scheduler is the schedules' time zone (config_sched.go).
+	// Scheduler is the schedules' time zone (config_sched.go); usage is
+	// counted in days of the same zone.
 	Scheduler SchedulerConfig `yaml:"scheduler"`
+	// Prices are what models cost, by spec.model.name, for cost estimates
+	// (config_usage.go); a model without one is shown unpriced.
+	Prices map[string]PriceConfig `yaml:"prices"`
 
 	// RouteFallback is the agent for a chat no route matches: "" (drop the
 	// message, as Agnx does) when the file sets no runtime.default_agent,
@@ -106,6 +110,10 @@ type SessionsConfig struct {
 	// Compaction is discard, archive or disabled; empty: each agent's own
 	// spec.session.compaction applies.
 	Compaction string `yaml:"compaction"`
+	// DailyTokenBudget is the daily token budget (input plus output, all
+	// its sessions) of an agent whose spec.session.daily_token_budget is
+	// 0; 0: none (an agnx-lite extension).
+	DailyTokenBudget int `yaml:"daily_token_budget"`
 }
 
 // ServicesConfig is Agnx's services block.

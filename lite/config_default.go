@@ -74,6 +74,7 @@ server:
 sessions:
   ttl_hours: 0                    # 0: sessions never expire
   # compaction: archive           # discard | archive | disabled; unset: each agent's own
+  # daily_token_budget: 0         # tokens (input + output) an agent may use a day; 0: none; an agent's spec.session.daily_token_budget wins
 
 gateways:
   telegram:
@@ -128,7 +129,11 @@ mcp:
 # hours are read in this zone when a schedule names none. Default: the
 # system's (TZ, else /etc/localtime).
 # scheduler:
-#   timezone: Europe/Berlin
+#   timezone: Europe/Berlin       # also the day usage reports and token budgets count in
+
+# prices:                         # USD per million tokens, for cost estimates in agnx-lite usage
+#   claude-sonnet-4-5: {input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75}
+#   gpt-4o-mini: {input: 0.15, output: 0.6}   # cache_read/cache_write unset: priced as input
 
 runtime:                          # agnx-lite's own settings
   default_agent: assistant

@@ -19,7 +19,7 @@ import (
 func (c *Config) Validate() error {
 	for _, check := range []func() error{c.validateServer, c.validateSessions,
 		c.validateGateways, c.validateRoutes, c.validateRuntime, c.validateWeb, c.validateMCP, c.validateHooks,
-		c.validateScheduler} {
+		c.validateScheduler, c.validatePrices} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -114,7 +114,8 @@ func (c *Config) validateServerLists() error {
 }
 
 func (c *Config) validateSessions() error {
-	if err := c.nonNegative(map[string]int{"sessions.ttl_hours": c.Sessions.TTLHours}); err != nil {
+	if err := c.nonNegative(map[string]int{"sessions.ttl_hours": c.Sessions.TTLHours,
+		"sessions.daily_token_budget": c.Sessions.DailyTokenBudget}); err != nil {
 		return err
 	}
 	if c.Sessions.Compaction == "" {

@@ -26,28 +26,49 @@ type metrics struct {
 	toolSec  map[string]float64   // kind
 	calls    map[[2]string]uint64 // provider, outcome
 	latency  map[string]*histogram
-	tokens   map[[2]string]uint64 // agent, prompt|completion|cache_read|cache_write
-	lastPoll func() time.Time     // the Telegram gateway's, when it runs
+	tokens   map[[2]string]uint64  // agent, prompt|completion|cache_read|cache_write|reasoning
+	cost     map[[2]string]float64 // agent, model: USD, priced models only
+	prices   map[string]runtime.Price
+	lastPoll func() time.Time // the Telegram gateway's, when it runs
 }
 
-var _ runtime.Observer = (*metrics)(nil)
+var (
+	_ runtime.Observer      = (*metrics)(nil)
+	_ runtime.UsageObserver = (*metrics)(nil)
+)
 
-func newMetrics() *metrics {
+// newMetrics counts with the config's prices (nil: no cost counter).
+func newMetrics(prices map[string]runtime.Price) *metrics {
 	return &metrics{turns: map[[2]string]uint64{}, turnSec: map[string]float64{}, tools: map[[3]string]uint64{},
 		toolSec: map[string]float64{}, calls: map[[2]string]uint64{}, latency: map[string]*histogram{},
-		tokens: map[[2]string]uint64{}}
+		tokens: map[[2]string]uint64{}, cost: map[[2]string]float64{}, prices: prices}
 }
 
-func (m *metrics) TurnEnded(agent, outcome string, d time.Duration, u runtime.Usage) {
+func (m *metrics) TurnEnded(agent, outcome string, d time.Duration, _ runtime.Usage) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.turns[[2]string{agent, outcome}]++
 	m.turnSec[agent] += d.Seconds()
-	m.tokens[[2]string{agent, "prompt"}] += uint64(u.PromptTokens)
-	m.tokens[[2]string{agent, "completion"}] += uint64(u.CompletionTokens)
+}
+
+// UsageRecorded counts one model call's tokens once it is in the usage
+// ledger, so /metrics and agnx-lite usage agree (compaction summaries
+// included). Models come from agents' specs: the labels stay few.
+func (m *metrics) UsageRecorded(r runtime.UsageRecord) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u := r.Usage
+	m.tokens[[2]string{r.Agent, "prompt"}] += uint64(u.PromptTokens)
+	m.tokens[[2]string{r.Agent, "completion"}] += uint64(u.CompletionTokens)
 	if u.CacheReadTokens > 0 || u.CacheWriteTokens > 0 {
-		m.tokens[[2]string{agent, "cache_read"}] += uint64(u.CacheReadTokens)
-		m.tokens[[2]string{agent, "cache_write"}] += uint64(u.CacheWriteTokens)
+		m.tokens[[2]string{r.Agent, "cache_read"}] += uint64(u.CacheReadTokens)
+		m.tokens[[2]string{r.Agent, "cache_write"}] += uint64(u.CacheWriteTokens)
+	}
+	if u.ReasoningTokens > 0 {
+		m.tokens[[2]string{r.Agent, "reasoning"}] += uint64(u.ReasoningTokens)
+	}
+	if p, ok := m.prices[r.Model]; ok {
+		m.cost[[2]string{r.Agent, r.Model}] += p.Cost(u)
 	}
 }
 
@@ -123,9 +144,15 @@ func (m *metrics) write(w io.Writer, app *App) {
 	for _, prov := range sortedKeys(m.latency) {
 		p.histogram("agnx_model_call_seconds", m.latency[prov], "provider", prov)
 	}
-	p.family("agnx_tokens_total", "counter", "Tokens used, by agent and kind (prompt, completion; cache_read and cache_write are the parts of prompt the provider's prompt cache served and stored).")
+	p.family("agnx_tokens_total", "counter", "Tokens used, by agent and kind (prompt, completion; cache_read and cache_write are the parts of prompt the provider's prompt cache served and stored, reasoning the part of completion spent thinking).")
 	for _, k := range sortedKeys(m.tokens) {
 		p.sample("agnx_tokens_total", float64(m.tokens[k]), "agent", k[0], "kind", k[1])
+	}
+	if len(m.prices) > 0 {
+		p.family("agnx_model_cost_usd_total", "counter", "Estimated cost of model calls in US dollars, by agent and model, from the prices in agnx.yaml.")
+		for _, k := range sortedKeys(m.cost) {
+			p.sample("agnx_model_cost_usd_total", m.cost[k], "agent", k[0], "model", k[1])
+		}
 	}
 	lastPoll := m.lastPoll
 	m.mu.Unlock()

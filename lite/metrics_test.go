@@ -59,6 +59,7 @@ func TestMetrics(t *testing.T) {
 	assert.Regexp(t, `agnx_tokens_total\{agent="assistant",kind="prompt"\} [1-9]`, out)
 	assert.Regexp(t, `agnx_resident_memory_bytes [1-9]`, out)
 	assert.Regexp(t, `agnx_goroutines [1-9]`, out)
+	assert.Regexp(t, `agnx_tokens_total\{agent="assistant",kind="prompt"\} [1-9]`, out)
 	line := regexp.MustCompile(`^[a-z_]+(\{([a-z_]+="[^"]*",?)+\})? [-+0-9.eInf]+$`)
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if !strings.HasPrefix(l, "#") {
@@ -67,14 +68,20 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// Prompt-cache tokens are counted apart, only for agents whose provider
-// reports them.
+// Prompt-cache and reasoning tokens are counted apart, only for agents
+// whose provider reports them; cost only for priced models.
 func TestMetrics_CacheTokens(t *testing.T) {
-	m := newMetrics()
-	m.TurnEnded("claude", "completed", time.Second, runtime.Usage{PromptTokens: 100, CompletionTokens: 5, CacheReadTokens: 80, CacheWriteTokens: 15})
-	m.TurnEnded("local", "completed", time.Second, runtime.Usage{PromptTokens: 10, CompletionTokens: 1})
+	m := newMetrics(map[string]runtime.Price{"claude-sonnet-4-5": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}})
+	m.UsageRecorded(runtime.UsageRecord{Agent: "claude", Model: "claude-sonnet-4-5",
+		Usage: runtime.Usage{PromptTokens: 100, CompletionTokens: 5, CacheReadTokens: 80, CacheWriteTokens: 15}})
+	m.UsageRecorded(runtime.UsageRecord{Agent: "local", Model: "o3-mini", Usage: runtime.Usage{PromptTokens: 10, CompletionTokens: 7, ReasoningTokens: 4}})
+	m.TurnEnded("claude", "completed", time.Second, runtime.Usage{PromptTokens: 100, CompletionTokens: 5})
+	assert.Equal(t, uint64(100), m.tokens[[2]string{"claude", "prompt"}], "a turn's end does not count its calls again")
 	assert.Equal(t, uint64(80), m.tokens[[2]string{"claude", "cache_read"}])
 	assert.Equal(t, uint64(15), m.tokens[[2]string{"claude", "cache_write"}])
+	assert.Equal(t, uint64(4), m.tokens[[2]string{"local", "reasoning"}])
 	_, ok := m.tokens[[2]string{"local", "cache_read"}]
 	assert.False(t, ok)
+	assert.InDelta(t, (5*3+5*15+80*0.3+15*3.75)/1e6, m.cost[[2]string{"claude", "claude-sonnet-4-5"}], 1e-12)
+	assert.Len(t, m.cost, 1, "unpriced models have no cost series")
 }

@@ -114,7 +114,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		// The name the server is bound to is one clients reach it by.
 		AllowedHosts:   append(slices.Clip(sc.AllowedHosts), sc.Host),
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
-		Hooks: newHooks(app, log),
+		Hooks: newHooks(app, log), Usage: app,
 	})
 	srv := &http.Server{
 		Handler:           api,

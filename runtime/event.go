@@ -226,6 +226,9 @@ func writeUsage(w *jsonw.Writer, u Usage) {
 	if u.CacheWriteTokens > 0 {
 		w.Key("cache_write_tokens").Int(int64(u.CacheWriteTokens))
 	}
+	if u.ReasoningTokens > 0 {
+		w.Key("reasoning_tokens").Int(int64(u.ReasoningTokens))
+	}
 	w.EndObject()
 }
 
@@ -263,6 +266,7 @@ func readUsage(v *fastjson.Value) Usage {
 		CompletionTokens: v.GetInt("completion_tokens"),
 		CacheReadTokens:  v.GetInt("cache_read_tokens"),
 		CacheWriteTokens: v.GetInt("cache_write_tokens"),
+		ReasoningTokens:  v.GetInt("reasoning_tokens"),
 	}
 }
 

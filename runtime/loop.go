@@ -98,8 +98,10 @@ type Options struct {
 	// committed (see TurnEnd): notifications for turns nobody watched. It
 	// is called on the loop goroutine and must not block.
 	TurnEnded func(TurnEnd)
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// Usage configures the usage ledger and the daily token budget.
+	Usage  UsageOptions
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
 // Loop is the single event loop. One goroutine, Run, owns every session;
@@ -140,6 +142,7 @@ type Loop struct {
 	parser      fastjson.Parser
 	builds      agentBuilds
 	policy      policyState // allow_always answers (loop_policy.go)
+	usage       usageState  // today's token totals (usage.go)
 
 	// The batch being built for the next group commit.
 	ops     []func(*storage.Tx) error

@@ -97,6 +97,9 @@ func (l *Loop) runTurn(s *session, t *turn, ag *LoadedAgent, err error) {
 	}
 	t.agent = ag
 	s.budget = historyBudget(ag)
+	if len(s.st.OpenCalls) == 0 && l.refuseOverBudget(s, ag) {
+		return
+	}
 	if len(s.st.OpenCalls) > 0 {
 		// A resumed turn stopped while tools ran: never run them again.
 		l.resumeCalls(s)
@@ -309,6 +312,7 @@ func (r *streamDone) handle(l *Loop) {
 	}
 	l.record(s, Event{Type: EvAssistant, Agent: s.st.Agent, Content: msg.Content, ToolCalls: calls,
 		Thinking: msg.Thinking, Usage: r.resp.Usage})
+	l.noteUsage(s, t.agent, r.resp.Usage)
 	t.usage = t.usage.Add(r.resp.Usage)
 	if len(calls) == 0 {
 		if t.final {

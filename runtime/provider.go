@@ -65,6 +65,10 @@ type Usage struct {
 	// cache_read_input_tokens and cache_creation_input_tokens).
 	CacheReadTokens  int
 	CacheWriteTokens int
+	// ReasoningTokens is the part of CompletionTokens the model spent
+	// thinking, where the provider reports it (OpenAI's
+	// completion_tokens_details.reasoning_tokens); 0 otherwise.
+	ReasoningTokens int
 }
 
 // Total is prompt plus completion tokens.
@@ -77,6 +81,7 @@ func (u Usage) Add(o Usage) Usage {
 		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
 		CacheReadTokens:  u.CacheReadTokens + o.CacheReadTokens,
 		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
+		ReasoningTokens:  u.ReasoningTokens + o.ReasoningTokens,
 	}
 }
 

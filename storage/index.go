@@ -127,3 +127,25 @@ func (tx *Tx) DropIndex(scope string) error {
 	}
 	return nil
 }
+
+// IndexRange calls fn for each key k with from <= k < to, in key order (an
+// empty to means no upper bound), and stops at the first error, which it
+// returns. It seeks to from, so a time-ordered table is read from a point
+// in time without walking what lies before it. k and v are valid only
+// during fn; fn must not write to the same table.
+func (tx *Tx) IndexRange(scope, kind string, from, to []byte, fn func(k, v []byte) error) error {
+	b, err := tx.indexKind(scope, kind, false)
+	if err != nil || b == nil {
+		return err
+	}
+	c := b.Cursor()
+	for k, v := c.Seek(from); k != nil && (len(to) == 0 || bytes.Compare(k, to) < 0); k, v = c.Next() {
+		if v == nil {
+			continue
+		}
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -110,3 +110,29 @@ func TestSchema_MigrateTo2(t *testing.T) {
 		return err
 	}))
 }
+
+func TestTx_IndexRange(t *testing.T) {
+	s := MustOpen(t)
+	require.NoError(t, s.Update(func(tx *Tx) error {
+		for _, k := range []string{"a", "b", "c", "d"} {
+			require.NoError(t, tx.IndexPut("usage", "c", []byte(k), []byte(k)))
+		}
+		return nil
+	}))
+	read := func(from, to string) []string {
+		var got []string
+		require.NoError(t, s.View(func(tx *Tx) error {
+			return tx.IndexRange("usage", "c", []byte(from), []byte(to), func(k, _ []byte) error {
+				got = append(got, string(k))
+				return nil
+			})
+		}))
+		return got
+	}
+	assert.Equal(t, []string{"b", "c"}, read("b", "d"))
+	assert.Equal(t, []string{"b", "c", "d"}, read("am", ""))
+	assert.Empty(t, read("e", ""))
+	require.NoError(t, s.View(func(tx *Tx) error {
+		return tx.IndexRange("absent", "c", nil, nil, func(k, _ []byte) error { return errors.New("called") })
+	}))
+}

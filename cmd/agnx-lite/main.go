@@ -45,6 +45,7 @@ func commands() map[string]command {
 		"memory":   {memoryUsage, "show, search and edit an agent's memory files", runMemory},
 		"skill":    {"skill list [AGENT] | validate [AGENT|PATH]", "list agents' skills, or check SKILL.md files", runSkill},
 		"schedule": {scheduleUsage, "list, show and cancel the schedules agents made", runSchedule},
+		"usage":    {usageUsage, "tokens the models used and their estimated cost, by agent, model or day", runUsage},
 		"mcp":      {mcpUsage, "list an agent's MCP servers and their tools, or test one (connect, list, call)", runMCP},
 		"version":  {"version", "print the version", runVersion},
 	}

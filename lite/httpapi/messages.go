@@ -116,6 +116,11 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, out *turnOutcome,
 	}
 	e := out.end
 	switch {
+	case out.errCode == runtime.CodeTokenBudget:
+		// Refused before the model was called: the client may retry after
+		// midnight, or once the budget is raised.
+		writeProblem(w, r, http.StatusTooManyRequests, codeTokenBudget, out.errMsg)
+		return
 	case e.Reason == runtime.TurnFailed:
 		// Agnx answers a failed model call 500 internal-error; the
 		// problem's code says it was the provider.

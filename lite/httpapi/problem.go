@@ -62,6 +62,8 @@ const (
 	codeTooMany = "too_many_requests"
 	// codeInsufficientStorage: a commit failed for want of disk (507).
 	codeInsufficientStorage = "insufficient_storage"
+	// codeTokenBudget: the agent used its daily token budget (429).
+	codeTokenBudget = "token_budget"
 )
 
 var titles = map[string]string{
@@ -74,6 +76,7 @@ var titles = map[string]string{
 	codeMisdirected:      "Misdirected request", codeOrigin: "Origin not allowed",
 	codeMediaType: "Unsupported media type", codeAgentInvalid: "Agent invalid",
 	codeInsufficientStorage: "Insufficient storage", codeTooMany: "Too many requests",
+	codeTokenBudget: "Daily token budget used",
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {

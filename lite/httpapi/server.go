@@ -95,7 +95,9 @@ type Options struct {
 	// without a valid token (server.public_agents); others see them all.
 	PublicAgents []string
 	// Hooks receives POST /api/v1/hooks/{name} (hooks.go); nil: 404.
-	Hooks  Hooks
+	Hooks Hooks
+	// Usage serves GET /api/v1/usage (usage.go); nil: 404.
+	Usage  Usage
 	Logger *slog.Logger
 }
 
@@ -182,6 +184,7 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/schedules", api, s.listSchedules},
 		{"GET /api/v1/schedules/{id}", api, s.getSchedule},
 		{"DELETE /api/v1/schedules/{id}", api, s.cancelSchedule},
+		{"GET /api/v1/usage", api, s.getUsage},
 		{"GET /api/v1/sessions", api, s.listSessions},
 		{"POST /api/v1/sessions", api, s.createSession},
 		{"GET /api/v1/sessions/{id}", api, s.getSession},

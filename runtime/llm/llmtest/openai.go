@@ -45,9 +45,16 @@ type openaiToolCall struct {
 }
 
 type openaiUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens     int                   `json:"prompt_tokens"`
+	CompletionTokens int                   `json:"completion_tokens"`
+	TotalTokens      int                   `json:"total_tokens"`
+	Details          *openaiCompletionInfo `json:"completion_tokens_details,omitempty"`
+}
+
+// openaiCompletionInfo is usage.completion_tokens_details, sent by
+// reasoning models.
+type openaiCompletionInfo struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 // openaiFrames renders rep as SSE events, and the event of an in-stream
@@ -86,7 +93,10 @@ func openaiFrames(rec RecordedRequest, rep Reply) (frames [][]byte, errFrame []b
 		u := usage(rec, rep, len(pieces))
 		c := chunk(openaiDelta{}, nil)
 		c.Choices = []openaiChoice{}
-		c.Usage = &openaiUsage{u.Prompt, u.Completion, u.Prompt + u.Completion}
+		c.Usage = &openaiUsage{PromptTokens: u.Prompt, CompletionTokens: u.Completion, TotalTokens: u.Prompt + u.Completion}
+		if u.Reasoning > 0 {
+			c.Usage.Details = &openaiCompletionInfo{ReasoningTokens: u.Reasoning}
+		}
 		frames = append(frames, event(c))
 	}
 	frames = append(frames, []byte("data: [DONE]\n\n"))

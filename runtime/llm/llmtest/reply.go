@@ -16,10 +16,13 @@ type ToolCall struct {
 }
 
 // Usage is the token count a fake reports. CacheRead and CacheWrite are
-// parts of Prompt; only the Anthropic fake reports them.
+// parts of Prompt; only the Anthropic fake reports them. Reasoning is the
+// part of Completion spent thinking; only the OpenAI fake reports it (as
+// completion_tokens_details.reasoning_tokens), and only when set.
 type Usage struct {
 	Prompt, Completion    int
 	CacheRead, CacheWrite int
+	Reasoning             int
 }
 
 // Fault is a way for a reply to go wrong after it has begun.

@@ -91,6 +91,7 @@ func (d *decoder) event(data []byte) (bool, error) {
 		d.usage = runtime.Usage{
 			PromptTokens:     u.GetInt("prompt_tokens"),
 			CompletionTokens: u.GetInt("completion_tokens"),
+			ReasoningTokens:  u.GetInt("completion_tokens_details", "reasoning_tokens"),
 		}
 	}
 	choices := v.GetArray("choices")

@@ -147,3 +147,14 @@ func BenchmarkDecode200Chunks(b *testing.B) {
 		}
 	}
 }
+
+// A reasoning model (o-series, DeepSeek R1 through OpenAI-compatible
+// servers) reports its thinking inside completion_tokens.
+func TestDecoder_ReasoningTokens(t *testing.T) {
+	body := `data: {"choices":[{"delta":{"content":"42"},"finish_reason":"stop"}]}` + "\n\n" +
+		`data: {"choices":[],"usage":{"prompt_tokens":30,"completion_tokens":250,"total_tokens":280,` +
+		`"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":192}}}` + "\n\ndata: [DONE]\n\n"
+	resp, err := decodeAll([]byte(body), nil)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.Usage{PromptTokens: 30, CompletionTokens: 250, ReasoningTokens: 192}, resp.Usage)
+}
