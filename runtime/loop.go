@@ -49,9 +49,11 @@ type AgentCache interface {
 
 // AgentPinner is an AgentLoader told which agents have a turn running, so
 // that it never evicts them from under a turn. Pin and Unpin are called
-// from the loop goroutine, paired. A turn pins its agent before looking it
-// up or having it built, so the version it gets stays usable (its tools
-// open) until the turn ends, whatever is built or evicted meanwhile.
+// paired, from the loop goroutine and its build workers. A turn pins its
+// agent before looking it up or having it built, and a build worker pins
+// its agent from before it calls LoadAgent until every waiter has the
+// result, so the version a turn gets stays usable (its tools open) until
+// the turn ends, whatever is built or evicted meanwhile.
 type AgentPinner interface {
 	Pin(name string)
 	Unpin(name string)

@@ -81,15 +81,32 @@ func (l *Loop) startBuilds() {
 // back. A build cannot be interrupted, so a shutdown waits for it (Run
 // returns once every worker has); its result is then dropped, and the
 // loader keeps what it built.
+//
+// The worker pins the agent from before the look-up until the loop has
+// handed the result to everything waiting for it: a turn may join the
+// build after the loader answered, and without this pin an eviction in
+// between (the memory guard, the LRU making room) would close the tools of
+// the version the turn is then handed. Each waiting turn holds its own pin
+// by the time the worker lets go of its one.
 func (l *Loop) buildAgent(name string) {
 	defer l.wg.Done()
+	if p, ok := l.opts.Agents.(AgentPinner); ok {
+		p.Pin(name)
+		defer p.Unpin(name)
+	}
 	a, err := l.opts.Agents.LoadAgent(name)
 	if a == nil && err == nil {
 		err = ErrAgentNotFound
 	}
+	r := &agentBuilt{name: name, agent: a, err: err, handed: make(chan struct{})}
 	select {
-	case l.inbox <- &agentBuilt{name: name, agent: a, err: err}:
+	case l.inbox <- r:
 	case <-l.done:
+		return
+	}
+	select {
+	case <-r.handed:
+	case <-l.done: // the loop stopped before it took the result
 	}
 }
 
@@ -98,6 +115,8 @@ type agentBuilt struct {
 	name  string
 	agent *LoadedAgent
 	err   error
+	// handed is closed once every waiter has the result.
+	handed chan struct{}
 }
 
 func (r *agentBuilt) handle(l *Loop) {
@@ -108,6 +127,7 @@ func (r *agentBuilt) handle(l *Loop) {
 	for _, fn := range waiting {
 		fn(r.agent, r.err)
 	}
+	close(r.handed)
 	l.startBuilds()
 }
 

@@ -207,7 +207,7 @@ func TestLoop_OneBuildPerAgent(t *testing.T) {
 		synctest.Wait() // every request has reached the loop and waits
 		builds, pins := g.count("slow")
 		assert.Equal(t, 2, builds, "the first session's build, then one for all four")
-		assert.Equal(t, 1, pins, "the waiting turn pinned its agent before the look-up")
+		assert.Equal(t, 2, pins, "the waiting turn pinned its agent before the look-up, and the build pins what it finds")
 		assert.Len(t, created, 0)
 
 		release()
@@ -221,6 +221,31 @@ func TestLoop_OneBuildPerAgent(t *testing.T) {
 		assert.Equal(t, "ok", find(evs, runtime.EvAssistant)[0].Content)
 		builds, pins = g.count("slow")
 		assert.Equal(t, 2, builds)
+		assert.Equal(t, 0, pins)
+	})
+}
+
+// A build pins its agent from before the look-up until whoever waited has
+// the result: a turn that joins it late is handed a version nothing could
+// evict meanwhile. Then the pin is given back.
+func TestLoop_BuildPinsUntilHandedOver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := newGatedLoader(map[string]*runtime.LoadedAgent{"slow": instantAgent("slow", "pause")})
+		l, _, _ := bubbleLoop(t, runtime.Options{Agents: g})
+		release := g.hold()
+		created := make(chan error, 1)
+		go func() {
+			_, err := l.CreateSession(context.Background(), runtime.NewSession{Agent: "slow"})
+			created <- err
+		}()
+		<-g.started
+		synctest.Wait()
+		_, pins := g.count("slow")
+		assert.Equal(t, 1, pins, "no turn waits, yet the build holds a pin")
+		release()
+		require.NoError(t, <-created)
+		synctest.Wait()
+		_, pins = g.count("slow")
 		assert.Equal(t, 0, pins)
 	})
 }
