@@ -64,7 +64,10 @@ func TestLoad_Full(t *testing.T) {
 	assert.Equal(t, 25, a.Session.MaxToolIterations)
 	require.NotNil(t, a.Session.TTLHours)
 	assert.Equal(t, 48, *a.Session.TTLHours)
-	assert.Equal(t, Context{4000, 1000, "both", 1, 3}, a.Session.Context)
+	off := false
+	assert.Equal(t, Context{4000, 1000, "both", 1, 3, &off}, a.Session.Context)
+	assert.False(t, a.Session.Context.Summarizes())
+	assert.True(t, (&Context{}).Summarizes(), "summarize defaults to true")
 	wantAccess := DefaultAccess()
 	wantAccess.DM = AccessRule{Policy: "allowlist", Allowlist: []string{"telegram:12345"}}
 	wantAccess.Groups.Allowlist = []string{}
