@@ -168,8 +168,9 @@ func windowOf(s *state) window {
 	if len(s.OpenCalls) > 0 {
 		w.OpenCalls = s.OpenCalls
 	}
-	if len(s.Approvals) > 0 {
-		w.Approvals = s.Approvals
+	for _, a := range s.Approvals {
+		a.At = a.At.UTC() // a checkpoint reads times as local, the log as UTC
+		w.Approvals = append(w.Approvals, a)
 	}
 	if len(s.marks) > 0 {
 		w.Marks = s.marks
