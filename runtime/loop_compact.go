@@ -136,8 +136,15 @@ func (l *Loop) summarise(s *session, c *compaction, ag *LoadedAgent, err error) 
 	w := summaryWorker{l: l, sid: s.st.ID, c: c, agent: ag,
 		req:     summaryRequest(ag.Spec, s.st.Summary, s.st.History[:at:at], budget),
 		timeout: time.Duration(cmp.Or(ag.Spec.Session.LLMTimeoutSeconds, agents.DefaultLLMTimeoutSeconds)) * time.Second}
-	l.wg.Add(1)
-	go w.run(l.runCtx)
+	// The call starts once what it summarises is committed: a turn_end
+	// in the same batch is then durable before any summary of it is.
+	l.afterCommit(func(err error) {
+		if err != nil || l.sessions[s.st.ID] != s || s.compacting != c {
+			return // a failed commit dropped the session, and its compaction
+		}
+		l.wg.Add(1)
+		go w.run(l.runCtx)
+	})
 }
 
 // trimInstead records a trim where a summary was wanted, and tells the
