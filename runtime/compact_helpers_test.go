@@ -240,14 +240,19 @@ func resident(t *testing.T, l *Loop, sid string) (w window, st state, err error)
 // checkpoint and log; it returns the window before and after.
 func reload(t *testing.T, l *Loop, sid string) (before, after window) {
 	t.Helper()
+	var err error
 	onLoop(t, l, func() {
 		s := l.sessions[sid]
-		require.NotNil(t, s)
+		if s == nil {
+			err = errNoSession
+			return
+		}
 		before = windowOf(s.st)
 		l.drop(s, nil)
-		s, err := l.load(sid)
-		require.NoError(t, err)
-		after = windowOf(s.st)
+		if s, err = l.load(sid); err == nil {
+			after = windowOf(s.st)
+		}
 	})
+	require.NoError(t, err)
 	return before, after
 }

@@ -73,9 +73,6 @@ func (r *importReq) store(l *Loop, budget int) {
 	data := make([][]byte, 0, len(r.events)+2)
 	seqs := make(map[uint64]uint64) // the stream's seqs → the new ones
 	add := func(e Event) {
-		if e.Seq > 0 {
-			seqs[e.Seq] = st.LastSeq + 1
-		}
 		e.Seq = st.LastSeq + 1
 		if e.Time.IsZero() {
 			e.Time = st.Updated
@@ -83,13 +80,16 @@ func (r *importReq) store(l *Loop, budget int) {
 				e.Time = l.now()
 			}
 		}
-		if c := e.Compaction; c != nil {
-			e.Compaction = renumber(c, seqs)
-		}
 		st.apply(&e)
 		data = append(data, e.AppendJSON(nil))
 	}
 	for _, e := range r.events {
+		if e.Seq > 0 {
+			seqs[e.Seq] = st.LastSeq + 1
+		}
+		if c := e.Compaction; c != nil {
+			e.Compaction = renumber(c, seqs)
+		}
 		add(e)
 	}
 	// A turn_end folds pending messages into the next turn, so a second one
