@@ -269,3 +269,25 @@ func TestCheckpoint_Version1Loads(t *testing.T) {
 	assert.Equal(t, windowOf(s.st), windowOf(back.st))
 	assert.Equal(t, "they read notes.txt", back.st.Summary)
 }
+
+// A damaged checkpoint never panics the reader, and what it reads
+// encodes again.
+func FuzzDecodeCheckpoint(f *testing.F) {
+	v1, err := os.ReadFile("testdata/checkpoint_v1/checkpoint_11.json")
+	require.NoError(f, err)
+	f.Add(v1)
+	f.Add([]byte(`{"v":2,"seq":9,"id":"s","window_seq":5,"summary":"hi","trim_noticed":true}`))
+	f.Add([]byte(`{"v":2,"seq":9,"window_seq":0,"history":[{"role":"user","content":"x"}],"marks":[[1,7],[-1,2],[9,9],["a"]]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p fastjson.Parser
+		s, err := decodeCheckpoint(&p, data)
+		if err != nil {
+			return
+		}
+		for _, m := range s.marks {
+			require.LessOrEqual(t, m.at, len(s.History))
+		}
+		_, err = decodeCheckpoint(&p, s.encodeCheckpoint(nil))
+		require.NoError(t, err)
+	})
+}
