@@ -74,7 +74,9 @@ func (x *AgnxWriter) Write(e Event) error {
 	if !e.Durable() {
 		return nil
 	}
-	x.st.apply(&e)
+	if e.Type != EvHistoryCompaction { // state.json holds the whole conversation
+		x.st.apply(&e)
+	}
 	l, ok := x.line(&e)
 	if !ok {
 		return nil

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"fmt"
 	"strings"
 	"testing"
@@ -56,6 +58,17 @@ func TestImportSession_Compacted(t *testing.T) {
 		require.NoError(t, err)
 		exported := logEvents(t, l, made.ID)
 		require.Greater(t, countType(exported, EvHistoryCompaction, ""), 0)
+		// Agnx's state.json still holds the whole conversation.
+		x := NewAgnxWriter(io.Discard)
+		for _, e := range exported {
+			require.NoError(t, x.Write(e))
+		}
+		data, err := x.State("s")
+		require.NoError(t, err)
+		var agnx struct{ Conversation []json.RawMessage }
+		require.NoError(t, json.Unmarshal(data, &agnx))
+		assert.Len(t, agnx.Conversation, 40, "20 questions, 20 answers")
+
 		again, err := l.ImportSession(ctx, exported)
 		require.NoError(t, err)
 		onLoop(t, l, func() {

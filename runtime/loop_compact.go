@@ -38,6 +38,9 @@ var errTurnRunning = errors.New("a turn is running: try /compact again after it 
 type compaction struct {
 	upto   uint64 // the mark the summary call's prefix ends at
 	manual bool   // Loop.Compact: everything but the newest exchange
+	// maxBytes bounds the summary kept, from the call's output tokens, so
+	// a model that ignores the bound cannot outgrow the window.
+	maxBytes int
 	// done, for a manual one, is told the result once it is committed.
 	done func(CompactResult, error)
 }
@@ -87,6 +90,9 @@ func (l *Loop) compactAfterTurn(s *session) {
 	if l.draining || l.runCtx == nil || l.runCtx.Err() != nil {
 		return // shutting down: the next turn end compacts
 	}
+	if _, ok := s.st.plan(s.budget / 2); !ok {
+		return // one exchange outgrew the budget: nothing can be cut
+	}
 	l.startCompaction(s, &compaction{})
 }
 
@@ -122,7 +128,7 @@ func (l *Loop) summarise(s *session, c *compaction, ag *LoadedAgent, err error) 
 	switch {
 	case err != nil:
 		why = "its agent could not be loaded"
-	case ag.Provider == nil || ag.Spec == nil:
+	case ag == nil || ag.Provider == nil || ag.Spec == nil:
 		why = "its agent has no model"
 	case !ag.Spec.Session.Context.Summarizes():
 		why = "spec.session.context.summarize is false"
@@ -133,8 +139,9 @@ func (l *Loop) summarise(s *session, c *compaction, ag *LoadedAgent, err error) 
 	}
 	c.upto = s.st.marks[p.mark].seq
 	at := s.st.marks[p.mark].at
-	w := summaryWorker{l: l, sid: s.st.ID, c: c, agent: ag,
-		req:     summaryRequest(ag.Spec, s.st.Summary, s.st.History[:at:at], budget),
+	req := summaryRequest(ag.Spec, s.st.Summary, s.st.History[:at:at], budget)
+	c.maxBytes = req.MaxOutputTokens * 4
+	w := summaryWorker{l: l, sid: s.st.ID, c: c, agent: ag, req: req,
 		timeout: time.Duration(cmp.Or(ag.Spec.Session.LLMTimeoutSeconds, agents.DefaultLLMTimeoutSeconds)) * time.Second}
 	// The call starts once what it summarises is committed: a turn_end
 	// in the same batch is then durable before any summary of it is.

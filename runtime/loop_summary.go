@@ -90,7 +90,7 @@ func compactArgs(args string) string {
 
 // summaryText checks a summary call's answer: the summary, or why there
 // is none.
-func summaryText(resp *Response, err error) (text, why string) {
+func summaryText(resp *Response, err error, maxBytes int) (text, why string) {
 	if err != nil {
 		code, _ := describe(err)
 		return "", "the summary call failed: " + code
@@ -102,7 +102,7 @@ func summaryText(resp *Response, err error) (text, why string) {
 	case strings.IndexFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0:
 		return "", "the model's summary held no text"
 	}
-	return cutRunes(text, maxSummaryBytes), ""
+	return cutRunes(text, min(maxBytes, maxSummaryBytes)), ""
 }
 
 // summaryWorker runs one summary call off the loop goroutine and posts
@@ -151,7 +151,7 @@ func (r *summaryDone) handle(l *Loop) {
 		failCompaction(s, ErrClosed) // shutting down: the next turn end compacts
 		return
 	}
-	text, why := summaryText(r.resp, r.err)
+	text, why := summaryText(r.resp, r.err, r.c.maxBytes)
 	i := s.st.markIndex(r.c.upto)
 	if why == "" && i < 0 {
 		why = "the conversation changed meanwhile"
