@@ -3,8 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"testing/synctest"
