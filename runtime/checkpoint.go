@@ -15,7 +15,7 @@ import (
 // another version is ignored and the session is rebuilt from its events.
 // Version 2 stores where the window starts (window_seq) and the summary,
 // not the window: load replays it from the log. Version 1 checkpoints,
-// which hold the history, still load (see legacyHistory).
+// which hold the history, still load (see checkpoint_window.go).
 const checkpointVersion = 2
 
 // encodeCheckpoint writes the folded state.

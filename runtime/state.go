@@ -185,9 +185,9 @@ func (s *state) apply(e *Event) {
 		s.Rounds = 0
 		s.Turns++
 		if len(s.Pending) == 0 {
+			// A quiet point: the window may start here (state_window.go).
 			s.marks = append(s.marks, mark{at: len(s.History), seq: e.Seq + 1})
-		}
-		if len(s.Pending) > 0 {
+		} else {
 			for _, m := range s.Pending {
 				s.push(m)
 			}
