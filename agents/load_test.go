@@ -151,6 +151,7 @@ func TestLoad_Errors(t *testing.T) {
 			`spec.session.compaction "zip" is not one of discard, archive, disabled`},
 		{"truncation", header + model + "  session:\n    context:\n      tool_result_truncation: middle\n", 11,
 			`spec.session.context.tool_result_truncation "middle" is not one of head, tail, both`},
+		{"summarize", header + model + "  session:\n    context:\n      summarize: maybe\n", 11, "spec.session.context.summarize must be true or false"},
 		{"negative keep", header + model + "  session:\n    context:\n      tool_result_keep_last: -1\n", 11,
 			"spec.session.context.tool_result_keep_last -1 must be at least 0"},
 		{"fractional int", header + model + "  session:\n    ttl_hours: 1.5\n", 10, "spec.session.ttl_hours must be a whole number"},
