@@ -134,7 +134,15 @@ type Context struct {
 	ToolResultTruncation string `yaml:"tool_result_truncation"` // head | tail | both
 	ToolResultKeepFirst  int    `yaml:"tool_result_keep_first"`
 	ToolResultKeepLast   int    `yaml:"tool_result_keep_last"`
+	// Summarize is context.summarize: when the history outgrows
+	// max_history_tokens, the model summarises the older part (true, the
+	// default when nil) or it is dropped without a summary (false).
+	Summarize *bool `yaml:"summarize"`
 }
+
+// Summarizes reports whether the older history is summarised rather than
+// dropped (context.summarize, true unless set to false).
+func (c *Context) Summarizes() bool { return c.Summarize == nil || *c.Summarize }
 
 // Access is spec.access: who may talk to the agent and how it answers in
 // groups. Load fills in the defaults of what agent.yaml leaves out; an

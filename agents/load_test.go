@@ -64,7 +64,10 @@ func TestLoad_Full(t *testing.T) {
 	assert.Equal(t, 25, a.Session.MaxToolIterations)
 	require.NotNil(t, a.Session.TTLHours)
 	assert.Equal(t, 48, *a.Session.TTLHours)
-	assert.Equal(t, Context{4000, 1000, "both", 1, 3}, a.Session.Context)
+	off := false
+	assert.Equal(t, Context{4000, 1000, "both", 1, 3, &off}, a.Session.Context)
+	assert.False(t, a.Session.Context.Summarizes())
+	assert.True(t, (&Context{}).Summarizes(), "summarize defaults to true")
 	wantAccess := DefaultAccess()
 	wantAccess.DM = AccessRule{Policy: "allowlist", Allowlist: []string{"telegram:12345"}}
 	wantAccess.Groups.Allowlist = []string{}
@@ -148,6 +151,7 @@ func TestLoad_Errors(t *testing.T) {
 			`spec.session.compaction "zip" is not one of discard, archive, disabled`},
 		{"truncation", header + model + "  session:\n    context:\n      tool_result_truncation: middle\n", 11,
 			`spec.session.context.tool_result_truncation "middle" is not one of head, tail, both`},
+		{"summarize", header + model + "  session:\n    context:\n      summarize: maybe\n", 11, "spec.session.context.summarize must be true or false"},
 		{"negative keep", header + model + "  session:\n    context:\n      tool_result_keep_last: -1\n", 11,
 			"spec.session.context.tool_result_keep_last -1 must be at least 0"},
 		{"fractional int", header + model + "  session:\n    ttl_hours: 1.5\n", 10, "spec.session.ttl_hours must be a whole number"},

@@ -74,7 +74,9 @@ func (x *AgnxWriter) Write(e Event) error {
 	if !e.Durable() {
 		return nil
 	}
-	x.st.apply(&e, 0)
+	if e.Type != EvHistoryCompaction { // state.json holds the whole conversation
+		x.st.apply(&e)
+	}
 	l, ok := x.line(&e)
 	if !ok {
 		return nil
@@ -128,9 +130,10 @@ func (x *AgnxWriter) line(e *Event) (agnxLine, bool) {
 	case EvSessionEnd:
 		l.Type, l.From, l.To = "status_change", string(SessionActive), string(SessionCompleted)
 	default:
-		// turn_end and tool_call are agnx-lite's: Agnx would skip the
-		// line, and its assistant_response already holds the calls;
-		// token is never stored.
+		// turn_end, tool_call and history_compaction are agnx-lite's:
+		// Agnx would skip the line, its assistant_response already holds
+		// the calls, and the messages a compaction left out of the window
+		// are still in the log; token is never stored.
 		return l, false
 	}
 	return l, true

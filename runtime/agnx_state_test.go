@@ -25,7 +25,7 @@ func FuzzParseAgnxState(f *testing.F) {
 		var s state
 		for i := range evs {
 			evs[i].Seq = uint64(i + 1)
-			s.apply(&evs[i], 1000)
+			s.apply(&evs[i])
 		}
 	})
 }

@@ -13,7 +13,10 @@ import (
 
 // checkpointVersion is written into every checkpoint; a checkpoint of
 // another version is ignored and the session is rebuilt from its events.
-const checkpointVersion = 1
+// Version 2 stores where the window starts (window_seq) and the summary,
+// not the window: load replays it from the log. Version 1 checkpoints,
+// which hold the history, still load (see checkpoint_window.go).
+const checkpointVersion = 2
 
 // encodeCheckpoint writes the folded state.
 func (s *state) encodeCheckpoint(dst []byte) []byte {
@@ -36,7 +39,14 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	w.Key("turns").Int(int64(s.Turns))
 	w.OptString("preview", s.Preview)
 	writeUsage(w.Key("usage"), s.Usage)
-	writeMessages(w.Key("history"), s.History)
+	w.Key("window_seq").Uint(s.WindowSeq)
+	w.OptString("summary", s.Summary)
+	if s.TrimNoticed {
+		w.Key("trim_noticed").Bool(true)
+	}
+	if s.WindowSeq == 0 {
+		s.writeLegacyHistory(&w)
+	}
 	writeMessages(w.Key("pending"), s.Pending)
 	w.Key("pending_reply").Bool(s.PendingReply)
 	w.OptString("origin", s.Origin)
@@ -111,7 +121,8 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode checkpoint: %w", err)
 	}
-	if n := v.GetInt("v"); n != checkpointVersion {
+	n := v.GetInt("v")
+	if n != checkpointVersion && n != 1 {
 		return nil, fmt.Errorf("decode checkpoint: version %d, want %d", n, checkpointVersion)
 	}
 	str := func(k string) string { return string(v.GetStringBytes(k)) }
@@ -129,7 +140,9 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 		Origin:        str("origin"),
 		PendingOrigin: str("pending_origin"),
 		Usage:         readUsage(v.Get("usage")),
-		History:       decodeMessages(v.GetArray("history")),
+		WindowSeq:     v.GetUint64("window_seq"),
+		Summary:       str("summary"),
+		TrimNoticed:   v.GetBool("trim_noticed"),
 		Pending:       decodeMessages(v.GetArray("pending")),
 		OpenCalls:     decodeToolCalls(v.GetArray("open_calls")),
 	}
@@ -137,8 +150,11 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 	for _, n := range v.GetArray("silent") {
 		s.Silent = append(s.Silent, Note{Content: string(n.GetStringBytes("content")), At: time.Unix(0, n.GetInt64("at"))})
 	}
-	for i := range s.History {
-		s.HistTokens += estimateTokens(&s.History[i])
+	if n == 1 {
+		s.WindowSeq = 0 // its history is inline, whatever it says
+	}
+	if s.WindowSeq == 0 {
+		s.readLegacyHistory(v)
 	}
 	for _, a := range v.GetArray("approvals") {
 		s.Approvals = append(s.Approvals, Approval{CallID: string(a.GetStringBytes("call_id")),

@@ -21,9 +21,14 @@
 // only after the commit. Tokens are never stored; the final answer is.
 //
 // A session's state is its context window, bounded by the agent's
-// max_history_tokens, so a checkpoint (every CheckpointEvery events and at
-// every turn end) is bounded too; recovery reads the latest checkpoint and
-// replays the events after it.
+// max_history_tokens: after a turn end leaves it over the budget, a worker
+// asks the agent's model to summarise the older part, and a durable
+// history_compaction event moves the window's start (loop_compact.go); the
+// older events stay in the log. A checkpoint (every CheckpointEvery events
+// and at every turn end) stores where the window starts and the summary,
+// not the window, so it is small whatever the budget; recovery reads the
+// latest checkpoint, replays the window from the log, then the events
+// after the checkpoint.
 //
 // runtime imports storage, agents (for types) and runtime/jsonw (the JSON
 // writer it shares with the providers and the HTTP API), and nothing from

@@ -35,6 +35,11 @@ const (
 	// EvApprovalDecision answers one; Decision is allow_once, allow_always
 	// or deny, Reason who decided (user, timeout).
 	EvApprovalDecision EventType = "approval_decision"
+	// EvHistoryCompaction moves the start of the context window: the
+	// messages before Compaction.Upto are no longer sent to the model,
+	// Content (a summary the model wrote, or "" for a plain trim) stands
+	// for them. They stay in the log.
+	EvHistoryCompaction EventType = "history_compaction"
 )
 
 // Approval decisions.
@@ -111,6 +116,10 @@ type Event struct {
 	// tool_result: structured data for clients (JSON), never sent to the
 	// model.
 	Details []byte
+
+	// history_compaction: what moved (Content is the summary, Usage the
+	// summary call's tokens). A pointer: most events have none.
+	Compaction *Compaction
 }
 
 // Durable reports whether the event belongs in the log (see EventTypes).
@@ -187,6 +196,8 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		}
 	case EvSessionEnd:
 		w.Key("reason").String(e.Reason)
+	case EvHistoryCompaction:
+		e.appendCompaction(&w)
 	case EvToken:
 		w.Key("content").String(e.Content)
 	}
@@ -331,6 +342,8 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 		}
 	case EvSessionEnd:
 		e.Reason = str("reason")
+	case EvHistoryCompaction:
+		e.decodeCompaction(v)
 	case EvToken:
 		e.Content = str("content")
 	default:

@@ -42,6 +42,8 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"seq":2,"type":"assistant_response","tool_calls":[{"id":"a","name":"b","arguments":{"x":[1,2]}}]}`))
 	f.Add([]byte(`{"seq":3,"type":"tool_result","result":{"success":true,"content":"x","details":{"a":1}}}`))
 	f.Add([]byte(`{"type":"nope"}`))
+	f.Add([]byte(`{"seq":9,"type":"history_compaction","upto":5,"content":"They talked.","method":"summary","covers_from":1,"covers_to":4,"tokens_before":900,"tokens_after":300,"usage":{"prompt_tokens":80,"completion_tokens":9}}`))
+	f.Add([]byte(`{"seq":9,"type":"history_compaction","upto":-3,"method":7,"tokens_before":"x"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p fastjson.Parser
 		e, err := DecodeEvent(&p, data)
@@ -53,7 +55,8 @@ func FuzzDecodeEvent(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-decode: %v", err)
 		}
-		if again.Type != e.Type || again.Content != e.Content || len(again.ToolCalls) != len(e.ToolCalls) {
+		if again.Type != e.Type || again.Content != e.Content || len(again.ToolCalls) != len(e.ToolCalls) ||
+			(e.Compaction != nil && *again.Compaction != *e.Compaction) {
 			t.Fatalf("round trip changed the event: %+v != %+v", again, e)
 		}
 	})

@@ -29,6 +29,7 @@ var eventTypes = [...]EventTypeInfo{
 	{EvTurnEnd, true, "a turn ended: Reason is its outcome (completed, failed, cancelled, interrupted, paused), Usage its tokens"},
 	{EvSessionEnd, true, "the session ended: Reason"},
 	{EvSilentMessage, true, "a group message kept out of the conversation: Content (prefixed with its sender's name), SenderID, SenderName; the model sees the recent ones (spec.access.groups.context_buffer) as background when it is next addressed"},
+	{EvHistoryCompaction, true, "the context window was compacted: messages before Compaction.Upto (JSON \"upto\") are no longer sent to the model; Content (\"content\") is the summary that stands for them, \"\" for a plain trim; Compaction.Method (summary or trim), CoversFrom/CoversTo the seqs it replaced, TokensBefore/TokensAfter the window's estimated size, Usage the summary call's tokens"},
 	{EvToken, false, "a piece of the answer as the model streams it: Content; the assistant_response that follows holds the whole text"},
 }
 

@@ -34,6 +34,8 @@ var sampleEvents = map[EventType]Event{
 	EvTurnEnd:          {Reason: TurnCompleted, Usage: Usage{PromptTokens: 12, CompletionTokens: 3}},
 	EvSessionEnd:       {Reason: "deleted"},
 	EvToken:            {Content: "Hel"},
+	EvHistoryCompaction: {Content: "Ada asked about milk.", Usage: Usage{PromptTokens: 90, CompletionTokens: 8},
+		Compaction: &Compaction{Upto: 7, Method: CompactSummary, CoversFrom: 1, CoversTo: 6, TokensBefore: 900, TokensAfter: 200}},
 }
 
 // Every EventType constant is in the table, once, with what it means.

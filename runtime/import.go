@@ -70,7 +70,8 @@ func (r *importReq) handle(l *Loop) {
 func (r *importReq) store(l *Loop, budget int) {
 	id := newSessionID(l.now())
 	st := &state{ID: id}
-	data := make([][]byte, 0, len(r.events)+1)
+	data := make([][]byte, 0, len(r.events)+2)
+	seqs := make(map[uint64]uint64) // the stream's seqs → the new ones
 	add := func(e Event) {
 		e.Seq = st.LastSeq + 1
 		if e.Time.IsZero() {
@@ -79,16 +80,28 @@ func (r *importReq) store(l *Loop, budget int) {
 				e.Time = l.now()
 			}
 		}
-		st.apply(&e, budget)
+		st.apply(&e)
 		data = append(data, e.AppendJSON(nil))
 	}
 	for _, e := range r.events {
+		if e.Seq > 0 {
+			seqs[e.Seq] = st.LastSeq + 1
+		}
+		if c := e.Compaction; c != nil {
+			e.Compaction = renumber(c, seqs)
+		}
 		add(e)
 	}
 	// A turn_end folds pending messages into the next turn, so a second one
 	// may be needed; two always suffice.
 	for i := 0; i < 2 && st.TurnActive; i++ {
 		add(Event{Type: EvTurnEnd, Reason: TurnInterrupted, Time: st.Updated})
+	}
+	// A window over the budget is trimmed as the loop would have, so its
+	// first load replays no more than the budget.
+	if e, ok := st.trimEvent(budget); ok {
+		e.Time = st.Updated
+		add(e)
 	}
 	info := st.info()
 	meta := info.appendJSON(nil)
@@ -112,4 +125,12 @@ func (r *importReq) store(l *Loop, budget int) {
 		}
 		r.reply <- result[SessionInfo]{v: info, err: err}
 	})
+}
+
+// renumber maps an imported compaction's seqs to the new numbering; a seq
+// the stream does not hold becomes 0, and apply ignores the compaction.
+func renumber(c *Compaction, seqs map[uint64]uint64) *Compaction {
+	n := *c
+	n.Upto, n.CoversFrom, n.CoversTo = seqs[c.Upto], seqs[c.CoversFrom], seqs[c.CoversTo]
+	return &n
 }

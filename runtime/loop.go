@@ -171,6 +171,9 @@ type session struct {
 	// used is when the session last did anything; idle ones are dropped
 	// from memory by the loop's one sweep timer.
 	used time.Time
+	// compacting is the compaction under way (loop_compact.go); the
+	// session's next turn waits for it.
+	compacting *compaction
 }
 
 type published struct {
@@ -345,7 +348,7 @@ func (l *Loop) dropIdle(idle time.Duration) int {
 	n := 0
 	for id, s := range l.sessions {
 		_, dirty := l.dirty[s]
-		if s.turn != nil || s.st.TurnActive || s.queued || len(s.subs) > 0 || dirty || now.Sub(s.used) < idle {
+		if s.turn != nil || s.st.TurnActive || s.queued || s.compacting != nil || len(s.subs) > 0 || dirty || now.Sub(s.used) < idle {
 			continue
 		}
 		delete(l.sessions, id)

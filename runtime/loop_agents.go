@@ -36,15 +36,6 @@ func (l *Loop) cachedAgent(name string) (*LoadedAgent, bool) {
 	return nil, false
 }
 
-// cachedBudget is the history budget of an agent the loader has built,
-// or 0 (trim nothing) when it has not.
-func (l *Loop) cachedBudget(name string) int {
-	if a, ok := l.cachedAgent(name); ok {
-		return historyBudget(a)
-	}
-	return 0
-}
-
 // withAgent calls fn on the loop goroutine with the agent, or with the
 // error that says why it cannot be built: at once when the loader has it
 // built, otherwise once a worker has built it. fn must check that what it

@@ -16,7 +16,7 @@ func (l *Loop) record(s *session, e Event) {
 	wasActive := s.st.TurnActive
 	e.Seq = s.st.LastSeq + 1
 	e.Time = l.now()
-	s.st.apply(&e, s.budget)
+	s.st.apply(&e)
 	data := e.AppendJSON(nil)
 	id, seq := s.st.ID, e.Seq
 	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.AppendEvent(id, seq, data) })
@@ -29,8 +29,11 @@ func (l *Loop) record(s *session, e Event) {
 	l.dirty[s] = struct{}{}
 	s.used = e.Time
 	s.sinceCP++
-	if s.sinceCP >= l.opts.CheckpointEvery || e.Type == EvTurnEnd {
+	if s.sinceCP >= l.opts.CheckpointEvery || e.Type == EvTurnEnd || e.Type == EvHistoryCompaction {
 		l.checkpoint(s)
+	}
+	if e.Type == EvTurnEnd {
+		l.compactAfterTurn(s)
 	}
 }
 
@@ -125,6 +128,7 @@ func (l *Loop) drop(s *session, why error) {
 		s.turn = nil
 	}
 	l.takeEarly(s, cmp.Or(why, ErrSessionNotFound))
+	failCompaction(s, cmp.Or(why, ErrSessionNotFound))
 	for _, sub := range s.subs {
 		if why != nil {
 			sub.fail(why)
@@ -155,20 +159,15 @@ func (l *Loop) load(id string) (*session, error) {
 		}
 		if st == nil {
 			st = &state{ID: id}
+		} else if err := st.replayWindow(tx, &l.parser); err != nil {
+			return err
 		}
-		// The budget only trims at a turn_end, and the tail after a
-		// checkpoint seldom holds one: an agent not built yet is not
-		// waited for (never inside a transaction), nothing is trimmed.
-		budget, looked := 0, false
 		return tx.Events(id, cpSeq, func(seq uint64, data []byte) error {
 			e, err := DecodeEvent(&l.parser, data)
 			if err != nil {
 				return fmt.Errorf("session %s event %d: %w", id, seq, err)
 			}
-			if !looked && st.Agent != "" {
-				budget, looked = l.cachedBudget(st.Agent), true
-			}
-			st.apply(&e, budget)
+			st.apply(&e)
 			return nil
 		})
 	})

@@ -55,8 +55,8 @@ func (l *Loop) schedule() {
 		l.waiting[0] = nil
 		l.waiting = l.waiting[1:]
 		s.queued = false
-		if l.sessions[s.st.ID] != s || s.turn != nil || !s.st.TurnActive {
-			continue
+		if l.sessions[s.st.ID] != s || s.turn != nil || !s.st.TurnActive || s.compacting != nil {
+			continue // a compaction queues it again when it ends
 		}
 		l.startTurn(s)
 	}
@@ -149,9 +149,10 @@ func (l *Loop) callModel(s *session) {
 	t := s.turn
 	spec := t.agent.Spec
 	h := s.st.History
+	system := withGroupContext(spec.RenderSystem(l.now()), s.st.groupContext(l.now(), spec.ContextBufferFor()))
 	req := &Request{
 		Model:           spec.Model.Name,
-		System:          withGroupContext(spec.RenderSystem(l.now()), s.st.groupContext(l.now(), spec.ContextBufferFor())),
+		System:          withSummary(system, s.st.Summary),
 		Messages:        h[:len(h):len(h)],
 		Temperature:     spec.Model.Temperature,
 		MaxOutputTokens: spec.Model.MaxOutputTokens,

@@ -28,19 +28,8 @@ func writeSession(tb testing.TB, st *storage.Store, id string, n, every int) *st
 		if err := tx.CreateSession(id, []byte(`{}`)); err != nil {
 			return err
 		}
-		for seq := 1; seq <= n; seq++ {
-			e := Event{Seq: uint64(seq), Time: t0.Add(time.Duration(seq) * time.Second)}
-			switch {
-			case seq == 1:
-				e.Type, e.Agent = EvSessionStart, "assistant"
-			case seq%3 == 2:
-				e.Type, e.Content = EvUserMessage, fmt.Sprintf("question %d", seq)
-			case seq%3 == 0:
-				e.Type, e.Content = EvAssistant, fmt.Sprintf("answer %d", seq)
-			default:
-				e.Type, e.Reason = EvTurnEnd, TurnCompleted
-			}
-			s.apply(&e, 20000)
+		put := func(e Event) error {
+			s.apply(&e)
 			if err := tx.AppendEvent(id, e.Seq, e.AppendJSON(nil)); err != nil {
 				return err
 			}
@@ -49,6 +38,31 @@ func writeSession(tb testing.TB, st *storage.Store, id string, n, every int) *st
 					return err
 				}
 				since = 0
+			}
+			return nil
+		}
+		for s.LastSeq < uint64(n) {
+			seq := int(s.LastSeq) + 1
+			e := Event{Seq: uint64(seq), Time: t0.Add(time.Duration(seq) * time.Second)}
+			switch {
+			case seq == 1:
+				e.Type, e.Agent = EvSessionStart, "assistant"
+			case s.TurnActive && s.History[len(s.History)-1].Role == RoleUser:
+				e.Type, e.Content = EvAssistant, fmt.Sprintf("answer %d", seq)
+			case s.TurnActive:
+				e.Type, e.Reason = EvTurnEnd, TurnCompleted
+			default:
+				e.Type, e.Content = EvUserMessage, fmt.Sprintf("question %d", seq)
+			}
+			if err := put(e); err != nil {
+				return err
+			}
+			// As the loop does after a turn_end: trim the window.
+			if trim, ok := s.trimEvent(20000); ok && e.Type == EvTurnEnd && s.LastSeq < uint64(n) {
+				trim.Seq, trim.Time = s.LastSeq+1, e.Time
+				if err := put(trim); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -83,7 +97,7 @@ func TestLoop_Load10kEvents(t *testing.T) {
 	// The same state comes from replaying the whole log without checkpoints.
 	full := &state{ID: "big"}
 	require.NoError(t, ReadEvents(st, "big", 0, func(e Event) error {
-		full.apply(&e, 20000)
+		full.apply(&e)
 		return nil
 	}))
 	assert.Equal(t, full.History, s.st.History)

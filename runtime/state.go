@@ -23,10 +23,23 @@ type state struct {
 	Updated      time.Time
 	LastSeq      uint64
 
-	// History is the context window sent to the model. Elements are never
-	// modified once appended: in-flight requests share the backing array.
+	// History is the context window sent to the model: the messages of
+	// the events with seq >= WindowSeq, after Summary (state_window.go).
+	// Elements are never modified once appended: in-flight requests share
+	// the backing array. HistTokens estimates History and Summary.
 	History    []Message
 	HistTokens int
+	// WindowSeq is the seq the window starts at (1 for a new session); 0
+	// for a session loaded from a version 1 checkpoint, whose history came
+	// with it, until its first compaction.
+	WindowSeq uint64
+	// Summary stands for the conversation before WindowSeq; "" when none.
+	Summary string
+	// marks are the quiet points inside the window, oldest first.
+	marks []mark
+	// TrimNoticed is set once the session was told that its history was
+	// trimmed without a summary (an error event CodeHistoryTrimmed).
+	TrimNoticed bool
 	// Pending holds user messages that arrived while a turn ran; they start
 	// the next turn, unless all of them are passive (PendingReply false):
 	// then they only join the history.
@@ -89,8 +102,9 @@ const interruptedResult = "error: the tool call was interrupted before it return
 
 // apply folds one durable event into the state. It is the only place state
 // changes, so replaying the log after a checkpoint rebuilds the same state.
-// budget is the agent's max_history_tokens.
-func (s *state) apply(e *Event, budget int) {
+// It never shortens the window on its own: the loop records a
+// history_compaction for that.
+func (s *state) apply(e *Event) {
 	s.LastSeq = e.Seq
 	s.Updated = e.Time
 	switch e.Type {
@@ -98,6 +112,9 @@ func (s *state) apply(e *Event, budget int) {
 		s.Agent, s.OnDisconnect = e.Agent, e.OnDisconnect
 		s.Gateway, s.ChatID = e.Gateway, e.ChatID
 		s.Created = e.Time
+		if s.WindowSeq == 0 {
+			s.WindowSeq = e.Seq
+		}
 	case EvUserMessage:
 		m := Message{Role: RoleUser, Content: e.Content}
 		if s.Preview == "" {
@@ -167,8 +184,10 @@ func (s *state) apply(e *Event, budget int) {
 		s.TurnActive = false
 		s.Rounds = 0
 		s.Turns++
-		s.trim(budget)
-		if len(s.Pending) > 0 {
+		if len(s.Pending) == 0 {
+			// A quiet point: the window may start here (state_window.go).
+			s.marks = append(s.marks, mark{at: len(s.History), seq: e.Seq + 1})
+		} else {
 			for _, m := range s.Pending {
 				s.push(m)
 			}
@@ -181,9 +200,14 @@ func (s *state) apply(e *Event, budget int) {
 		}
 	case EvSessionEnd:
 		s.Ended = true
+	case EvHistoryCompaction:
+		s.compact(e)
+		s.Usage = s.Usage.Add(e.Usage) // the summary call's
+	case EvError:
+		s.TrimNoticed = s.TrimNoticed || e.Code == CodeHistoryTrimmed
 	default:
-		// tool_call (assistant_response brought the calls) and error
-		// change nothing the model sees; token is never applied.
+		// tool_call (assistant_response brought the calls) changes
+		// nothing the model sees; token is never applied.
 	}
 }
 
@@ -207,35 +231,6 @@ func (s *state) answer(id, name, content string, failed bool) {
 		s.push(Message{Role: RoleTool, Content: content, ToolCallID: id, ToolName: name, IsError: failed})
 		return
 	}
-}
-
-// trim drops the oldest whole exchanges (from one user message to the
-// next) once the window outgrows the budget, down to three quarters of it,
-// so the copy it makes happens every few turns rather than every turn. The
-// newest exchange always stays.
-func (s *state) trim(budget int) {
-	if budget <= 0 || s.HistTokens <= budget {
-		return
-	}
-	target := budget * 3 / 4
-	tokens := s.HistTokens
-	cut := 0
-	for i := 1; i < len(s.History) && tokens > target; i++ {
-		if s.History[i].Role != RoleUser {
-			continue
-		}
-		for j := cut; j < i; j++ {
-			tokens -= estimateTokens(&s.History[j])
-		}
-		cut = i
-	}
-	if cut == 0 {
-		return
-	}
-	// Copy into a new array so the dropped prefix can be freed; the old
-	// array may still be read by an in-flight request, so it is not reused.
-	s.History = append([]Message(nil), s.History[cut:]...)
-	s.HistTokens = tokens
 }
 
 // estimateTokens is a cheap stand-in for a tokenizer: about four bytes a

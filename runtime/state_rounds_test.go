@@ -19,7 +19,7 @@ func TestState_RoundsFoldAndCheckpoint(t *testing.T) {
 		{Seq: 4, Type: EvToolResult, CallID: "c1", Content: "ok"},
 		{Seq: 5, Type: EvAssistant, ToolCalls: []ToolCall{{ID: "c2", Name: "t"}}},
 	} {
-		s.apply(&e, 0)
+		s.apply(&e)
 	}
 	assert.Equal(t, 2, s.Rounds)
 	var p fastjson.Parser
@@ -28,7 +28,7 @@ func TestState_RoundsFoldAndCheckpoint(t *testing.T) {
 	assert.Equal(t, 2, cp.Rounds, "a checkpoint carries the count")
 
 	end := Event{Seq: 6, Type: EvTurnEnd, Reason: TurnCompleted}
-	s.apply(&end, 0)
+	s.apply(&end)
 	assert.Zero(t, s.Rounds)
 	assert.NotContains(t, string(s.encodeCheckpoint(nil)), `"rounds"`)
 }

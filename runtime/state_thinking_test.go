@@ -9,8 +9,8 @@ import (
 )
 
 // Signed thinking reaches the history with its answer and survives a
-// checkpoint within the running exchange; an older exchange's thinking is
-// not checkpointed. A failed tool result is marked as such.
+// legacy checkpoint (one that holds the history) within the running
+// exchange; an older exchange's thinking is not checkpointed. A failed tool result is marked as such.
 func TestState_ThinkingAndFailedResults(t *testing.T) {
 	think := []ThinkingBlock{{Text: "plan", Signature: "sig"}}
 	s := &state{ID: "s1"}
@@ -21,13 +21,15 @@ func TestState_ThinkingAndFailedResults(t *testing.T) {
 			Usage: Usage{PromptTokens: 10, CacheReadTokens: 8}},
 		{Seq: 4, Type: EvToolResult, CallID: "c1", Content: "boom", Success: false},
 	} {
-		s.apply(&e, 0)
+		s.apply(&e)
 	}
 	require.Len(t, s.History, 3)
 	assert.Equal(t, think, s.History[1].Thinking)
 	assert.True(t, s.History[2].IsError)
 	assert.Equal(t, 8, s.Usage.CacheReadTokens)
 
+	assert.NotContains(t, string(s.encodeCheckpoint(nil)), "boom", "a checkpoint holds no history: load replays it")
+	s.WindowSeq = 0 // a legacy session's checkpoints carry the history
 	var p fastjson.Parser
 	cp, err := decodeCheckpoint(&p, s.encodeCheckpoint(nil))
 	require.NoError(t, err)
@@ -38,7 +40,7 @@ func TestState_ThinkingAndFailedResults(t *testing.T) {
 		{Seq: 5, Type: EvTurnEnd, Reason: TurnCompleted},
 		{Seq: 6, Type: EvUserMessage, Content: "again"},
 	} {
-		s.apply(&e, 0)
+		s.apply(&e)
 	}
 	cp, err = decodeCheckpoint(&p, s.encodeCheckpoint(nil))
 	require.NoError(t, err)

@@ -138,7 +138,8 @@ func encodeSSE(e *runtime.Event) (string, []byte) {
 	default:
 		// session_start and session_end: a client has no use for them;
 		// silent_message: group chatter kept as context, not part of the
-		// conversation a client follows.
+		// conversation a client follows; history_compaction: what the
+		// model is sent changed, not the conversation.
 		return "", nil
 	}
 	return name, w.EndObject().B

@@ -100,6 +100,8 @@ func TestEncodeSSE_EveryType(t *testing.T) {
 		runtime.EvSessionStart:  {in: runtime.Event{Agent: "a", OnDisconnect: "pause"}},
 		runtime.EvSessionEnd:    {in: runtime.Event{Reason: "deleted"}},
 		runtime.EvSilentMessage: {in: runtime.Event{Content: "hi", SenderID: "7", SenderName: "Ann"}},
+		runtime.EvHistoryCompaction: {in: runtime.Event{Content: "sum",
+			Compaction: &runtime.Compaction{Upto: 3, Method: runtime.CompactSummary}}},
 		runtime.EvUserMessage: {name: "user_message",
 			in:   runtime.Event{Content: "hi\n", SenderID: "cli:me", SenderName: "Me"},
 			want: runtime.Event{Content: "hi\n", SenderID: "cli:me"}},
