@@ -58,7 +58,9 @@ func summaries() func(*Request) (*Response, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		n++
-		return say(fmt.Sprintf("summary %d: the user talks about milk", n)), nil
+		r := say(fmt.Sprintf("summary %d: the user talks about milk", n))
+		r.Usage = Usage{PromptTokens: 1000, CompletionTokens: 50}
+		return r, nil
 	}
 }
 

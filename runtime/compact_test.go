@@ -211,6 +211,9 @@ func TestLoop_Compact(t *testing.T) {
 		assert.Equal(t, "third", st.History[0].Content)
 		assert.Contains(t, st.Summary, "summary 1")
 		checkWindow(t, &st, 0)
+		rep, err := ReadUsage(l.opts.Store, UsageQuery{})
+		require.NoError(t, err)
+		assert.Equal(t, 1000+5*(rep.Total.Calls-1), rep.Total.Input, "the summary call's tokens are in the ledger, with the turns' 5 each")
 
 		_, err = l.Send(ctx, sid, Input{Content: "wait for me"})
 		require.NoError(t, err)

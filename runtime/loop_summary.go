@@ -128,14 +128,15 @@ func (w *summaryWorker) run(ctx context.Context) {
 	if err == nil && resp == nil {
 		err = errors.New("the provider returned no answer")
 	}
-	_ = w.l.post(context.Background(), &summaryDone{sid: w.sid, c: w.c, resp: resp, err: err})
+	_ = w.l.post(context.Background(), &summaryDone{sid: w.sid, c: w.c, agent: w.agent, resp: resp, err: err})
 }
 
 type summaryDone struct {
-	sid  string
-	c    *compaction
-	resp *Response
-	err  error
+	sid   string
+	c     *compaction
+	agent *LoadedAgent
+	resp  *Response
+	err   error
 }
 
 // handle records the summary, or a trim when there is none. The cut is
@@ -150,6 +151,10 @@ func (r *summaryDone) handle(l *Loop) {
 	if r.err != nil && l.runCtx.Err() != nil {
 		failCompaction(s, ErrClosed) // shutting down: the next turn end compacts
 		return
+	}
+	if r.resp != nil {
+		// Its tokens were spent whether or not the summary is usable.
+		l.noteUsage(s, r.agent, r.resp.Usage)
 	}
 	text, why := summaryText(r.resp, r.err, r.c.maxBytes)
 	i := s.st.markIndex(r.c.upto)
