@@ -219,7 +219,7 @@ func TestLoop_Compact(t *testing.T) {
 		require.NoError(t, err)
 		synctest.Wait()
 		_, err = l.Compact(ctx, sid)
-		assert.ErrorIs(t, err, errTurnRunning)
+		assert.ErrorIs(t, err, ErrTurnRunning)
 		once.Do(func() { close(gate) })
 		synctest.Wait()
 

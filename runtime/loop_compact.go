@@ -30,9 +30,9 @@ type CompactResult struct {
 	CoversTo uint64
 }
 
-// errTurnRunning refuses a manual compaction while a turn runs: the cut
+// ErrTurnRunning refuses a manual compaction while a turn runs: the cut
 // is made at quiet points only.
-var errTurnRunning = errors.New("a turn is running: try /compact again after it ends")
+var ErrTurnRunning = errors.New("a turn is running: try /compact again after it ends")
 
 // compaction is one under way, on its session (session.compacting).
 type compaction struct {
@@ -68,7 +68,7 @@ func (r *compactReq) handle(l *Loop) {
 	switch {
 	case err != nil:
 	case s.turn != nil || s.st.TurnActive:
-		err = errTurnRunning
+		err = ErrTurnRunning
 	case s.compacting != nil:
 		err = errors.New("the conversation is being compacted already: try again in a moment")
 	}

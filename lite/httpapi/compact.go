@@ -1,0 +1,48 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// codeTurnRunning: a manual compaction while a turn runs (409).
+const codeTurnRunning = "turn_running"
+
+// CompactResult is what POST /api/v1/sessions/{id}/compact answers.
+type CompactResult struct {
+	// Method is summary, trim (no usable summary: the oldest exchanges
+	// were dropped) or none (nothing to compact: one exchange).
+	Method       string `json:"method"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after"`
+	// CoversTo is the last event seq the summary stands for; 0 for none.
+	CoversTo uint64 `json:"covers_to,omitempty"`
+}
+
+// compact summarises all of a session's window but its newest exchange
+// (a lite extension; chats say /compact). It answers once the
+// history_compaction event is committed.
+func (s *Server) compact(w http.ResponseWriter, r *http.Request) {
+	res, err := s.o.Loop.Compact(r.Context(), r.PathValue("id"))
+	if errors.Is(err, runtime.ErrTurnRunning) {
+		writeProblem(w, r, http.StatusConflict, codeTurnRunning,
+			"a turn is running in session "+r.PathValue("id")+": compact it after the turn ends")
+		return
+	}
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, CompactResult{Method: res.Method, TokensBefore: res.TokensBefore,
+		TokensAfter: res.TokensAfter, CoversTo: res.CoversTo})
+}
+
+// Compact asks the daemon to compact a session's history now.
+func (c *Client) Compact(ctx context.Context, id string) (CompactResult, error) {
+	var res CompactResult
+	err := c.call(ctx, request{method: "POST", path: sessionPath(id) + "/compact"}, &res, false)
+	return res, err
+}
