@@ -1,0 +1,239 @@
+package runtime
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// A session's archive is <data dir>/archive/<session id>.jsonl.gz: the
+// events retention moved out of the database, as the stored event JSON,
+// one a line, in gzip members appended one per retention pass. Each member
+// is appended and fsynced before its events are pruned, and the file's
+// length after it is recorded (kv "archive/<id>") in the transaction that
+// prunes them. Bytes past the recorded length are a pass that crashed
+// before its prune committed: the next pass cuts them off before it
+// appends, since its events are still in the database. Readers keep the
+// first line of each seq, so a copy of a range (a record lost with an
+// older database) does no harm.
+
+// ArchiveDir is the folder of the archives of the sessions in st.
+func ArchiveDir(st *storage.Store) string {
+	return filepath.Join(filepath.Dir(st.Path()), "archive")
+}
+
+// archiveName is the session's archive file name, or "" when its id is
+// not a safe file name (ids come from the database, which imports and old
+// versions may have filled): such a session is never archived.
+func archiveName(id string) string {
+	if len(id) == 0 || len(id) > 128 || id[0] == '.' {
+		return ""
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return ""
+		}
+	}
+	return id + ".jsonl.gz"
+}
+
+func archiveKey(id string) string { return "archive/" + id }
+
+// appendArchive cuts the archive file back to good bytes (what a
+// committed pass left), appends lines as one gzip member and fsyncs the
+// file, and the folder when the file is new. It returns the file's new
+// length.
+func appendArchive(dir, id string, good int64, lines [][]byte) (int64, error) {
+	name := archiveName(id)
+	if name == "" {
+		return 0, fmt.Errorf("session id %q cannot name an archive file", id)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, fmt.Errorf("create the archive folder %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return 0, fmt.Errorf("open the archive folder %s: %w", dir, err)
+	}
+	defer root.Close()
+	_, statErr := root.Lstat(name)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("open the archive %s: %w", filepath.Join(dir, name), err)
+	}
+	defer f.Close()
+	_, err = cutArchive(f, good)
+	if err != nil {
+		return 0, fmt.Errorf("archive %s: %w", filepath.Join(dir, name), err)
+	}
+	bw := bufio.NewWriterSize(f, 32<<10)
+	zw, _ := gzip.NewWriterLevel(bw, gzip.BestSpeed) // BestSpeed is a valid level
+	for _, l := range lines {
+		if _, err := zw.Write(l); err != nil {
+			return 0, fmt.Errorf("write the archive %s: %w", filepath.Join(dir, name), err)
+		}
+		if _, err := zw.Write([]byte{'\n'}); err != nil {
+			return 0, fmt.Errorf("write the archive %s: %w", filepath.Join(dir, name), err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return 0, fmt.Errorf("write the archive %s: %w", filepath.Join(dir, name), err)
+	}
+	if err := bw.Flush(); err != nil {
+		return 0, fmt.Errorf("write the archive %s: %w", filepath.Join(dir, name), err)
+	}
+	if err := f.Sync(); err != nil {
+		return 0, fmt.Errorf("sync the archive %s: %w", filepath.Join(dir, name), err)
+	}
+	if created {
+		if err := syncDir(dir); err != nil {
+			return 0, err
+		}
+	}
+	return f.Seek(0, io.SeekCurrent)
+}
+
+// cutArchive truncates the file to good bytes when it is longer, and
+// leaves its offset at the end. A file shorter than good was not written
+// by the passes the database remembers: it is appended to as it is.
+func cutArchive(f *os.File, good int64) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	end := fi.Size()
+	if end > good {
+		if err := f.Truncate(good); err != nil {
+			return 0, err
+		}
+		end = good
+	}
+	return f.Seek(end, io.SeekStart)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync the folder %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync the folder %s: %w", dir, err)
+	}
+	return nil
+}
+
+// removeArchive deletes the session's archive file, if any.
+func removeArchive(dir, id string) error {
+	name := archiveName(id)
+	if name == "" {
+		return nil
+	}
+	err := os.Remove(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// maxArchiveLine bounds one line of an archive, in bytes: an event is far
+// smaller (tool results are capped); a longer line is damage.
+const maxArchiveLine = 16 << 20
+
+// ArchiveDamagedError is returned by readers of an archive that cannot be
+// read to its end; what came before the damage was read.
+type ArchiveDamagedError struct {
+	Path string
+	Err  error
+}
+
+func (e *ArchiveDamagedError) Error() string {
+	return fmt.Sprintf("the archive %s is damaged (%v): the events read before the damage are shown, restore the file from a backup for the rest", e.Path, e.Err)
+}
+
+func (e *ArchiveDamagedError) Unwrap() error { return e.Err }
+
+// readArchive calls fn with each line of the archive file at path, in
+// file order, and returns the first error fn returns unchanged. A missing
+// file has no lines. A damaged member, or one cut short, ends the read
+// with an *ArchiveDamagedError.
+func readArchive(path string, fn func(line []byte) error) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open the archive %s: %w", path, err)
+	}
+	defer f.Close()
+	return readArchiveFrom(f, path, fn)
+}
+
+// errLineTooLong is the damage of a line past maxArchiveLine.
+var errLineTooLong = errors.New("a line is longer than any event")
+
+func readArchiveFrom(r io.Reader, path string, fn func(line []byte) error) error {
+	br := bufio.NewReaderSize(r, 32<<10)
+	zr := new(gzip.Reader)
+	lr := bufio.NewReaderSize(nil, 64<<10)
+	damaged := func(err error) error { return &ArchiveDamagedError{Path: path, Err: err} }
+	for {
+		if _, err := br.Peek(1); err == io.EOF {
+			return nil
+		}
+		if err := zr.Reset(br); err != nil {
+			return damaged(err)
+		}
+		zr.Multistream(false)
+		lr.Reset(zr)
+		for {
+			line, err := readLine(lr)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return damaged(err)
+			}
+			if line = bytes.TrimSpace(line); len(line) > 0 {
+				if err := fn(line); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// readLine returns the next line, '\n' included; io.EOF only at a clean
+// end, io.ErrUnexpectedEOF for a last line without its '\n'.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var long []byte
+	for {
+		frag, err := r.ReadSlice('\n')
+		switch {
+		case err == nil && long == nil:
+			return frag, nil
+		case err == nil:
+			return append(long, frag...), nil
+		case err == bufio.ErrBufferFull:
+			if long = append(long, frag...); len(long) > maxArchiveLine {
+				return nil, errLineTooLong
+			}
+		case err == io.EOF && len(frag) == 0 && long == nil:
+			return nil, io.EOF
+		case err == io.EOF:
+			return nil, io.ErrUnexpectedEOF
+		default:
+			return nil, err
+		}
+	}
+}
