@@ -162,6 +162,13 @@ func (r *eventReader) read() error {
 			if err != nil {
 				return err
 			}
+			if first == 0 { // none stored: all pruned, or none yet
+				last, err := tx.LastSeq(r.id)
+				if err != nil {
+					return err
+				}
+				first = last + 1
+			}
 			if first > r.next && try < 3 {
 				// Pruned below: read the archive, unless it was read
 				// already and no pass archived more since.
