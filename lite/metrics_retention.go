@@ -1,6 +1,9 @@
 package lite
 
-// writeRetention writes what retention did since the daemon started.
+import "github.com/agnx-lite/agnx-lite/runtime"
+
+// writeRetention writes what retention did since the daemon started, and
+// the archive files' size (one directory listing).
 func writeRetention(p *promWriter, r *retention) {
 	if r == nil {
 		return
@@ -15,5 +18,8 @@ func writeRetention(p *promWriter, r *retention) {
 	} {
 		p.family(c.name, "counter", c.help)
 		p.sample(c.name, float64(c.v))
+	}
+	if size, _, err := runtime.ArchiveSize(r.st); err == nil {
+		p.gauge("agnx_archive_bytes", "Size of the sessions' archive files (archive/*.jsonl.gz).", float64(size))
 	}
 }
