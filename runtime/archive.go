@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -20,10 +22,10 @@ import (
 // is appended and fsynced before its events are pruned, and the file's
 // length after it is recorded (kv "archive/<id>") in the transaction that
 // prunes them. Bytes past the recorded length are a pass that crashed
-// before its prune committed: the next pass cuts them off before it
-// appends, since its events are still in the database. Readers keep the
-// first line of each seq, so a copy of a range (a record lost with an
-// older database) does no harm.
+// before its prune committed (perhaps torn by a crash): readers stop at the
+// recorded length, and the next pass cuts them off before it appends,
+// since their events are still in the database. Readers also keep only
+// the first line of each seq, so a range copied twice does no harm.
 
 // ArchiveDir is the folder of the archives of the sessions in st.
 func ArchiveDir(st *storage.Store) string {
@@ -163,11 +165,21 @@ func (e *ArchiveDamagedError) Error() string {
 
 func (e *ArchiveDamagedError) Unwrap() error { return e.Err }
 
-// readArchive calls fn with each line of the archive file at path, in
-// file order, and returns the first error fn returns unchanged. A missing
-// file has no lines. A damaged member, or one cut short, ends the read
-// with an *ArchiveDamagedError.
-func readArchive(path string, fn func(line []byte) error) error {
+// committedLength decodes the archive length a pass recorded (kv
+// "archive/<id>"); 0 when none did.
+func committedLength(kv []byte) int64 {
+	n, k := binary.Uvarint(kv)
+	if k <= 0 || n > math.MaxInt64 {
+		return 0
+	}
+	return int64(n)
+}
+
+// readArchive calls fn with each line of the first length bytes of the
+// archive file at path, in file order, and returns the first error fn
+// returns unchanged. A missing file has no lines. A damaged member, or one
+// cut short, ends the read with an *ArchiveDamagedError.
+func readArchive(path string, length int64, fn func(line []byte) error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -176,7 +188,7 @@ func readArchive(path string, fn func(line []byte) error) error {
 		return fmt.Errorf("open the archive %s: %w", path, err)
 	}
 	defer f.Close()
-	return readArchiveFrom(f, path, fn)
+	return readArchiveFrom(io.LimitReader(f, length), path, fn)
 }
 
 // errLineTooLong is the damage of a line past maxArchiveLine.

@@ -193,7 +193,7 @@ func (r *eventReader) read() error {
 		if !errors.Is(err, errPruned) {
 			return err
 		}
-		if err := r.readArchive(); err != nil {
+		if err := r.readArchive(committedLength(seen)); err != nil {
 			return err
 		}
 		archived = true
@@ -201,14 +201,16 @@ func (r *eventReader) read() error {
 }
 
 // readArchive delivers the archived events from r.next on, keeping the
-// first line of each seq.
-func (r *eventReader) readArchive() error {
+// first line of each seq. It reads the first length bytes of the file:
+// the rest, if any, is a pass that did not commit (its events are still
+// stored), perhaps torn by a crash.
+func (r *eventReader) readArchive(length int64) error {
 	name := archiveName(r.id)
-	if name == "" {
+	if name == "" || length <= 0 {
 		return nil
 	}
 	path := filepath.Join(ArchiveDir(r.st), name)
-	err := readArchive(path, func(line []byte) error {
+	err := readArchive(path, length, func(line []byte) error {
 		e, err := DecodeEvent(&r.p, line)
 		if err != nil || e.Seq < r.next {
 			return nil // unparsable lines are skipped, as Agnx's readers do

@@ -163,10 +163,11 @@ func retainSpan(st *storage.Store, id string, o RetainOptions) (span, error) {
 		if o.Mode == CompactionArchive && archiveName(id) == "" {
 			return nil // no file can hold it: keep the events
 		}
-		if v, _ := tx.KV(archiveKey(id)); v != nil {
-			n, _ := binary.Uvarint(v)
-			sp.good = int64(n)
+		kv, err := tx.KV(archiveKey(id))
+		if err != nil {
+			return err
 		}
+		sp.good = committedLength(kv)
 		size, count := 0, 0
 		err = tx.Events(id, first-1, func(seq uint64, data []byte) error {
 			if seq > floor {
