@@ -51,10 +51,10 @@ func archiveName(id string) string {
 func archiveKey(id string) string { return "archive/" + id }
 
 // appendArchive cuts the archive file back to good bytes (what a
-// committed pass left), appends lines as one gzip member and fsyncs the
-// file, and the folder when the file is new. It returns the file's new
-// length.
-func appendArchive(dir, id string, good int64, lines [][]byte) (int64, error) {
+// committed pass left), appends lines (events first..last) as one gzip
+// member and fsyncs the file, and the folder when the file is new. It
+// returns the file's new length.
+func appendArchive(dir, id string, good int64, first, last uint64, lines [][]byte) (int64, error) {
 	name := archiveName(id)
 	if name == "" {
 		return 0, fmt.Errorf("session id %q cannot name an archive file", id)
@@ -78,20 +78,11 @@ func appendArchive(dir, id string, good int64, lines [][]byte) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("archive %s: %w", filepath.Join(dir, name), err)
 	}
-	bw := bufio.NewWriterSize(f, 32<<10)
-	zw, _ := gzip.NewWriterLevel(bw, gzip.BestSpeed) // BestSpeed is a valid level
-	for _, l := range lines {
-		if _, err := zw.Write(l); err != nil {
-			return 0, fmt.Errorf("write the archive %s: %w", filepath.Join(dir, name), err)
-		}
-		if _, err := zw.Write([]byte{'\n'}); err != nil {
-			return 0, fmt.Errorf("write the archive %s: %w", filepath.Join(dir, name), err)
-		}
+	member, err := encodeMember(lines, first, last)
+	if err != nil {
+		return 0, fmt.Errorf("compress the archive %s: %w", filepath.Join(dir, name), err)
 	}
-	if err := zw.Close(); err != nil {
-		return 0, fmt.Errorf("write the archive %s: %w", filepath.Join(dir, name), err)
-	}
-	if err := bw.Flush(); err != nil {
+	if _, err := f.Write(member); err != nil {
 		return 0, fmt.Errorf("write the archive %s: %w", filepath.Join(dir, name), err)
 	}
 	if err := f.Sync(); err != nil {
@@ -103,6 +94,54 @@ func appendArchive(dir, id string, good int64, lines [][]byte) (int64, error) {
 		}
 	}
 	return f.Seek(0, io.SeekCurrent)
+}
+
+// Each member's gzip header carries an extra field "AX" of 24 bytes: the
+// member's length in the file and the first and last seq it holds, so a
+// reader that wants later events skips a member without inflating it.
+const (
+	memberHeader   = 10 + 2 + memberExtraLen // fixed header, XLEN, extra field
+	memberExtraLen = 4 + 24
+)
+
+// encodeMember compresses lines, one a line, into a gzip member.
+func encodeMember(lines [][]byte, first, last uint64) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed) // BestSpeed is a valid level
+	extra := make([]byte, memberExtraLen)
+	extra[0], extra[1] = 'A', 'X'
+	binary.LittleEndian.PutUint16(extra[2:], 24)
+	binary.LittleEndian.PutUint64(extra[12:], first)
+	binary.LittleEndian.PutUint64(extra[20:], last)
+	zw.Header.Extra = extra
+	for _, l := range lines {
+		if _, err := zw.Write(l); err != nil {
+			return nil, err
+		}
+		if _, err := zw.Write([]byte{'\n'}); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	binary.LittleEndian.PutUint64(b[16:], uint64(len(b))) // the extra field's data starts at 16
+	return b, nil
+}
+
+// memberSpan reads a member's extra field: its length and last seq; ok
+// is false for a member without one.
+func memberSpan(h *gzip.Header) (length int64, last uint64, ok bool) {
+	x := h.Extra
+	if len(x) != memberExtraLen || x[0] != 'A' || x[1] != 'X' || binary.LittleEndian.Uint16(x[2:]) != 24 {
+		return 0, 0, false
+	}
+	n := binary.LittleEndian.Uint64(x[4:])
+	if n < memberHeader || n > math.MaxInt32 {
+		return 0, 0, false
+	}
+	return int64(n), binary.LittleEndian.Uint64(x[20:]), true
 }
 
 // cutArchive truncates the file to good bytes when it is longer, and
@@ -176,10 +215,11 @@ func committedLength(kv []byte) int64 {
 }
 
 // readArchive calls fn with each line of the first length bytes of the
-// archive file at path, in file order, and returns the first error fn
-// returns unchanged. A missing file has no lines. A damaged member, or one
-// cut short, ends the read with an *ArchiveDamagedError.
-func readArchive(path string, length int64, fn func(line []byte) error) error {
+// archive file at path, in file order, skipping the members that end
+// before seq from, and returns the first error fn returns unchanged. A
+// missing file has no lines. A damaged member, or one cut short, ends the
+// read with an *ArchiveDamagedError.
+func readArchive(path string, length int64, from uint64, fn func(line []byte) error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -188,13 +228,13 @@ func readArchive(path string, length int64, fn func(line []byte) error) error {
 		return fmt.Errorf("open the archive %s: %w", path, err)
 	}
 	defer f.Close()
-	return readArchiveFrom(io.LimitReader(f, length), path, fn)
+	return readArchiveFrom(io.LimitReader(f, length), path, from, fn)
 }
 
 // errLineTooLong is the damage of a line past maxArchiveLine.
 var errLineTooLong = errors.New("a line is longer than any event")
 
-func readArchiveFrom(r io.Reader, path string, fn func(line []byte) error) error {
+func readArchiveFrom(r io.Reader, path string, from uint64, fn func(line []byte) error) error {
 	br := bufio.NewReaderSize(r, 32<<10)
 	zr := new(gzip.Reader)
 	lr := bufio.NewReaderSize(nil, 64<<10)
@@ -207,6 +247,12 @@ func readArchiveFrom(r io.Reader, path string, fn func(line []byte) error) error
 			return damaged(err)
 		}
 		zr.Multistream(false)
+		if n, last, ok := memberSpan(&zr.Header); ok && last < from {
+			if _, err := br.Discard(int(n - memberHeader)); err != nil {
+				return damaged(err)
+			}
+			continue
+		}
 		lr.Reset(zr)
 		for {
 			line, err := readLine(lr)

@@ -8,10 +8,13 @@ import "bytes"
 // good bytes, as a retention pass does before it prunes.
 var AppendArchive = appendArchive
 
-// ReadArchiveBytes reads an archive held in memory.
-func ReadArchiveBytes(b []byte, fn func(line []byte) error) error {
-	return readArchiveFrom(bytes.NewReader(b), "test.jsonl.gz", fn)
+// ReadArchiveBytes reads an archive held in memory from seq from.
+func ReadArchiveBytes(b []byte, from uint64, fn func(line []byte) error) error {
+	return readArchiveFrom(bytes.NewReader(b), "test.jsonl.gz", from, fn)
 }
+
+// EncodeMember is one archive member holding lines, events first..last.
+var EncodeMember = encodeMember
 
 // ArchiveKey is the kv key holding the archive's committed length.
 var ArchiveKey = archiveKey

@@ -210,7 +210,7 @@ func (r *eventReader) readArchive(length int64) error {
 		return nil
 	}
 	path := filepath.Join(ArchiveDir(r.st), name)
-	err := readArchive(path, length, func(line []byte) error {
+	err := readArchive(path, length, r.next, func(line []byte) error {
 		e, err := DecodeEvent(&r.p, line)
 		if err != nil || e.Seq < r.next {
 			return nil // unparsable lines are skipped, as Agnx's readers do

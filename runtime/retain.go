@@ -106,7 +106,7 @@ func Retain(st *storage.Store, sessionID string, o RetainOptions) (Retained, err
 	out := Retained{More: span.more}
 	var length int64
 	if o.Mode == CompactionArchive {
-		if length, err = appendArchive(ArchiveDir(st), sessionID, span.good, span.lines); err != nil {
+		if length, err = appendArchive(ArchiveDir(st), sessionID, span.good, span.first, span.upto, span.lines); err != nil {
 			return Retained{}, err
 		}
 		out.Archived = len(span.lines)
@@ -136,6 +136,7 @@ func Retain(st *storage.Store, sessionID string, o RetainOptions) (Retained, err
 // span is the range one pass removes: events FirstSeq..upto, their lines
 // (archive mode), and the archive's committed length.
 type span struct {
+	first uint64
 	upto  uint64
 	lines [][]byte
 	good  int64
@@ -168,6 +169,7 @@ func retainSpan(st *storage.Store, id string, o RetainOptions) (span, error) {
 			return err
 		}
 		sp.good = committedLength(kv)
+		sp.first = first
 		size, count := 0, 0
 		err = tx.Events(id, first-1, func(seq uint64, data []byte) error {
 			if seq > floor {

@@ -202,7 +202,7 @@ func TestRetain_CrashStates(t *testing.T) {
 		for seq := uint64(1); seq <= 14; seq++ {
 			lines = append(lines, logEvent(seq))
 		}
-		_, err := runtime.AppendArchive(runtime.ArchiveDir(st), "s", 0, lines)
+		_, err := runtime.AppendArchive(runtime.ArchiveDir(st), "s", 0, 1, 14, lines)
 		require.NoError(t, err)
 		assert.Equal(t, upTo(30), seqs(t, st), "archived twice over: each seq once")
 		r, err := runtime.Retain(st, "s", runtime.RetainOptions{Mode: runtime.CompactionArchive})
@@ -283,15 +283,24 @@ func TestReadEvents_DamagedArchive(t *testing.T) {
 }
 
 func FuzzReadArchive(f *testing.F) {
-	f.Add(gzipMember(f, logEvent(1), logEvent(2)))
-	f.Add(append(gzipMember(f, logEvent(1)), gzipMember(f, []byte(`{"seq":2}`))...))
-	f.Add(gzipMember(f, []byte("not json"), []byte("")))
-	f.Add([]byte{0x1f, 0x8b, 8, 0})
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		n := 0
-		err := runtime.ReadArchiveBytes(data, func(line []byte) error {
-			n++
+	member := func(first, last uint64) []byte {
+		var lines [][]byte
+		for seq := first; seq <= last; seq++ {
+			lines = append(lines, logEvent(seq))
+		}
+		b, err := runtime.EncodeMember(lines, first, last)
+		require.NoError(f, err)
+		return b
+	}
+	f.Add(append(member(1, 3), member(4, 6)...), uint64(4))
+	f.Add(append(member(1, 3), member(4, 6)...), uint64(0))
+	f.Add(gzipMember(f, logEvent(1), logEvent(2)), uint64(0))
+	f.Add(append(gzipMember(f, logEvent(1)), gzipMember(f, []byte(`{"seq":2}`))...), uint64(2))
+	f.Add(gzipMember(f, []byte("not json"), []byte("")), uint64(0))
+	f.Add([]byte{0x1f, 0x8b, 8, 0}, uint64(0))
+	f.Add([]byte{}, uint64(0))
+	f.Fuzz(func(t *testing.T, data []byte, from uint64) {
+		err := runtime.ReadArchiveBytes(data, from, func(line []byte) error {
 			require.NotEmpty(t, line)
 			return nil
 		})
@@ -300,6 +309,27 @@ func FuzzReadArchive(f *testing.F) {
 			require.ErrorAs(t, err, &dmg)
 		}
 	})
+}
+
+// A reader from a later seq skips whole members without inflating them.
+func TestReadArchive_SkipsMembers(t *testing.T) {
+	var file []byte
+	for first := uint64(1); first <= 30; first += 10 {
+		var lines [][]byte
+		for seq := first; seq < first+10; seq++ {
+			lines = append(lines, logEvent(seq))
+		}
+		b, err := runtime.EncodeMember(lines, first, first+9)
+		require.NoError(t, err)
+		file = append(file, b...)
+	}
+	var got []string
+	require.NoError(t, runtime.ReadArchiveBytes(file, 25, func(line []byte) error {
+		got = append(got, string(line))
+		return nil
+	}))
+	assert.Len(t, got, 10, "the first two members skipped, the third read whole")
+	assert.Contains(t, got[0], `"seq":21`)
 }
 
 func TestLoop_EndSession(t *testing.T) {
@@ -338,7 +368,7 @@ func TestLoop_DeleteSessionRemovesArchive(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := context.Background()
 	sid := h.session()
-	_, err := runtime.AppendArchive(runtime.ArchiveDir(h.store), sid, 0, [][]byte{logEvent(1)})
+	_, err := runtime.AppendArchive(runtime.ArchiveDir(h.store), sid, 0, 1, 1, [][]byte{logEvent(1)})
 	require.NoError(t, err)
 	path := filepath.Join(runtime.ArchiveDir(h.store), sid+".jsonl.gz")
 	require.FileExists(t, path)
