@@ -57,7 +57,7 @@ func chat(b *testing.B, mode string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fake := llmtest.NewHandler(b, llmtest.Ollama, llmtest.Echo())
+	fake := llmtest.NewHandler(b, llmtest.Ollama, answer())
 	spec := &agents.Agent{Name: "a", Model: agents.Model{Provider: "ollama", Name: "m"},
 		Session: agents.Session{OnDisconnect: "pause", MaxToolIterations: 3,
 			Context: agents.Context{MaxHistoryTokens: 4000}}}
@@ -95,6 +95,20 @@ func chat(b *testing.B, mode string) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(mib(rep.After), "compacted_MiB")
+}
+
+// answer echoes the chat, and answers a history summary call (context
+// compaction) with a summary of a steady size, as a model would: echoing
+// the transcript back would make every summary hold all the earlier ones.
+func answer() llmtest.Handler {
+	echo := llmtest.Echo()
+	summary := strings.Repeat("The user and the assistant chatted steadily about the day. ", 8)
+	return func(r llmtest.RecordedRequest) llmtest.Reply {
+		if len(r.Messages) > 0 && r.Messages[0].Role == "system" && strings.HasPrefix(r.Messages[0].Content, "You summarise a conversation") {
+			return llmtest.Reply{Text: summary}
+		}
+		return echo(r)
+	}
 }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
