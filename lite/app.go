@@ -41,6 +41,9 @@ type App struct {
 	hb *heartbeats
 	// bg runs the agents' background processes (tools_bg.go).
 	bg *bgproc.Manager
+	// retain ends idle sessions and prunes old events (retention.go); its
+	// timer runs in Serve only.
+	retain *retention
 }
 
 // WriteMetrics writes the daemon's metrics in the Prometheus text format.
@@ -114,6 +117,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	a.hb = newHeartbeats(a, cache, log)
 	a.hb.sched, a.hb.loc = a.sched.svc, cfg.Scheduler.Location()
 	a.onTurnEnd(a.hb.turnEnded)
+	a.retain = newRetention(a, cache, log)
 	cache.onBuilt, cache.onReload = a.hb.built, func() { a.hb.trigger("") }
 	notify.chat = a.chatNotice
 	a.onTurnEnd(a.turnNotice)
@@ -135,6 +139,7 @@ func (a *App) Close() error {
 	a.bg.Close()      // first: the processes die with the daemon, and none starts now
 	a.sched.close(a)  // before the loop: it reports through it
 	a.hb.work.close() // its jobs use the loop
+	a.retain.close()  // its sweep uses the loop
 	a.cancel()
 	err := <-a.done
 	if a.guard != nil {

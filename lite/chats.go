@@ -28,24 +28,23 @@ type chatEntry struct {
 func chatKey(gateway, chatID string) string { return "chat/" + gateway + "/" + chatID }
 
 // Session returns the chat's session, starting one with the routed agent
-// when the chat has none (or its session is gone). A message the agent's
+// when the chat has none (or its session is gone or ended: a ttl_hours
+// expiry starts the chat afresh, as /reset does). A message the agent's
 // access refuses is an *agents.AccessError.
 func (c *Chats) Session(ctx context.Context, in agents.Inbound) (sid, agent string, err error) {
 	e, err := c.entry(in.Gateway, in.ChatID)
 	if err != nil {
 		return "", "", err
 	}
-	if e != nil {
-		if _, err := c.app.Loop.Session(ctx, e.Session); err == nil {
-			la, err := c.app.Agents.LoadAgent(e.Agent)
-			if err != nil {
-				return "", "", err
-			}
-			if err := la.Spec.Admit(in); err != nil {
-				return "", "", err
-			}
-			return e.Session, e.Agent, nil
+	if e != nil && c.open(ctx, e.Session) {
+		la, err := c.app.Agents.LoadAgent(e.Agent)
+		if err != nil {
+			return "", "", err
 		}
+		if err := la.Spec.Admit(in); err != nil {
+			return "", "", err
+		}
+		return e.Session, e.Agent, nil
 	}
 	agent, err = c.app.Route(in)
 	if err != nil {
@@ -67,10 +66,8 @@ func (c *Chats) Admit(ctx context.Context, in agents.Inbound, create bool) (inbo
 	if err != nil {
 		return ad, err
 	}
-	if e != nil {
-		if _, err := c.app.Loop.Session(ctx, e.Session); err == nil {
-			ad.Session, ad.Agent = e.Session, e.Agent
-		}
+	if e != nil && c.open(ctx, e.Session) {
+		ad.Session, ad.Agent = e.Session, e.Agent
 	}
 	if ad.Agent == "" {
 		ad.Agent = c.app.router.Agent(in)
@@ -105,6 +102,12 @@ func (c *Chats) NewSession(ctx context.Context, in agents.Inbound, agent string)
 	return info.ID, nil
 }
 
+// open reports whether the session exists and takes messages.
+func (c *Chats) open(ctx context.Context, sid string) bool {
+	info, err := c.app.Loop.Session(ctx, sid)
+	return err == nil && info.Status != runtime.SessionCompleted
+}
+
 func (c *Chats) entry(gateway, chatID string) (*chatEntry, error) {
 	data, err := c.app.Loop.KV(context.Background(), chatKey(gateway, chatID))
 	if err != nil || data == nil {
@@ -130,6 +133,22 @@ func (c *Chats) Current(gateway, chatID string) (sid, agent string, err error) {
 		return "", "", ErrNoChat
 	}
 	return e.Session, e.Agent, nil
+}
+
+// Live returns the chat's session as Current does, but when that session
+// has ended (its ttl_hours expired it) starts a new one with the same
+// agent first, as the chat's next message would: schedules, heartbeats and
+// notices for the chat go on after an expiry.
+func (c *Chats) Live(ctx context.Context, gateway, chatID string) (sid, agent string, err error) {
+	sid, agent, err = c.Current(gateway, chatID)
+	if err != nil || c.open(ctx, sid) {
+		return sid, agent, err
+	}
+	if _, err := c.app.Loop.Session(ctx, sid); errors.Is(err, runtime.ErrSessionNotFound) {
+		return sid, agent, nil // deleted: the caller's own error says so
+	}
+	sid, err = c.NewSession(ctx, agents.Inbound{Gateway: gateway, ChatID: chatID}, agent)
+	return sid, agent, err
 }
 
 // KV reads a gateway's own state (cursors, delivery marks).

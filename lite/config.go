@@ -104,11 +104,13 @@ type ServerConfig struct {
 	PublicAgents []string `yaml:"public_agents"`
 }
 
-// SessionsConfig holds defaults for every agent's sessions.
+// SessionsConfig holds defaults for every agent's sessions; an agent's
+// spec.session.ttl_hours and .compaction win (retention.go).
 type SessionsConfig struct {
-	TTLHours int `yaml:"ttl_hours"` // 0: sessions never expire
-	// Compaction is discard, archive or disabled; empty: each agent's own
-	// spec.session.compaction applies.
+	// TTLHours ends sessions idle that long (checked hourly); 0: never.
+	TTLHours int `yaml:"ttl_hours"`
+	// Compaction is discard, archive or disabled: what becomes of events
+	// a checkpoint no longer needs; empty: archive (DefaultCompaction).
 	Compaction string `yaml:"compaction"`
 	// DailyTokenBudget is the daily token budget (input plus output, all
 	// its sessions) of an agent whose spec.session.daily_token_budget is

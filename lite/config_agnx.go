@@ -16,13 +16,21 @@ type agnxKeys struct {
 	Runtime struct {
 		DefaultAgent *string `yaml:"default_agent"`
 	} `yaml:"runtime"`
+	Sessions struct {
+		TTLHours *int `yaml:"ttl_hours"`
+	} `yaml:"sessions"`
 }
+
+// AgnxTTLHours is sessions.ttl_hours in a duragent.yaml that leaves it
+// out: Agnx's default, a week.
+const AgnxTTLHours = 168
 
 // applyAgnx gives a file's Agnx keys Agnx's meaning: a gateways.telegram
 // block is enabled unless it says otherwise, sandbox.mode bubblewrap is
 // bwrap, and routing drops what no route matches unless the file names
-// runtime.default_agent. Keys accepted but handled differently are added
-// to Warnings.
+// runtime.default_agent, and a duragent.yaml without sessions.ttl_hours
+// ends sessions idle for a week, as Agnx does. Keys accepted but handled
+// differently are added to Warnings.
 func (c *Config) applyAgnx(seen *agnxKeys) {
 	if tg := seen.Gateways.Telegram; tg != nil && tg.Enabled == nil {
 		c.Gateways.Telegram.Enabled = true
@@ -40,11 +48,8 @@ func (c *Config) applyAgnx(seen *agnxKeys) {
 	if c.Services.Session.Path != "" {
 		warn("services.session.path", "services.session.path is accepted but unused: agnx-lite keeps every session in agnx.db in the workspace (bring Agnx sessions in with agnx-lite session import)")
 	}
-	if c.Sessions.TTLHours > 0 {
-		warn("sessions.ttl_hours", "sessions.ttl_hours is accepted but agnx-lite does not expire sessions yet: they stay until deleted (agnx-lite session delete)")
-	}
-	if c.Sessions.Compaction != "" {
-		warn("sessions.compaction", "sessions.compaction is accepted but unused: agnx-lite keeps each session's log in its database, with checkpoints")
+	if seen.Sessions.TTLHours == nil && agnxLayout(c.File) {
+		c.Sessions.TTLHours = AgnxTTLHours
 	}
 	if c.Gateways.Discord != nil {
 		warn("gateways.discord", "gateways.discord is ignored: agnx-lite has no built-in Discord gateway (run one as a gateways.external plugin)")

@@ -11,13 +11,14 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 )
 
-// Agnx's `duragent init` template loads unchanged: only host differs from
-// the defaults, and no gateway runs.
+// Agnx's `duragent init` template loads unchanged: only host and the
+// sessions' ttl (Agnx's week) differ from the defaults, and no gateway runs.
 func TestParseConfig_AgnxInitTemplate(t *testing.T) {
 	c, err := LoadConfig("testdata/agnx/duragent.yaml")
 	require.NoError(t, err)
 	want := DefaultConfig()
 	want.Server.Host = "0.0.0.0"
+	want.Sessions.TTLHours = AgnxTTLHours
 	want.File, want.doc, want.RouteFallback = c.File, c.doc, ""
 	assert.Equal(t, want, c)
 	assert.Empty(t, c.Warnings)
@@ -51,8 +52,6 @@ func TestParseConfig_AgnxFull(t *testing.T) {
 	assert.Empty(t, c.RouteFallback)
 	assert.Equal(t, []string{
 		"testdata/agnx/full.yaml:6: services.session.path is accepted but unused: agnx-lite keeps every session in agnx.db in the workspace (bring Agnx sessions in with agnx-lite session import)",
-		"testdata/agnx/full.yaml:19: sessions.ttl_hours is accepted but agnx-lite does not expire sessions yet: they stay until deleted (agnx-lite session delete)",
-		"testdata/agnx/full.yaml:20: sessions.compaction is accepted but unused: agnx-lite keeps each session's log in its database, with checkpoints",
 		"testdata/agnx/full.yaml:26: gateways.discord is ignored: agnx-lite has no built-in Discord gateway (run one as a gateways.external plugin)",
 	}, c.Warnings)
 }
@@ -148,12 +147,12 @@ func TestRouter_AgnxRules(t *testing.T) {
 
 // doctor shows each config warning as a warn line of the config section.
 func TestDoctor_ConfigWarnings(t *testing.T) {
-	c, err := ParseConfig("duragent.yaml", []byte("world_memory:\n  path: m\nflavour: x\nsessions:\n  ttl_hours: 5\n"))
+	c, err := ParseConfig("duragent.yaml", []byte("world_memory:\n  path: m\nflavour: x\nservices:\n  session:\n    path: s\n"))
 	require.NoError(t, err)
 	checks := configChecks(c)
 	require.Len(t, checks, 3, "world_memory.path is honoured: no warning")
 	assert.Equal(t, Check{Name: "config", Status: "ok", Detail: "duragent.yaml is valid"}, checks[0])
 	assert.Equal(t, "warn", checks[1].Status)
 	assert.Equal(t, `duragent.yaml:3: unknown field "flavour" (ignored)`, checks[1].Detail)
-	assert.Contains(t, checks[2].Detail, "duragent.yaml:5: sessions.ttl_hours is accepted")
+	assert.Contains(t, checks[2].Detail, "duragent.yaml:6: services.session.path is accepted")
 }

@@ -72,8 +72,11 @@ server:
   # public_agents: [assistant]
 
 sessions:
-  ttl_hours: 0                    # 0: sessions never expire
-  # compaction: archive           # discard | archive | disabled; unset: each agent's own
+  ttl_hours: 0                    # end sessions idle this long (hourly check); 0: never
+  # What becomes of events a checkpoint no longer needs: archive (moved to
+  # archive/<session>.jsonl.gz, the default), discard, or disabled (kept).
+  # An agent's spec.session.ttl_hours and .compaction win over these.
+  # compaction: archive
   # daily_token_budget: 0         # tokens (input + output) an agent may use a day; 0: none; an agent's spec.session.daily_token_budget wins
 
 gateways:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
 	"github.com/agnx-lite/agnx-lite/storage"
 	"github.com/agnx-lite/agnx-lite/wasmtools"
@@ -97,7 +98,22 @@ func databaseCheck(cfg *Config) Check {
 		return Check{Name: "database", Status: "fail", Detail: err.Error()}
 	}
 	stats, _ := st.Stats()
-	return ok("database", fmt.Sprintf("%s: consistent, %d sessions, %.1f MiB", cfg.DBPath(), stats.Sessions, float64(stats.FileSize)/(1<<20)))
+	detail := fmt.Sprintf("%s: consistent, %d sessions, %.1f MiB", cfg.DBPath(), stats.Sessions, float64(stats.FileSize)/(1<<20))
+	return ok("database", detail+spaceNote(st, stats))
+}
+
+// spaceNote tells how much of the file is free pages, when that is a
+// good share (db compact gives them back), and the archive files' size.
+func spaceNote(st *storage.Store, stats storage.Stats) string {
+	var note string
+	free := int64(stats.FreePages) * int64(os.Getpagesize())
+	if stats.FileSize > 0 && free*4 > stats.FileSize && free > 1<<20 {
+		note = fmt.Sprintf(" (%.1f MiB free pages, reused as it grows; \"agnx-lite db compact\" gives them back)", float64(free)/(1<<20))
+	}
+	if size, files, err := runtime.ArchiveSize(st); err == nil && files > 0 {
+		note += fmt.Sprintf("; archive: %d sessions, %.1f MiB", files, float64(size)/(1<<20))
+	}
+	return note
 }
 
 func agentsCheck(cfg *Config) ([]*agents.Agent, []Check) {

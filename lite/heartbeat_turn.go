@@ -268,7 +268,7 @@ func (h *heartbeats) deliverChat(ctx context.Context, n hbNotice, chats *Chats, 
 			"agent", n.Agent, "session_id", n.SessionID, "text", n.Text)
 		return nil
 	}
-	sid, agent, err := chats.Current(n.Gateway, n.ChatID)
+	sid, agent, err := chats.Live(ctx, n.Gateway, n.ChatID)
 	if errors.Is(err, ErrNoChat) {
 		return fmt.Errorf("%s chat %s has no session yet: a heartbeat goes only to a chat that has written to the bot", n.Gateway, n.ChatID)
 	}

@@ -181,6 +181,7 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 	p.gauge("agnx_goroutines", "Goroutines.", float64(goruntime.NumGoroutine()))
 	writeMCP(p, app.Agents.tools.mcp.stats())
 	writeSched(p, app)
+	writeRetention(p, app.retain)
 	if lastPoll != nil {
 		if t := lastPoll(); !t.IsZero() {
 			p.gauge("agnx_telegram_last_poll_timestamp_seconds", "When the Telegram gateway last polled successfully.", float64(t.Unix()))

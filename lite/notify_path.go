@@ -235,7 +235,7 @@ func (a *App) chatNotice(ctx context.Context, d agents.Delivery, x Notification)
 	if gw == "" || chat == "" {
 		return errNoChatToNotify
 	}
-	sid, agent, err := a.Chats().Current(gw, chat)
+	sid, agent, err := a.Chats().Live(ctx, gw, chat)
 	if errors.Is(err, ErrNoChat) {
 		return fmt.Errorf("%s chat %s has no session yet: a notice goes only to a chat that has written to the bot", gw, chat)
 	}

@@ -85,7 +85,7 @@ type schedTarget struct{ sid, gateway, chat string }
 // session's clients read it themselves).
 func (fr *schedFirer) target(ctx context.Context, d sched.Destination) (schedTarget, error) {
 	if d.Gateway != "" && d.ChatID != "" {
-		sid, _, err := fr.a.Chats().Current(d.Gateway, d.ChatID)
+		sid, _, err := fr.a.Chats().Live(ctx, d.Gateway, d.ChatID)
 		if errors.Is(err, ErrNoChat) {
 			return schedTarget{}, fmt.Errorf("the chat %s of %s has no session: write to the bot there once, or cancel the schedule", d.ChatID, d.Gateway)
 		}

@@ -138,7 +138,8 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	if o.Ready != nil {
 		o.Ready(base)
 	}
-	app.hb.start() // after ready: finding the heartbeats never delays it
+	app.hb.start()     // after ready: finding the heartbeats never delays it
+	app.retain.start() // its first sweep a minute after ready
 	watchdog := notifySystemd(ctx, app, base, log)
 	defer func() { stop(); watchdog.Wait() }()
 	select {

@@ -186,7 +186,8 @@ func (r *cancelReq) handle(l *Loop) {
 	l.afterCommit(func(err error) { r.reply <- result[bool]{v: err == nil, err: err} })
 }
 
-// DeleteSession removes a session and its whole log.
+// DeleteSession removes a session and its whole log, its archive
+// file included.
 func (l *Loop) DeleteSession(ctx context.Context, sessionID string) error {
 	reply := make(chan result[struct{}], 1)
 	_, err := call(ctx, l, &deleteReq{sid: sessionID, reply: reply}, reply)
@@ -209,10 +210,21 @@ func (r *deleteReq) handle(l *Loop) {
 	delete(l.failedTurns, r.sid) // nothing left to settle
 	l.owners.Delete(r.sid)
 	id := r.sid
-	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.DeleteSession(id) })
+	l.ops = append(l.ops, func(tx *storage.Tx) error {
+		if err := tx.DeleteSession(id); err != nil {
+			return err
+		}
+		return tx.DeleteKV(archiveKey(id))
+	})
 	l.afterCommit(func(err error) {
 		if errors.Is(err, storage.ErrSessionNotFound) {
 			err = ErrSessionNotFound
+		}
+		if err == nil {
+			// One unlink: the archived events go with the session.
+			if rerr := removeArchive(ArchiveDir(l.opts.Store), id); rerr != nil {
+				l.log.Warn("cannot delete the archive of a deleted session", "session", id, "err", rerr)
+			}
 		}
 		r.reply <- result[struct{}]{err: err}
 	})

@@ -1,9 +1,12 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"path/filepath"
 
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -117,20 +120,108 @@ func ListSessions(st *storage.Store) ([]SessionInfo, error) {
 	return out, err
 }
 
-// ReadEvents calls fn for each event of the session after seq `after`.
+// ReadEvents calls fn for each event of the session after seq `after`,
+// in seq order: those retention moved to the session's archive file
+// first, then the stored ones. An archive that cannot be read to its end
+// gives an *ArchiveDamagedError after every other event was delivered.
 func ReadEvents(st *storage.Store, sessionID string, after uint64, fn func(Event) error) error {
-	var p fastjsonParser
-	err := st.View(func(tx *storage.Tx) error {
-		return tx.Events(sessionID, after, func(seq uint64, data []byte) error {
-			e, err := DecodeEvent(&p, data)
-			if err != nil {
-				return fmt.Errorf("session %s event %d: %w", sessionID, seq, err)
-			}
-			return fn(e)
-		})
-	})
+	if after == math.MaxUint64 {
+		return nil
+	}
+	r := eventReader{st: st, id: sessionID, next: after + 1, fn: fn}
+	err := r.read()
 	if errors.Is(err, storage.ErrSessionNotFound) {
 		return ErrSessionNotFound
+	}
+	if err == nil {
+		err = r.damage
+	}
+	return err
+}
+
+// eventReader delivers a session's events once each, from seq next on.
+type eventReader struct {
+	st     *storage.Store
+	id     string
+	next   uint64 // the lowest seq not delivered yet
+	fn     func(Event) error
+	p      fastjsonParser
+	damage error // the archive's, returned at the end
+}
+
+// errPruned stops a read of the stored events that finds the ones it
+// needs were archived since the archive was read.
+var errPruned = errors.New("pruned meanwhile")
+
+func (r *eventReader) read() error {
+	var seen []byte // the archive length recorded when it was last read
+	archived := false
+	for try := 0; ; try++ {
+		err := r.st.View(func(tx *storage.Tx) error {
+			first, err := tx.FirstSeq(r.id)
+			if err != nil {
+				return err
+			}
+			if first == 0 { // none stored: all pruned, or none yet
+				last, err := tx.LastSeq(r.id)
+				if err != nil {
+					return err
+				}
+				first = last + 1
+			}
+			if first > r.next && try < 3 {
+				// Pruned below: read the archive, unless it was read
+				// already and no pass archived more since.
+				kv, err := tx.KV(archiveKey(r.id))
+				if err != nil {
+					return err
+				}
+				if !archived || !bytes.Equal(kv, seen) {
+					seen = kv
+					return errPruned
+				}
+			}
+			return tx.Events(r.id, r.next-1, func(seq uint64, data []byte) error {
+				e, err := DecodeEvent(&r.p, data)
+				if err != nil {
+					return fmt.Errorf("session %s event %d: %w", r.id, seq, err)
+				}
+				r.next = seq + 1
+				return r.fn(e)
+			})
+		})
+		if !errors.Is(err, errPruned) {
+			return err
+		}
+		if err := r.readArchive(committedLength(seen)); err != nil {
+			return err
+		}
+		archived = true
+	}
+}
+
+// readArchive delivers the archived events from r.next on, keeping the
+// first line of each seq. It reads the first length bytes of the file:
+// the rest, if any, is a pass that did not commit (its events are still
+// stored), perhaps torn by a crash.
+func (r *eventReader) readArchive(length int64) error {
+	name := archiveName(r.id)
+	if name == "" || length <= 0 {
+		return nil
+	}
+	path := filepath.Join(ArchiveDir(r.st), name)
+	err := readArchive(path, length, r.next, func(line []byte) error {
+		e, err := DecodeEvent(&r.p, line)
+		if err != nil || e.Seq < r.next {
+			return nil // unparsable lines are skipped, as Agnx's readers do
+		}
+		r.next = e.Seq + 1
+		return r.fn(e)
+	})
+	var dmg *ArchiveDamagedError
+	if errors.As(err, &dmg) {
+		r.damage = err
+		return nil
 	}
 	return err
 }

@@ -11,15 +11,16 @@ import (
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
-// runDB is `db recover`: copy what is readable of a damaged database into
-// a new one, keep the damaged file aside, and put the copy in its place.
+// runDB is `db recover` (copy what is readable of a damaged database
+// into a new one, keep the damaged file aside, and put the copy in its
+// place) and `db compact` (rewrite the file without its free pages).
 func runDB(g *globals, args []string) error {
 	fset := g.flags("db")
 	if err := parse(fset, args); err != nil {
 		return err
 	}
-	if fset.NArg() != 1 || fset.Arg(0) != "recover" {
-		return usagef("say what to do: recover")
+	if fset.NArg() != 1 || fset.Arg(0) != "recover" && fset.Arg(0) != "compact" {
+		return usagef("say what to do: recover or compact")
 	}
 	cfg, err := g.cfg()
 	if err != nil {
@@ -27,6 +28,9 @@ func runDB(g *globals, args []string) error {
 	}
 	if d := lite.ReadDaemon(cfg); d != nil {
 		return fmt.Errorf("the daemon (pid %d) holds the database: stop it first with \"agnx-lite serve stop\"", d.PID)
+	}
+	if fset.Arg(0) == "compact" {
+		return compactDB(g, cfg.DBPath())
 	}
 	db := cfg.DBPath()
 	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
@@ -51,4 +55,32 @@ func runDB(g *globals, args []string) error {
 	}
 	fmt.Fprintf(g.stdout, "%s now holds the copy; the damaged file is kept as %s\n", db, aside)
 	return nil
+}
+
+// compactDB is `db compact`: offline, it rewrites agnx.db without the free
+// pages bbolt keeps for reuse, and prints the sizes.
+func compactDB(g *globals, db string) error {
+	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no database at %s: nothing to compact", db)
+	}
+	rep, err := storage.Compact(db)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.stdout, "compacted %s: %s → %s\n", db, byteSize(rep.Before), byteSize(rep.After))
+	return nil
+}
+
+// byteSize is n in the largest unit that keeps it above 1.
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -40,7 +40,7 @@ func commands() map[string]command {
 		"agent":    {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents", runAgent},
 		"service":  {serviceUsage, "run agnx-lite as a systemd service (boot, restart, watchdog)", runService},
 		"doctor":   {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
-		"db":       {"db recover", "copy what is readable of a damaged database into a new one, in its place", runDB},
+		"db":       {"db recover|compact", "recover: copy what is readable of a damaged database into a new one, in its place; compact: rewrite it without free pages (daemon stopped)", runDB},
 		"tool":     {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
 		"memory":   {memoryUsage, "show, search and edit an agent's memory files", runMemory},
 		"skill":    {"skill list [AGENT] | validate [AGENT|PATH]", "list agents' skills, or check SKILL.md files", runSkill},
