@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -208,3 +209,20 @@ func failCompaction(s *session, why error) {
 		}
 	}
 }
+
+// Say is what a chat is told of a manual compaction's result.
+func (r CompactResult) Say() string {
+	switch r.Method {
+	case CompactNone:
+		return "Nothing to compact yet: the conversation is a single exchange."
+	case CompactTrim:
+		return fmt.Sprintf("The older messages could not be summarised, so they were dropped from the agent's context "+
+			"(about %d → %d tokens); they stay in the session's log.", r.TokensBefore, r.TokensAfter)
+	}
+	return fmt.Sprintf("Summarised the older messages (about %d → %d tokens of context); they stay in the session's log.",
+		r.TokensBefore, r.TokensAfter)
+}
+
+// SayCompactPending is what a chat is told when its /compact has not
+// finished within the gateway's wait: the summary goes on being written.
+const SayCompactPending = "The conversation is being summarised; your next message will use the summary."

@@ -37,6 +37,7 @@ type Runtime interface {
 	Events(ctx context.Context, sid string, after uint64, fn func(runtime.Event) error) error
 	KV(ctx context.Context, key string) ([]byte, error)
 	PutKV(ctx context.Context, key string, val []byte) error
+	Compact(ctx context.Context, sid string) (runtime.CompactResult, error)
 }
 
 var _ Runtime = (*runtime.Loop)(nil)

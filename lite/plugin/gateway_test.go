@@ -125,22 +125,23 @@ func TestGateway_AuthEvents(t *testing.T) {
 	e.next(t, plugin.StateReady)
 }
 
-// The core answers /status and /reset, after the access check; /status
-// starts no session.
+// The core answers /status, /compact and /reset, after the access check;
+// /status starts no session.
 func TestGateway_CoreCommands(t *testing.T) {
 	e := newEnv(t)
 	out := filepath.Join(t.TempDir(), "out")
 	g := e.start(t, "script", plugin.RestartNever, fast, "AGNX_HELPER_OUT="+out,
-		"AGNX_HELPER_SCRIPT=/status|/reset|hello|/status|/reset|again")
+		"AGNX_HELPER_SCRIPT=/status|/reset|hello|/status|/compact|/reset|again")
 	waitDone(t, g)
 	got := readLines(out)
-	require.Len(t, got, 6)
+	require.Len(t, got, 7)
 	assert.Equal(t, "No active session.", got[0])
 	assert.Equal(t, "No active session to reset.", got[1])
 	assert.Equal(t, "echo: hello", got[2])
 	assert.Regexp(t, `^Session: \S+\nAgent: assistant\nStatus: (active|running)\nCreated: \d{4}-\d\d-\d\d \d\d:\d\d UTC$`, got[3])
-	assert.Equal(t, "Session reset. Send a message to start a new conversation.", got[4])
-	assert.Equal(t, "echo: again", got[5], "the fresh session has no memory of hello")
+	assert.Equal(t, "Nothing to compact yet: the conversation is a single exchange.", got[4])
+	assert.Equal(t, "Session reset. Send a message to start a new conversation.", got[5])
+	assert.Equal(t, "echo: again", got[6], "the fresh session has no memory of hello")
 }
 
 // A sender the agent's access refuses gets the refusal, not an answer to

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -75,23 +76,27 @@ func (b *bridge) keep(ctx context.Context, in agents.Inbound, m MessageReceived,
 	}
 }
 
-// coreCommand is "reset" or "status" for the commands the core answers
-// itself, else "".
+// coreCommand is "reset", "status" or "compact" for the commands the
+// core answers itself, else "".
 func coreCommand(text string) string {
 	switch text {
-	case "/reset", "/status":
+	case "/reset", "/status", "/compact":
 		return text[1:]
 	}
 	return ""
 }
 
-// runCommand answers /reset and /status (after the access check).
+// runCommand answers /reset, /status and /compact (after the access
+// check).
 func (b *bridge) runCommand(ctx context.Context, cmd string, in agents.Inbound, ad inbox.Admission) string {
 	if ad.Session == "" {
 		if cmd == "reset" {
 			return "No active session to reset."
 		}
 		return "No active session."
+	}
+	if cmd == "compact" {
+		return b.compact(ctx, ad.Session)
 	}
 	if cmd == "reset" {
 		if _, err := b.sessions.NewSession(ctx, in, ad.Agent); err != nil {
@@ -107,4 +112,23 @@ func (b *bridge) runCommand(ctx context.Context, cmd string, in agents.Inbound, 
 	}
 	return fmt.Sprintf("Session: %s\nAgent: %s\nStatus: %s\nCreated: %s", info.ID, info.Agent, info.Status,
 		info.Created.UTC().Format("2006-01-02 15:04")+" UTC")
+}
+
+// compact summarises the session's older messages. It waits at most the
+// call's timeout (the bridge's one goroutine is held meanwhile); the
+// summary goes on being written after that.
+func (b *bridge) compact(ctx context.Context, sid string) string {
+	res, err := b.rt.Compact(ctx, sid)
+	switch {
+	case err == nil:
+		return res.Say()
+	case errors.Is(err, context.DeadlineExceeded):
+		return runtime.SayCompactPending
+	case errors.Is(err, runtime.ErrTurnRunning):
+		return "The agent is still answering: send /compact again once it has finished."
+	case errors.Is(err, runtime.ErrSessionEnded):
+		return "This conversation has ended: send a message to start a new one."
+	}
+	b.log.Error("plugin /compact failed", "plugin", b.name, "session", sid, "err", err)
+	return "Sorry, /compact failed: " + err.Error() + "."
 }

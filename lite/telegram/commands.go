@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -23,7 +24,7 @@ func (g *poller) command(text string) (cmd, arg string, ok bool) {
 		return "", "", false
 	}
 	switch cmd = strings.ToLower(cmd); cmd {
-	case "start", "help", "new", "reset", "agent", "status", "cancel":
+	case "start", "help", "new", "reset", "agent", "status", "cancel", "compact":
 		return cmd, strings.TrimSpace(arg), true
 	}
 	return "", "", false
@@ -66,6 +67,8 @@ func (g commands) run(ctx context.Context, m *Message, in agents.Inbound, cmd, a
 		return g.cmdStatus(ctx, in)
 	case "cancel":
 		return g.cmdCancel(ctx, in)
+	case "compact":
+		return g.cmdCompact(ctx, in)
 	}
 	return "", fmt.Errorf("/%s is not a command of this bot", cmd)
 }
@@ -74,7 +77,8 @@ const usage = "Send me a message and I answer; photos and documents are saved fo
 	"/new — a fresh conversation (the old one is kept)\n" +
 	"/agent NAME — talk to another agent\n" +
 	"/status — this conversation's agent, model and size\n" +
-	"/cancel — stop the answer in progress"
+	"/cancel — stop the answer in progress\n" +
+	"/compact — summarise the older messages to make room"
 
 func (g commands) cmdStart(ctx context.Context, m *Message, in agents.Inbound) (string, error) {
 	_, agent, err := g.o.Chats.Session(ctx, in)
@@ -164,4 +168,32 @@ func (g commands) cmdCancel(ctx context.Context, in agents.Inbound) (string, err
 		return "Nothing is running.", nil
 	}
 	return "Cancelled.", nil
+}
+
+// compactWait bounds how long /compact holds the poll goroutine: the
+// summary goes on being written after it, and the chat is told so.
+const compactWait = 10 * time.Second
+
+func (g commands) cmdCompact(ctx context.Context, in agents.Inbound) (string, error) {
+	sid, _, err := g.o.Chats.Current(GatewayName, in.ChatID)
+	if errors.Is(err, ErrNoChat) {
+		return "No conversation yet: send a message to start one.", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, compactWait)
+	defer cancel()
+	res, err := g.o.Loop.Compact(ctx, sid)
+	switch {
+	case err == nil:
+		return res.Say(), nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return runtime.SayCompactPending, nil
+	case errors.Is(err, runtime.ErrSessionEnded), errors.Is(err, runtime.ErrSessionNotFound):
+		return "This conversation has ended: send a message to start a new one.", nil
+	case errors.Is(err, runtime.ErrTurnRunning):
+		return "The agent is still answering: send /compact again once it has finished.", nil
+	}
+	return "", err
 }

@@ -101,3 +101,27 @@ func TestCommands_Cancel(t *testing.T) {
 	r.say("quick one")
 	r.waitText(owner, "echo: quick one")
 }
+
+// /compact summarises the chat's older messages through the agent's
+// model, says how much room it made, and refuses nothing it need not.
+func TestCommands_Compact(t *testing.T) {
+	r := newRig(t, func(req llmtest.RecordedRequest) llmtest.Reply {
+		if len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You summarise a conversation") {
+			return llmtest.Reply{Text: "the user said one"}
+		}
+		return llmtest.Echo()(req)
+	})
+	r.say("/compact")
+	r.waitText(owner, "No conversation yet: send a message to start one.")
+	r.say("one")
+	r.waitText(owner, "echo: one")
+	r.waitIdle("42")
+	r.say("/compact")
+	r.waitText(owner, "Nothing to compact yet: the conversation is a single exchange.")
+	r.say("two")
+	r.waitText(owner, "echo: two")
+	r.waitIdle("42")
+	r.say("/compact")
+	m := r.waitContains(owner, "Summarised the older messages")
+	assert.Contains(t, m.Plain(), "they stay in the session's log")
+}
