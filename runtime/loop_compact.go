@@ -219,6 +219,10 @@ func (r CompactResult) Say() string {
 		return fmt.Sprintf("The older messages could not be summarised, so they were dropped from the agent's context "+
 			"(about %d → %d tokens); they stay in the session's log.", r.TokensBefore, r.TokensAfter)
 	}
+	if r.TokensAfter >= r.TokensBefore {
+		return "Summarised the older messages; the conversation is still short, so the summary saves no room yet. " +
+			"The messages stay in the session's log."
+	}
 	return fmt.Sprintf("Summarised the older messages (about %d → %d tokens of context); they stay in the session's log.",
 		r.TokensBefore, r.TokensAfter)
 }

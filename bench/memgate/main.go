@@ -8,7 +8,9 @@
 // recall with a query through its search index; every agent has a
 // heartbeat, the first 100 turns create schedules that post to their
 // sessions every 10 s, and every 50 turns one spawns a background process
-// and a webhook starts a turn), samples the daemon's resident set every
+// and a webhook starts a turn; every fourth agent keeps 800 tokens of
+// history, so its sessions are summarised by the model; every call goes
+// into the usage ledger), samples the daemon's resident set every
 // 20 ms, prints the figures and exits 1 when the peak reaches the budget
 // or any turn fails.
 //
@@ -122,7 +124,7 @@ func gate(o options) (*figures, error) {
 	}
 	f := newFigures(s, w, probe)
 	f.ReadyMs = ms(d.ready)
-	err = measure(d, w, s, f)
+	err = measure(d, w, s, f, fake)
 	if err == nil && o.smaps {
 		err = printSmaps(os.Stdout, d.pid(), 12)
 	}
@@ -137,7 +139,7 @@ func gate(o options) (*figures, error) {
 }
 
 // measure runs the workload with the sampler on, filling in f.
-func measure(d *daemon, w workload, s setup, f *figures) error {
+func measure(d *daemon, w workload, s setup, f *figures, fake *llmtest.Server) error {
 	time.Sleep(200 * time.Millisecond) // let start-up settle; nothing to signal it
 	idle, err := readMem(d.pid())
 	if err != nil {
@@ -167,6 +169,16 @@ func measure(d *daemon, w workload, s setup, f *figures) error {
 			out.failures++
 			out.firstErrs = append(out.firstErrs, "no schedule fired during the gate")
 		}
+	}
+	f.CompactAgents = (s.agents + compactEvery - 2) / compactEvery
+	f.Summaries = summaryCalls(fake.Requests())
+	if f.Summaries == 0 {
+		out.failures++
+		out.firstErrs = append(out.firstErrs, "no history was summarised during the gate")
+	}
+	if f.LedgerCalls, f.LedgerTokens, err = ledger(c, d.base); err != nil {
+		out.failures++
+		out.firstErrs = append(out.firstErrs, err.Error())
 	}
 	if mw != nil {
 		f.MCPPeakRSS, f.MCPPeakRunning, _ = mw.finish()

@@ -39,8 +39,13 @@ type figures struct {
 	MCPPeakRSS     int64 `json:"mcp_servers_peak_rss_bytes,omitempty"`
 	MCPPeakRunning int   `json:"mcp_servers_peak_running,omitempty"`
 	// The acting workload: the schedules the turns made and their runs.
-	Schedules     int      `json:"schedules,omitempty"`
-	ScheduleRuns  int      `json:"schedule_runs,omitempty"`
+	Schedules    int `json:"schedules,omitempty"`
+	ScheduleRuns int `json:"schedule_runs,omitempty"`
+	// The compaction and usage workload.
+	CompactAgents int      `json:"compact_agents"`
+	Summaries     int      `json:"summaries"`
+	LedgerCalls   int64    `json:"ledger_calls"`
+	LedgerTokens  int64    `json:"ledger_tokens"`
 	Failures      int      `json:"failures"`
 	FirstFailures []string `json:"first_failures,omitempty"`
 	Budget        int64    `json:"budget_bytes"`
@@ -117,6 +122,8 @@ func (f *figures) print(w io.Writer) {
 		fmt.Fprintf(w, "  acting:     a heartbeat per agent, %d schedules firing every 10 s (%d runs), "+
 			"a background process and a webhook turn every %d turns\n", f.Schedules, f.ScheduleRuns, actTurnEvery)
 	}
+	fmt.Fprintf(w, "  compaction: %d agents keep %d tokens of history: %d summaries written; the usage ledger holds %d calls, %d tokens\n",
+		f.CompactAgents, compactBudget, f.Summaries, f.LedgerCalls, f.LedgerTokens)
 	fmt.Fprintf(w, "  turns:      %.0f/s, p50 %.2f ms, p99 %.2f ms, %d failed\n", f.TurnsPerSec, f.P50Ms, f.P99Ms, f.Failures)
 	for _, e := range f.FirstFailures {
 		fmt.Fprintf(w, "    %s\n", strings.TrimSpace(e))

@@ -79,6 +79,11 @@ func (s setup) write(home string) error {
 		if err := writeAgent(dir, agentName(i), tools); err != nil {
 			return err
 		}
+		if compactAgent(i) {
+			if err := withSmallHistory(filepath.Join(dir, agentName(i))); err != nil {
+				return err
+			}
+		}
 		if s.act {
 			if err := writeHeartbeat(filepath.Join(dir, agentName(i))); err != nil {
 				return err

@@ -32,6 +32,8 @@ type backend interface {
 	// ones, until ctx ends.
 	follow(ctx context.Context, sid string, fn func(runtime.Event) error) error
 	cancel(ctx context.Context, sid string) error
+	// compact summarises the session's older messages now.
+	compact(ctx context.Context, sid string) (runtime.CompactResult, error)
 	approve(ctx context.Context, sid, callID, decision string) error
 	close() error
 }

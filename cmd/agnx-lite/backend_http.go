@@ -74,6 +74,11 @@ func (b *httpBackend) follow(ctx context.Context, sid string, fn func(runtime.Ev
 	return b.c.Events(ctx, sid, 0, false, fn)
 }
 
+func (b *httpBackend) compact(ctx context.Context, sid string) (runtime.CompactResult, error) {
+	r, err := b.c.Compact(ctx, sid)
+	return runtime.CompactResult{Method: r.Method, TokensBefore: r.TokensBefore, TokensAfter: r.TokensAfter, CoversTo: r.CoversTo}, err
+}
+
 func (b *httpBackend) cancel(ctx context.Context, sid string) error {
 	_, err := b.c.Cancel(ctx, sid)
 	return err

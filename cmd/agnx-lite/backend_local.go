@@ -75,6 +75,10 @@ func (b *localBackend) follow(ctx context.Context, sid string, fn func(runtime.E
 	}
 }
 
+func (b *localBackend) compact(ctx context.Context, sid string) (runtime.CompactResult, error) {
+	return b.app.Loop.Compact(ctx, sid)
+}
+
 func (b *localBackend) cancel(ctx context.Context, sid string) error {
 	_, err := b.app.Loop.Cancel(ctx, sid)
 	return err

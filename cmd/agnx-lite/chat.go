@@ -107,8 +107,15 @@ func (c *chat) command(line string) (quit bool) {
 		fmt.Fprintln(c.g.stdout, c.p.dim("new session "+s.ID+" (the old one is kept: agnx-lite session list)"))
 	case "/status":
 		c.status()
+	case "/compact":
+		res, err := c.b.compact(context.Background(), c.s.ID)
+		if err != nil {
+			fmt.Fprintln(c.g.stderr, c.p.red("error: "+err.Error()))
+			return false
+		}
+		fmt.Fprintln(c.g.stdout, c.p.dim(res.Say()))
 	case "/help":
-		fmt.Fprintln(c.g.stdout, "/reset starts a new session · /status shows this one · /quit leaves · Ctrl-C stops a reply · Ctrl-D leaves")
+		fmt.Fprintln(c.g.stdout, "/reset starts a new session · /status shows this one · /compact summarises its older messages · /quit leaves · Ctrl-C stops a reply · Ctrl-D leaves")
 	default:
 		fmt.Fprintln(c.g.stdout, c.p.dim("unknown command "+line+": try /help"))
 	}
