@@ -89,7 +89,7 @@ func appendArchive(dir, id string, good int64, first, last uint64, lines [][]byt
 		return 0, fmt.Errorf("sync the archive %s: %w", filepath.Join(dir, name), err)
 	}
 	if created {
-		if err := syncDir(dir); err != nil {
+		if err := storage.SyncDir(dir); err != nil {
 			return 0, err
 		}
 	}
@@ -160,18 +160,6 @@ func cutArchive(f *os.File, good int64) (int64, error) {
 		end = good
 	}
 	return f.Seek(end, io.SeekStart)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync the folder %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync the folder %s: %w", dir, err)
-	}
-	return nil
 }
 
 // removeArchive deletes the session's archive file, if any.

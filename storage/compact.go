@@ -82,7 +82,7 @@ func compact(path string, hooks compactHooks) (CompactReport, error) {
 			return rep, err
 		}
 	}
-	if err := syncFolder(filepath.Dir(path)); err != nil {
+	if err := SyncDir(filepath.Dir(path)); err != nil {
 		return rep, err
 	}
 	if fi, err := os.Stat(path); err == nil {
@@ -131,7 +131,9 @@ func checkCopy(path string) error {
 	return nil
 }
 
-func syncFolder(dir string) error {
+// SyncDir fsyncs a folder, so that a file created or renamed in it
+// survives a power cut.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("sync the folder %s: %w", dir, err)

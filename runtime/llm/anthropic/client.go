@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -21,15 +20,8 @@ const DefaultBaseURL = "https://api.anthropic.com"
 // is empty.
 const DefaultVersion = "2023-06-01"
 
-// Key is an API key. It prints and logs as a placeholder so it cannot leak
-// through a formatted Options or a log line.
-type Key string
-
-// String hides the key.
-func (Key) String() string { return "[redacted]" }
-
-// LogValue hides the key from slog.
-func (Key) LogValue() slog.Value { return slog.StringValue("[redacted]") }
+// Key is an API key (llm.Key: it prints and logs as a placeholder).
+type Key = llm.Key
 
 // Options configure a Client.
 type Options struct {

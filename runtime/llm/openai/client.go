@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -17,15 +16,8 @@ import (
 // DefaultBaseURL is OpenAI's API root.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
-// Key is an API key. It prints and logs as a placeholder so it cannot leak
-// through a formatted Options or a log line.
-type Key string
-
-// String hides the key.
-func (Key) String() string { return "[redacted]" }
-
-// LogValue hides the key from slog.
-func (Key) LogValue() slog.Value { return slog.StringValue("[redacted]") }
+// Key is an API key (llm.Key: it prints and logs as a placeholder).
+type Key = llm.Key
 
 // Options configure a Client.
 type Options struct {
