@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"os"
 	"runtime/debug"
 	"sync/atomic"
 	"testing"
@@ -77,9 +78,13 @@ func TestMemGuard_StopsWithApp(t *testing.T) {
 	_, err := Init(cfg)
 	require.NoError(t, err)
 	before := debug.SetMemoryLimit(-1)
+	gcBefore := gcPercentNow()
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
 	require.NotNil(t, app.guard)
+	if os.Getenv("GOGC") == "" {
+		assert.Equal(t, gcPercent, gcPercentNow(), "the guard collects at half the live heap's growth")
+	}
 	require.NoError(t, app.Close())
 	select {
 	case <-app.guard.done:
@@ -87,6 +92,15 @@ func TestMemGuard_StopsWithApp(t *testing.T) {
 		t.Fatal("Close returned before the guard's goroutine")
 	}
 	assert.Equal(t, before, debug.SetMemoryLimit(-1))
+	assert.Equal(t, gcBefore, gcPercentNow(), "the collector's target is put back")
+}
+
+// gcPercentNow reads the collector's target (SetGCPercent is the only
+// reader, so it sets the value back at once).
+func gcPercentNow() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
 }
 
 // While an agent builds (a cold WASM compile), the soft limit doubles and
