@@ -22,6 +22,13 @@ import (
 // once, that older messages left its window without a summary.
 const CodeHistoryTrimmed = "history_trimmed"
 
+// Advisory reports whether an error event of this code tells of something
+// that did not stop a turn (its tool rounds ran out, its history was
+// trimmed) rather than a failure. A history_trimmed one is recorded
+// between turns, so a client following the next turn must not take it for
+// that turn's failure.
+func Advisory(code string) bool { return code == CodeToolLimit || code == CodeHistoryTrimmed }
+
 // CompactResult is what Loop.Compact did.
 type CompactResult struct {
 	// Method is CompactSummary, CompactTrim or CompactNone.

@@ -118,7 +118,7 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 		fmt.Fprintf(p.errw, "%s\n", p.dim("  ↳ "+strings.ReplaceAll(e.Decision, "_", " ")+" ("+e.Reason+")"))
 	case runtime.EvError:
 		p.endLine()
-		if e.Code == runtime.CodeToolLimit { // a notice: the turn went on
+		if runtime.Advisory(e.Code) { // a notice: the turn went on
 			fmt.Fprintf(p.errw, "%s\n", p.yellow("note: "+e.Content))
 			break
 		}

@@ -154,7 +154,7 @@ func showSession(g *globals, src *sessionSource, id string) error {
 			fmt.Fprintf(g.stdout, "  ↳ %s\n", oneLine(e.Content))
 		case runtime.EvError:
 			label := "error"
-			if e.Code == runtime.CodeToolLimit {
+			if runtime.Advisory(e.Code) {
 				label = "note"
 			}
 			fmt.Fprintf(g.stdout, "  %s: %s\n", label, e.Content)

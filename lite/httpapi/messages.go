@@ -68,7 +68,9 @@ func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, sub *runtime.S
 					out.answer = e
 				}
 			case runtime.EvError:
-				out.errMsg, out.errCode = e.Content, e.Code
+				if e.Code != runtime.CodeHistoryTrimmed { // told between turns: not this turn's failure
+					out.errMsg, out.errCode = e.Content, e.Code
+				}
 			case runtime.EvApprovalRequired:
 				out.approval = &e
 				done = true

@@ -90,7 +90,9 @@ func (v *turnView) write(sse *sseWriter, e *runtime.Event) (end bool, err error)
 			v.answer = runtime.Event{Seq: e.Seq, Time: e.Time}
 		}
 	case runtime.EvError:
-		v.errMsg, v.errCode = e.Content, e.Code
+		if e.Code != runtime.CodeHistoryTrimmed { // told between turns: not this turn's failure
+			v.errMsg, v.errCode = e.Content, e.Code
+		}
 	default:
 		// The rest is only written.
 	}

@@ -164,7 +164,7 @@ func (w *watch) run(ctx context.Context, rt Runtime, out chan<- watchEvent) {
 				text = e.Content
 			}
 		case runtime.EvError:
-			if e.Code == runtime.CodeToolLimit {
+			if runtime.Advisory(e.Code) {
 				notice = e.Content // said after the answer it follows
 			} else {
 				failure = e.Content
