@@ -34,12 +34,14 @@ func TestFollow_NoticeReachesChatOnce(t *testing.T) {
 	waitTurns(t, e.app.Loop, sid, 1)
 	ctx := context.Background()
 	require.NoError(t, g.Follow(ctx, sid, "c1"), "nothing to deliver yet")
-	notice(t, e, sid, "reminder: tea")
+	// Refusals first: once the notice is committed the turn's own watcher
+	// may deliver it, and the helper exits after that second message.
 	other, err := e.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant", Gateway: "http"})
 	require.NoError(t, err)
 	notice(t, e, other.ID, "not for the chat")
 	require.ErrorContains(t, g.Follow(ctx, other.ID, "c1"), "a chat is delivered only its own sessions")
 	require.ErrorContains(t, g.Follow(ctx, sid, "c2"), "a chat is delivered only its own sessions")
+	notice(t, e, sid, "reminder: tea")
 	if err := g.Follow(ctx, sid, "c1"); err != nil {
 		// The turn's own watcher may still follow the session and deliver
 		// the notice first (a slow machine, an emulator): the helper then
