@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	rtmetrics "runtime/metrics"
 	"sync"
 	"time"
 
@@ -29,6 +30,9 @@ type memGuard struct {
 	log       *slog.Logger
 	rss       func() (int64, error)
 	busy      bool
+	// tuneGC: check sets the collector's target from the live heap
+	// (gcPercentFor); false when GOGC is set in the environment.
+	tuneGC bool
 	// done is closed when the goroutine start began has returned.
 	done chan struct{}
 
@@ -65,13 +69,33 @@ func selfRSS() func() (int64, error) {
 	}
 }
 
-// gcPercent is the collector's target while the guard runs: the heap
-// grows by half its live size between collections instead of doubling
-// (Go's default, 100). The daemon's live heap is small, so collecting
-// twice as often costs little CPU and saves megabytes of resident memory:
-// the memory gate peaked at 44 MiB instead of 47.5–50 MiB, at the same
-// turns per second. GOGC in the environment wins.
-const gcPercent = 50
+// The collector's target while the guard runs follows the live heap: the
+// heap may grow by half its live size between collections instead of
+// doubling (Go's default, GOGC 100), but by at least gcHeadroom, so that
+// a small heap (a start, a one-shot run, an agent's build) is not
+// collected over and over. The daemon's live heap is small, so collecting
+// more often costs little CPU and saves megabytes of resident memory: the
+// memory gate peaked at 44 MiB instead of 47.5–50 MiB, at the same turns
+// per second. GOGC in the environment wins.
+const (
+	gcHeadroom   = 4 << 20
+	gcPercentMin = 50
+)
+
+// gcPercentFor is the collector's target for a live heap of live bytes.
+func gcPercentFor(live uint64) int {
+	return min(max(int(gcHeadroom*100/max(live, 1)), gcPercentMin), 100)
+}
+
+// liveHeap reads the live heap the last collection marked.
+func liveHeap() uint64 {
+	s := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	rtmetrics.Read(s)
+	if s[0].Value.Kind() != rtmetrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
 
 // start sets the soft limit and the collector's target (in force when
 // start returns) and runs the guard in a goroutine until ctx ends, which
@@ -85,7 +109,8 @@ func (g *memGuard) start(ctx context.Context) {
 	prev := debug.SetMemoryLimit(limit)
 	prevGC := -2 // unchanged
 	if os.Getenv("GOGC") == "" {
-		prevGC = debug.SetGCPercent(gcPercent)
+		prevGC = debug.SetGCPercent(100)
+		g.tuneGC = true
 	}
 	g.running = true
 	g.mu.Unlock()
@@ -155,6 +180,9 @@ func (g *memGuard) compiling() bool {
 // transient: idle agents and sessions are still evicted, but no turn is
 // refused for it.
 func (g *memGuard) check(ctx context.Context) {
+	if g.tuneGC {
+		debug.SetGCPercent(gcPercentFor(liveHeap()))
+	}
 	rss, err := g.rss()
 	if err != nil {
 		return

@@ -83,7 +83,7 @@ func TestMemGuard_StopsWithApp(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, app.guard)
 	if os.Getenv("GOGC") == "" {
-		assert.Equal(t, gcPercent, gcPercentNow(), "the guard collects at half the live heap's growth")
+		assert.Equal(t, 100, gcPercentNow(), "the guard starts at Go's default; check follows the live heap")
 	}
 	require.NoError(t, app.Close())
 	select {
@@ -93,6 +93,15 @@ func TestMemGuard_StopsWithApp(t *testing.T) {
 	}
 	assert.Equal(t, before, debug.SetMemoryLimit(-1))
 	assert.Equal(t, gcBefore, gcPercentNow(), "the collector's target is put back")
+}
+
+// The collector's target follows the live heap: Go's default while it is
+// small, half its size once the headroom that gives is over 4 MiB.
+func TestGCPercentFor(t *testing.T) {
+	for live, want := range map[uint64]int{0: 100, 1 << 20: 100, 4 << 20: 100, 6 << 20: 66, 8 << 20: 50, 64 << 20: 50} {
+		assert.Equal(t, want, gcPercentFor(live), "live %d MiB", live>>20)
+	}
+	assert.NotZero(t, liveHeap(), "the runtime reports its live heap")
 }
 
 // gcPercentNow reads the collector's target (SetGCPercent is the only
