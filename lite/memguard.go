@@ -4,8 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	goruntime "runtime"
 	"runtime/debug"
-	rtmetrics "runtime/metrics"
 	"sync"
 	"time"
 
@@ -32,7 +32,8 @@ type memGuard struct {
 	busy      bool
 	// tuneGC: check sets the collector's target from the live heap
 	// (gcPercentFor); false when GOGC is set in the environment.
-	tuneGC bool
+	tuneGC    bool
+	gcPercent int // the target check set last
 	// done is closed when the goroutine start began has returned.
 	done chan struct{}
 
@@ -87,14 +88,15 @@ func gcPercentFor(live uint64) int {
 	return min(max(int(gcHeadroom*100/max(live, 1)), gcPercentMin), 100)
 }
 
-// liveHeap reads the live heap the last collection marked.
-func liveHeap() uint64 {
-	s := []rtmetrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	rtmetrics.Read(s)
-	if s[0].Value.Kind() != rtmetrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
+// liveHeap estimates the live heap the last collection marked, from the
+// heap goal it set (goal = live × (1 + GOGC/100)), gcPercent being the
+// target then. ReadMemStats stops the world for a few microseconds every
+// few seconds; runtime/metrics would read it exactly, but its tables of
+// metric descriptions cost the binary more than the estimate is off.
+func liveHeap(gcPercent int) uint64 {
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	return ms.NextGC * 100 / uint64(100+max(gcPercent, 0))
 }
 
 // start sets the soft limit and the collector's target (in force when
@@ -110,7 +112,7 @@ func (g *memGuard) start(ctx context.Context) {
 	prevGC := -2 // unchanged
 	if os.Getenv("GOGC") == "" {
 		prevGC = debug.SetGCPercent(100)
-		g.tuneGC = true
+		g.tuneGC, g.gcPercent = true, 100
 	}
 	g.running = true
 	g.mu.Unlock()
@@ -181,7 +183,8 @@ func (g *memGuard) compiling() bool {
 // refused for it.
 func (g *memGuard) check(ctx context.Context) {
 	if g.tuneGC {
-		debug.SetGCPercent(gcPercentFor(liveHeap()))
+		g.gcPercent = gcPercentFor(liveHeap(g.gcPercent))
+		debug.SetGCPercent(g.gcPercent)
 	}
 	rss, err := g.rss()
 	if err != nil {
