@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	goruntime "runtime"
-	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,7 +196,8 @@ func sortedKeys[K interface {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b K) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+	// sort.Slice: a generic sort would be copied for each key shape.
+	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
 	return keys
 }
 

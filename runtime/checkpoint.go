@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"fmt"
-	"slices"
+	"sort"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -298,5 +298,7 @@ func decodeInfo(p *fastjson.Parser, data []byte) (SessionInfo, error) {
 type fastjsonParser = fastjson.Parser
 
 func sortSessions(s []SessionInfo) {
-	slices.SortFunc(s, func(a, b SessionInfo) int { return b.Updated.Compare(a.Updated) })
+	// sort.Slice, not slices.SortFunc: a generic sort of a struct type
+	// costs the binary a copy of the sort for its shape.
+	sort.Slice(s, func(i, j int) bool { return s[i].Updated.After(s[j].Updated) })
 }

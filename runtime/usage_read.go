@@ -228,15 +228,21 @@ func addRow(row *UsageRow, c counters, p Price, priced bool) {
 
 func (r *usageReader) report() UsageReport {
 	rep := UsageReport{Since: r.q.Since, By: r.q.By, Agent: r.q.Agent, Rows: []UsageRow{}, Total: r.total, Priced: r.priced}
+	rows := make([]*UsageRow, 0, len(r.rows))
 	for _, row := range r.rows {
-		rep.Rows = append(rep.Rows, *row)
+		rows = append(rows, row)
 	}
-	slices.SortFunc(rep.Rows, func(a, b UsageRow) int {
+	// Pointers: a sort of a struct type would instantiate the generic
+	// sort again for its shape (kilobytes of binary).
+	slices.SortFunc(rows, func(a, b *UsageRow) int {
 		if r.q.By == UsageByDay {
 			return cmp.Compare(a.Key, b.Key)
 		}
 		return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Key, b.Key))
 	})
+	for _, row := range rows {
+		rep.Rows = append(rep.Rows, *row)
+	}
 	settle(&rep.Total)
 	for i := range rep.Rows {
 		settle(&rep.Rows[i])

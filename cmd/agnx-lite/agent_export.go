@@ -2,13 +2,14 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
+	"sort"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
@@ -108,7 +109,12 @@ func spoolSessions(g *globals, cfg *lite.Config, server, name, metaName string) 
 	if err != nil {
 		return "", nil, err
 	}
-	slices.SortStableFunc(list, func(a, b runtime.SessionInfo) int { return a.Created.Compare(b.Created) })
+	// Oldest first, ties by id (a total order: sort.Slice needs no
+	// stability); not a generic sort, which a struct type would copy.
+	sort.Slice(list, func(i, j int) bool {
+		a, b := &list[i], &list[j]
+		return cmp.Or(a.Created.Compare(b.Created), cmp.Compare(a.ID, b.ID)) < 0
+	})
 	tmp, err := os.MkdirTemp("", "agnx-export-")
 	if err != nil {
 		return "", nil, fmt.Errorf("export: %w", err)

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -199,8 +199,10 @@ func (m *Manager) Stats() []Stat {
 		}
 		stats = append(stats, st)
 	}
-	slices.SortFunc(stats, func(a, b Stat) int {
-		return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.Server, b.Server))
+	// sort.Slice: a generic sort of a struct type costs the binary a copy
+	// of the sort for its shape.
+	sort.Slice(stats, func(i, j int) bool {
+		return cmp.Or(cmp.Compare(stats[i].Agent, stats[j].Agent), cmp.Compare(stats[i].Server, stats[j].Server)) < 0
 	})
 	return stats
 }

@@ -3,7 +3,7 @@ package sched
 import (
 	"cmp"
 	"container/heap"
-	"slices"
+	"sort"
 	"time"
 )
 
@@ -77,16 +77,22 @@ func (h *dueHeap) reset() {
 // sortByNext orders schedules by their next run, those without one
 // last, then by id.
 func sortByNext(scs []Schedule) {
-	slices.SortStableFunc(scs, func(a, b Schedule) int {
-		switch {
-		case a.Next.IsZero() != b.Next.IsZero():
-			if a.Next.IsZero() {
-				return 1
-			}
-			return -1
-		case !a.Next.Equal(b.Next):
-			return a.Next.Compare(b.Next)
+	// The order is total (ids are unique), so an unstable sort does; and
+	// sort.Slice, not slices.SortFunc: a generic sort of a struct type
+	// costs the binary a copy of the sort for its shape.
+	sort.Slice(scs, func(i, j int) bool { return scheduleOrder(&scs[i], &scs[j]) < 0 })
+}
+
+// scheduleOrder compares two schedules for sortByNext.
+func scheduleOrder(a, b *Schedule) int {
+	switch {
+	case a.Next.IsZero() != b.Next.IsZero():
+		if a.Next.IsZero() {
+			return 1
 		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+		return -1
+	case !a.Next.Equal(b.Next):
+		return a.Next.Compare(b.Next)
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
