@@ -321,5 +321,11 @@ func (c *Client) Export(ctx context.Context, id string, fn func(runtime.Event) e
 			return err
 		}
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if msg := resp.Trailer.Get(exportErrorTrailer); msg != "" {
+		return fmt.Errorf("export of session %s is incomplete: %s", id, msg)
+	}
+	return nil
 }

@@ -177,10 +177,30 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+id+`.jsonl"`)
+	w.Header().Set("Trailer", exportErrorTrailer)
 	var buf []byte
-	_ = s.o.Loop.Events(r.Context(), id, 0, func(e runtime.Event) error {
+	wrote, writeErr := false, error(nil)
+	err := s.o.Loop.Events(r.Context(), id, 0, func(e runtime.Event) error {
 		buf = append(e.AppendJSON(buf[:0]), '\n')
-		_, err := w.Write(buf)
-		return err
+		wrote = true
+		_, writeErr = w.Write(buf)
+		return writeErr
 	})
+	switch {
+	case err == nil, writeErr != nil, r.Context().Err() != nil:
+		// Complete, or the client is gone.
+	case !wrote:
+		w.Header().Del("Trailer")
+		sessionError(w, r, err)
+	default:
+		// What was readable was sent (a damaged archive's events before
+		// the damage, then the stored ones); the trailer says what is
+		// missing, and Client.Export returns it.
+		s.log.Warn("session export incomplete", "session", id, "err", err)
+		w.Header().Set(exportErrorTrailer, err.Error())
+	}
 }
+
+// exportErrorTrailer is the HTTP trailer of an export that could not read
+// every event: the sentence that says what is missing.
+const exportErrorTrailer = "X-Agnx-Export-Error"
