@@ -24,10 +24,8 @@ import (
 // assistant_response, so a call is counted once, whatever crashes. Reads
 // and the budget use the rollups; raw records are kept for
 // UsageOptions.Retention, then pruned, a bounded number per pass.
-//
-// Caveat: the index space is derived data to storage, so agnx-lite db
-// recover (Salvage) does not copy the ledger: a recovered database counts
-// usage afresh.
+// agnx-lite db recover (storage.Salvage) copies it with the rest of the
+// index space, as far as it reads.
 const (
 	usageScope = "usage"
 	usageCalls = "c"

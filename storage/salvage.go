@@ -19,6 +19,9 @@ type SalvageReport struct {
 	Lost     int // ids found whose meta or events could not be read at all
 	Events   int
 	KV       int
+	// Index counts the entries of the index space copied (search
+	// indexes, schedules, the usage ledger).
+	Index int
 	// Unlisted is true when the list of sessions itself was damaged:
 	// sessions past the damage were not found.
 	Unlisted bool
@@ -31,7 +34,8 @@ const salvageChunk = 512
 // Salvage copies what can still be read of the damaged database at src
 // into a new database at dst (which must not exist): every session's meta,
 // its events up to the first one that cannot be read, its last checkpoint
-// if it covers only copied events, the active marks and the KV space. It
+// if it covers only copied events, the active marks, the KV space and the
+// index space (search indexes, schedules, the usage ledger). It
 // reads src with bbolt read-only (no freelist rebuild), each read in its
 // own guarded transaction, so a damaged page loses what lies behind it,
 // not the whole copy. Run it with the daemon stopped.
@@ -113,7 +117,74 @@ func (sv *salvager) copy(rep *SalvageReport) error {
 		}
 		rep.Events += max(n, 0)
 	}
-	return sv.kv(rep)
+	if err := sv.kv(rep); err != nil {
+		return err
+	}
+	return sv.index(rep)
+}
+
+// index copies the index space table by table, as far as each reads, in
+// chunks of salvageChunk entries (a search index may be large).
+func (sv *salvager) index(rep *SalvageReport) error {
+	type table struct{ scope, kind string }
+	var tables []table
+	_ = sv.read(func(tx *bolt.Tx) error {
+		top := tx.Bucket(bucketIndex)
+		if top == nil {
+			return nil
+		}
+		return top.ForEach(func(scope, v []byte) error {
+			sb := top.Bucket(scope)
+			if v != nil || sb == nil {
+				return nil
+			}
+			return sb.ForEach(func(kind, v []byte) error {
+				if v == nil && sb.Bucket(kind) != nil {
+					tables = append(tables, table{string(scope), string(kind)})
+				}
+				return nil
+			})
+		})
+	})
+	for _, t := range tables {
+		var after []byte
+		for {
+			var keys, vals [][]byte
+			rerr := sv.read(func(tx *bolt.Tx) error {
+				kb := tx.Bucket(bucketIndex).Bucket([]byte(t.scope)).Bucket([]byte(t.kind))
+				c := kb.Cursor()
+				k, v := c.First()
+				if after != nil {
+					if k, v = c.Seek(after); k != nil && bytes.Equal(k, after) {
+						k, v = c.Next()
+					}
+				}
+				for ; k != nil && len(keys) < salvageChunk; k, v = c.Next() {
+					if v != nil && len(v) <= MaxIndexValue {
+						keys, vals = append(keys, clone(k)), append(vals, clone(v))
+					}
+				}
+				return nil
+			})
+			err := sv.out.Update(func(tx *Tx) error {
+				for i, k := range keys {
+					if err := tx.IndexPut(t.scope, t.kind, k, vals[i]); err != nil && !errors.Is(err, ErrInvalidKey) {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			rep.Index += len(keys)
+			if rerr != nil || len(keys) < salvageChunk {
+				break // the table's end, or damage: what lies behind it is lost
+			}
+			after = keys[len(keys)-1]
+		}
+	}
+	return nil
 }
 
 // session copies one session; n is -1 when nothing of it was readable.

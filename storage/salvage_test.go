@@ -1,7 +1,10 @@
 package storage_test
 
 import (
+	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -98,4 +101,51 @@ func TestSalvage_HeldFile(t *testing.T) {
 	require.ErrorAs(t, err, &locked)
 	assert.NotContains(t, err.Error(), "nothing can be recovered")
 	assert.NoFileExists(t, src+".recovered")
+}
+
+// The index space (search indexes, schedules, the usage ledger) comes
+// along, table by table, also past one chunk.
+func TestSalvage_IndexSpace(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "agnx.db")
+	s, err := storage.Open(src, nil)
+	require.NoError(t, err)
+	want := map[string]int{"usage/calls": 1300, "usage/days": 3, "sched/schedules": 2}
+	require.NoError(t, s.Update(func(tx *storage.Tx) error {
+		for table, n := range want {
+			scope, kind, _ := strings.Cut(table, "/")
+			for i := range n {
+				if err := tx.IndexPut(scope, kind, []byte(fmt.Sprintf("k%05d", i)), []byte(fmt.Sprintf("v%d", i))); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
+	require.NoError(t, s.Close())
+
+	dst := storage.SalvagePath(src)
+	rep, err := storage.Salvage(src, dst)
+	require.NoError(t, err)
+	assert.Equal(t, 1305, rep.Index)
+	out, err := storage.Open(dst, nil)
+	require.NoError(t, err)
+	defer out.Close()
+	require.NoError(t, out.View(func(tx *storage.Tx) error {
+		for table, n := range want {
+			scope, kind, _ := strings.Cut(table, "/")
+			got := 0
+			if err := tx.IndexScan(scope, kind, nil, func(k, v []byte) error {
+				i, err := strconv.Atoi(string(k[1:]))
+				require.NoError(t, err)
+				assert.Equal(t, fmt.Sprintf("v%d", i), string(v), "%s %s", table, k)
+				got++
+				return nil
+			}); err != nil {
+				return err
+			}
+			assert.Equal(t, n, got, table)
+		}
+		return nil
+	}))
 }

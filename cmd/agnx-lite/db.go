@@ -48,8 +48,8 @@ func runDB(g *globals, args []string) error {
 	if err := os.Rename(copyPath, db); err != nil {
 		return fmt.Errorf("the copy is in %s and the damaged file in %s, but the copy could not take its place (%v): rename it yourself", copyPath, aside, err)
 	}
-	fmt.Fprintf(g.stdout, "recovered %d sessions whole, %d in part (up to their first unreadable event), %d lost; %d events, %d settings\n",
-		rep.Sessions, rep.Partial, rep.Lost, rep.Events, rep.KV)
+	fmt.Fprintf(g.stdout, "recovered %d sessions whole, %d in part (up to their first unreadable event), %d lost; %d events, %d settings, "+
+		"%d index entries (schedules, usage, search)\n", rep.Sessions, rep.Partial, rep.Lost, rep.Events, rep.KV, rep.Index)
 	if rep.Unlisted {
 		fmt.Fprintln(g.stdout, "the list of sessions was damaged: sessions past the damage were not found")
 	}
