@@ -146,6 +146,7 @@ func (l *Loop) load(id string) (*session, error) {
 		return s, nil
 	}
 	var st *state
+	archived := false // no usable checkpoint, and the log's start left the database
 	err := l.opts.Store.View(func(tx *storage.Tx) error {
 		cpSeq, cp, err := tx.LatestCheckpoint(id)
 		if err != nil {
@@ -159,6 +160,10 @@ func (l *Loop) load(id string) (*session, error) {
 		}
 		if st == nil {
 			st = &state{ID: id}
+			if first, err := tx.FirstSeq(id); err != nil || first > 1 {
+				archived = err == nil
+				return err
+			}
 		} else if err := st.replayWindow(tx, &l.parser); err != nil {
 			return err
 		}
@@ -178,6 +183,11 @@ func (l *Loop) load(id string) (*session, error) {
 		l.halt(err)
 		return nil, fmt.Errorf("load session %s: %w", id, err)
 	}
+	if archived {
+		if st, err = l.loadWhole(id); err != nil {
+			return nil, err
+		}
+	}
 	if st.LastSeq == 0 {
 		return nil, ErrSessionNotFound
 	}
@@ -190,6 +200,31 @@ func (l *Loop) load(id string) (*session, error) {
 		l.loadFailed(s, why)
 	}
 	return s, nil
+}
+
+// loadWhole rebuilds a session with no usable checkpoint whose older
+// events retention moved out of the database: from its archive and the
+// stored events. A session whose start was discarded (compaction:
+// discard) cannot be rebuilt; it is refused with a sentence, and the loop
+// goes on.
+func (l *Loop) loadWhole(id string) (*state, error) {
+	st := &state{ID: id}
+	err := ReadEvents(l.opts.Store, id, 0, func(e Event) error {
+		st.apply(&e)
+		return nil
+	})
+	var damaged *ArchiveDamagedError
+	if errors.As(err, &damaged) {
+		l.log.Warn("session rebuilt from a damaged archive", "session", id, "err", err)
+		err = nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	if st.Agent == "" {
+		return nil, fmt.Errorf("session %s cannot be rebuilt: its checkpoint is unreadable and its first events were discarded by retention; export what is left with agnx-lite session export, then delete it", id)
+	}
+	return st, nil
 }
 
 // loadFailed settles a turn that a failed commit (a full disk) left active
