@@ -104,7 +104,7 @@ func (c *Client) Stream(ctx context.Context, req *runtime.Request, onDelta func(
 		return r, nil
 	})
 	if err != nil {
-		return nil, c.modelError(err, req.Model)
+		return nil, c.http.Server().NamedModel(err, req.Model)
 	}
 	defer s.Close()
 	d := newDecoder(s.Server(), onDelta)
@@ -129,14 +129,11 @@ func (c *Client) Stream(ctx context.Context, req *runtime.Request, onDelta func(
 // classify adds the key and model cases to the generic status mapping.
 // The server's message is scrubbed of the key in case it echoes it.
 func (c *Client) classify(srv *llm.Server, status int, msg string) *runtime.ProviderError {
-	if c.key != "" && len(c.key) >= 8 {
-		msg = strings.ReplaceAll(msg, string(c.key), "[redacted]")
-	}
+	msg = c.key.Scrub(msg)
 	cause := fmt.Errorf("http %d: %s", status, msg)
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return srv.Err(runtime.ErrAuth, status, cause, "%s %s (%d): %s",
-			srv.Where(), c.keyProblem(), status, c.keyFix())
+		return srv.KeyRefused(c.key, c.keyEnv, status, cause, "")
 	case status == http.StatusNotFound && strings.Contains(strings.ToLower(msg), "model"):
 		return srv.Err(runtime.ErrModelNotFound, status, cause, "%s", msg)
 	case status == http.StatusNotFound:
@@ -145,28 +142,4 @@ func (c *Client) classify(srv *llm.Server, status int, msg string) *runtime.Prov
 			srv.Where())
 	}
 	return srv.StatusError(status, msg)
-}
-
-func (c *Client) keyProblem() string {
-	if c.key == "" {
-		return "wants an API key"
-	}
-	return "rejected the API key"
-}
-
-func (c *Client) keyFix() string {
-	if c.keyEnv != "" {
-		return "set " + c.keyEnv
-	}
-	return "check the API key configured for this provider"
-}
-
-// modelError rewrites a model-not-found error with the model's name.
-func (c *Client) modelError(err error, model string) error {
-	var pe *runtime.ProviderError
-	if errors.As(err, &pe) && pe.Kind == runtime.ErrModelNotFound {
-		pe.Message = fmt.Sprintf("%s has no model %q: check spec.model in the agent's agent.yaml",
-			c.http.Server().Where(), model)
-	}
-	return err
 }
