@@ -282,3 +282,23 @@ func TestCompaction_TurnWaits(t *testing.T) {
 		assert.Equal(t, "third", last.Messages[len(last.Messages)-1].Content)
 	})
 }
+
+// What a chat is told of its /compact: the outcomes a person can act on
+// have a sentence each; anything else is the gateway's failure to report.
+func TestSayCompact(t *testing.T) {
+	for err, want := range map[error]string{
+		context.DeadlineExceeded: "being summarised",
+		ErrTurnRunning:           "still answering",
+		ErrSessionEnded:          "has ended",
+		ErrSessionNotFound:       "has ended",
+	} {
+		say, ok := SayCompact(CompactResult{}, fmt.Errorf("wrapped: %w", err))
+		assert.True(t, ok, "%v", err)
+		assert.Contains(t, say, want)
+	}
+	say, ok := SayCompact(CompactResult{Method: CompactNone}, nil)
+	assert.True(t, ok)
+	assert.Contains(t, say, "Nothing to compact yet")
+	_, ok = SayCompact(CompactResult{}, ErrClosed)
+	assert.False(t, ok, "other errors are the gateway's to report")
+}

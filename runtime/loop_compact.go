@@ -234,6 +234,21 @@ func (r CompactResult) Say() string {
 		r.TokensBefore, r.TokensAfter)
 }
 
-// SayCompactPending is what a chat is told when its /compact has not
-// finished within the gateway's wait: the summary goes on being written.
-const SayCompactPending = "The conversation is being summarised; your next message will use the summary."
+// SayCompact is what a chat is told of its /compact: the result's
+// sentence, or one for the outcomes a person can act on (the gateway's
+// wait ran out while the summary goes on being written, a turn is
+// running, the session has ended). ok is false for any other error, which
+// the gateway reports as a failure.
+func SayCompact(res CompactResult, err error) (say string, ok bool) {
+	switch {
+	case err == nil:
+		return res.Say(), true
+	case errors.Is(err, context.DeadlineExceeded):
+		return "The conversation is being summarised; your next message will use the summary.", true
+	case errors.Is(err, ErrTurnRunning):
+		return "The agent is still answering: send /compact again once it has finished.", true
+	case errors.Is(err, ErrSessionEnded), errors.Is(err, ErrSessionNotFound):
+		return "This conversation has ended: send a message to start a new one.", true
+	}
+	return "", false
+}

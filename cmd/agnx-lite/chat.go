@@ -109,11 +109,11 @@ func (c *chat) command(line string) (quit bool) {
 		c.status()
 	case "/compact":
 		res, err := c.b.compact(context.Background(), c.s.ID)
-		if err != nil {
-			fmt.Fprintln(c.g.stderr, c.p.red("error: "+err.Error()))
+		if say, ok := runtime.SayCompact(res, err); ok {
+			fmt.Fprintln(c.g.stdout, c.p.dim(say))
 			return false
 		}
-		fmt.Fprintln(c.g.stdout, c.p.dim(res.Say()))
+		fmt.Fprintln(c.g.stderr, c.p.red("error: "+err.Error()))
 	case "/help":
 		fmt.Fprintln(c.g.stdout, "/reset starts a new session · /status shows this one · /compact summarises its older messages · /quit leaves · Ctrl-C stops a reply · Ctrl-D leaves")
 	default:

@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -119,15 +118,8 @@ func (b *bridge) runCommand(ctx context.Context, cmd string, in agents.Inbound, 
 // summary goes on being written after that.
 func (b *bridge) compact(ctx context.Context, sid string) string {
 	res, err := b.rt.Compact(ctx, sid)
-	switch {
-	case err == nil:
-		return res.Say()
-	case errors.Is(err, context.DeadlineExceeded):
-		return runtime.SayCompactPending
-	case errors.Is(err, runtime.ErrTurnRunning):
-		return "The agent is still answering: send /compact again once it has finished."
-	case errors.Is(err, runtime.ErrSessionEnded):
-		return "This conversation has ended: send a message to start a new one."
+	if say, ok := runtime.SayCompact(res, err); ok {
+		return say
 	}
 	b.log.Error("plugin /compact failed", "plugin", b.name, "session", sid, "err", err)
 	return "Sorry, /compact failed: " + err.Error() + "."

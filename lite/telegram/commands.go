@@ -185,15 +185,8 @@ func (g commands) cmdCompact(ctx context.Context, in agents.Inbound) (string, er
 	ctx, cancel := context.WithTimeout(ctx, compactWait)
 	defer cancel()
 	res, err := g.o.Loop.Compact(ctx, sid)
-	switch {
-	case err == nil:
-		return res.Say(), nil
-	case errors.Is(err, context.DeadlineExceeded):
-		return runtime.SayCompactPending, nil
-	case errors.Is(err, runtime.ErrSessionEnded), errors.Is(err, runtime.ErrSessionNotFound):
-		return "This conversation has ended: send a message to start a new one.", nil
-	case errors.Is(err, runtime.ErrTurnRunning):
-		return "The agent is still answering: send /compact again once it has finished.", nil
+	if say, ok := runtime.SayCompact(res, err); ok {
+		return say, nil
 	}
 	return "", err
 }
