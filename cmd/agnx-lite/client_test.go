@@ -290,6 +290,13 @@ func TestCLI_SessionsThroughTheDaemon(t *testing.T) {
 	require.Len(t, jsonl, 3, "Agnx's lines: agnx-lite's turn_end is left out")
 	assert.Contains(t, jsonl[0], `"type":"session_start"`)
 
+	code, out, errs = c.run("session", "end", id)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "ended session "+id)
+	code, _, errs = c.run("run", "--session", id, "-m", "are you there?")
+	assert.Equal(t, 1, code, "an ended session takes no more messages")
+	assert.Contains(t, errs, "ended")
+
 	code, out, errs = c.run("session", "delete", id)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "deleted session "+id)

@@ -115,6 +115,13 @@ func TestCLI_Sessions(t *testing.T) {
 	reqs := c.fake.Requests()
 	assert.Equal(t, "remember the milk", reqs[len(reqs)-1].Messages[1].Content)
 
+	code, out, errs = c.run("session", "end", id)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "ended session "+id)
+	code, _, errs = c.run("run", "--session", id, "-m", "are you there?")
+	assert.Equal(t, 1, code, "an ended session takes no more messages")
+	assert.Contains(t, errs, "ended")
+
 	code, out, _ = c.run("session", "delete", id)
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "deleted session "+id)

@@ -24,7 +24,7 @@ func runSession(g *globals, args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usagef("say what to do: list, show, delete, export or import")
+		return usagef("say what to do: list, show, end, delete, export or import")
 	}
 	sub, rest := fs.Arg(0), fs.Args()[1:]
 	if sub == "import" {
@@ -33,16 +33,16 @@ func runSession(g *globals, args []string) error {
 	if *format != "agnx" && *format != "lite" || *format == "lite" && *dir != "" {
 		return usagef("--format is agnx or lite, and --dir writes Agnx's format only")
 	}
-	needID := sub == "show" || sub == "delete" || sub == "export"
+	needID := sub == "show" || sub == "end" || sub == "delete" || sub == "export"
 	if needID && len(rest) != 1 {
 		return usagef("%s needs one session id", sub)
 	}
 	switch sub {
-	case "list", "show", "export", "delete":
+	case "list", "show", "export", "end", "delete":
 	default:
 		return usagef("unknown subcommand %q", sub)
 	}
-	src, err := openSessions(g, *server, sub == "delete")
+	src, err := openSessions(g, *server, sub == "delete" || sub == "end")
 	if err != nil {
 		return err
 	}
@@ -61,6 +61,12 @@ func runSession(g *globals, args []string) error {
 			return exportSessionDir(g, src, rest[0], *dir)
 		}
 		return exportSession(g, src, rest[0], *out, *format == "lite")
+	case "end":
+		if err := src.end(rest[0]); err != nil {
+			return notFound(err, rest[0])
+		}
+		fmt.Fprintf(g.stdout, "ended session %s (its log is kept; a chat's next message starts a new one)\n", rest[0])
+		return nil
 	}
 	if err := src.delete(rest[0]); err != nil {
 		return notFound(err, rest[0])
@@ -76,6 +82,7 @@ type sessionSource struct {
 	info   func(id string) (runtime.SessionInfo, error)
 	events func(id string, fn func(runtime.Event) error) error
 	delete func(id string) error
+	end    func(id string) error
 	close  func()
 }
 
@@ -92,6 +99,7 @@ func openSessions(g *globals, server string, write bool) (*sessionSource, error)
 			info:   func(id string) (runtime.SessionInfo, error) { return c.Session(ctx, id) },
 			events: func(id string, fn func(runtime.Event) error) error { return c.Export(ctx, id, fn) },
 			delete: func(id string) error { return c.DeleteSession(ctx, id) },
+			end:    func(id string) error { return c.EndSession(ctx, id) },
 			close:  func() {},
 		}, nil
 	}
@@ -104,6 +112,7 @@ func openSessions(g *globals, server string, write bool) (*sessionSource, error)
 			return nil, err
 		}
 		return &sessionSource{delete: func(id string) error { return app.Loop.DeleteSession(ctx, id) },
+			end:   func(id string) error { return app.Loop.EndSession(ctx, id, runtime.EndCompleted) },
 			close: func() { app.Close() }}, nil
 	}
 	st, err := storage.Open(cfg.DBPath(), &storage.Options{ReadOnly: true})

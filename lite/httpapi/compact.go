@@ -46,3 +46,24 @@ func (c *Client) Compact(ctx context.Context, id string) (CompactResult, error) 
 	err := c.call(ctx, request{method: "POST", path: sessionPath(id) + "/compact"}, &res, false)
 	return res, err
 }
+
+// end ends a session (a lite extension): it takes no more messages, its
+// log is kept, and a chat's next message starts a new session. A turn
+// running or waiting for approval: 409.
+func (s *Server) end(w http.ResponseWriter, r *http.Request) {
+	err := s.o.Loop.EndSession(r.Context(), r.PathValue("id"), runtime.EndCompleted)
+	if errors.Is(err, runtime.ErrTurnActive) {
+		writeProblem(w, r, http.StatusConflict, codeTurnRunning, err.Error())
+		return
+	}
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// EndSession asks the daemon to end a session.
+func (c *Client) EndSession(ctx context.Context, id string) error {
+	return c.call(ctx, request{method: "POST", path: sessionPath(id) + "/end"}, nil, false)
+}
