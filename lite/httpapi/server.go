@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -114,6 +115,9 @@ type Server struct {
 	shuttingDown atomic.Bool
 	// hosts and origins are Options' lists, normalized, for edge.
 	hosts, origins map[string]bool
+	// oaMu serializes finding or starting an OpenAI caller's session
+	// (openai.go).
+	oaMu sync.Mutex
 }
 
 // New returns the API handler.
@@ -201,6 +205,10 @@ func (s *Server) routes() []route {
 		{"POST /api/admin/v1/shutdown", admin, s.shutdown},
 		{"POST /api/admin/v1/reload-agents", admin, s.reloadAgents},
 		{"GET /api/admin/v1/status", admin, s.status},
+		// The OpenAI-compatible endpoint authorizes as api routes do,
+		// itself, to refuse in OpenAI's error shape (openai.go).
+		{"GET /v1/models", public, s.oaModels},
+		{"POST /v1/chat/completions", public, s.oaChat},
 	}
 }
 
