@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 )
 
@@ -22,16 +23,21 @@ func (c *oaCall) stream(w http.ResponseWriter, r *http.Request, includeUsage boo
 		c.s.clientGone(c.sub, c.sid)
 		return
 	}
+	c.ping = sse.keepAlive
 	var out oaOutcome
 	err := c.follow(r.Context(), &out, func(piece string) error {
 		return send(c.chunk(&oaOut{Content: &piece}, nil, nil))
 	})
-	if err != nil {
-		if r.Context().Err() != nil || err != errSubGone {
-			c.s.clientGone(c.sub, c.sid)
-			return
-		}
+	switch {
+	case err == nil:
+	case errors.Is(err, errClosing):
+		_ = send(errorChunk(oaServer, "", err.Error()))
+		return
+	case errors.Is(err, errSubGone) && r.Context().Err() == nil:
 		_ = send(errorChunk(oaServer, "", c.goneReason()))
+		return
+	default: // the client left, or stopped reading
+		c.s.clientGone(c.sub, c.sid)
 		return
 	}
 	if status, typ, code, msg := out.failure(); status != 0 {

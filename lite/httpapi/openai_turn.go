@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -20,6 +21,9 @@ type oaCall struct {
 	id      string
 	model   string
 	created int64
+	// ping, when set, is called while the turn is quiet (every
+	// Options.KeepAlive): a stream's keep-alive comment.
+	ping func() error
 }
 
 // oaOutcome is how the turn went.
@@ -33,18 +37,34 @@ type oaOutcome struct {
 	denied  bool // a call needed an approval and was denied
 }
 
-var errSubGone = errors.New("subscription ended")
+var (
+	errSubGone = errors.New("subscription ended")
+	errClosing = errors.New("the daemon is shutting down: send the message again once it is back")
+)
 
 // follow reads the turn's events until its turn_end, passing each piece
 // of the answer to tok (nil: none wanted). A call waiting for a decision
 // is denied at once: the client cannot answer it. It returns ctx's error
 // when the client leaves or the wait is too long, errSubGone when the
-// subscription ended.
+// subscription ended, errClosing when the server closes.
 func (c *oaCall) follow(ctx context.Context, out *oaOutcome, tok func(string) error) error {
+	var tick <-chan time.Time
+	if c.ping != nil && c.s.o.KeepAlive > 0 {
+		t := time.NewTicker(c.s.o.KeepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-c.s.closing:
+			c.sub.Close()
+			return errClosing
+		case <-tick:
+			if err := c.ping(); err != nil {
+				return err
+			}
 		case e, open := <-c.sub.C():
 			if !open {
 				return errSubGone
@@ -129,12 +149,7 @@ func (out *oaOutcome) failure() (int, string, string, string) {
 }
 
 // content is the answer the client gets, with the note on denied calls.
-func (out *oaOutcome) content() string {
-	if !out.denied {
-		return out.answer
-	}
-	return out.answer + out.note()
-}
+func (out *oaOutcome) content() string { return out.answer + out.note() }
 
 func (out *oaOutcome) note() string {
 	if !out.denied {
@@ -168,6 +183,8 @@ func (c *oaCall) abandon(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, errSubGone):
 		writeOAError(w, http.StatusServiceUnavailable, oaServer, "", "", c.goneReason())
+	case errors.Is(err, errClosing):
+		writeOAError(w, http.StatusServiceUnavailable, oaServer, "", "", err.Error())
 	case r.Context().Err() != nil:
 		c.s.clientGone(c.sub, c.sid)
 	case errors.Is(err, context.DeadlineExceeded):
