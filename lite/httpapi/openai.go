@@ -22,7 +22,7 @@ import (
 // "<agent>:<key>") in the store's kv as lite.Chats keeps them, so it
 // survives restarts; the key is the body's "user", else the header
 // X-Agnx-Session-Key, else "default". Callers are authorized as on
-// /api/v1, but refusals are in OpenAI's error shape.
+// /api/v1, but refusals are in OpenAI's error shape (access oaAPI).
 
 // oaGateway is the gateway name of the endpoint's sessions.
 const oaGateway = "openai"
@@ -30,18 +30,6 @@ const oaGateway = "openai"
 // oaDeniedNote is the sentence a client is told when a tool call needed
 // an approval it cannot give: the call was denied and the turn went on.
 const oaDeniedNote = "the OpenAI endpoint cannot ask for approval: answer it in agnx-lite (chat/attach) or allow the tool in the agent's policy"
-
-// oaAuthorize answers a caller the API token refuses with OpenAI's 401;
-// it reports whether the request may go on.
-func (s *Server) oaAuthorize(w http.ResponseWriter, r *http.Request) bool {
-	hint := s.authorize(api, r)
-	if hint == "" {
-		return true
-	}
-	w.Header().Set("WWW-Authenticate", `Bearer realm="agnx-lite", error_description="`+hint+`"`)
-	writeOAError(w, http.StatusUnauthorized, oaInvalidRequest, "invalid_api_key", "", hint)
-	return false
-}
 
 type oaModel struct {
 	ID      string `json:"id"`
@@ -52,9 +40,6 @@ type oaModel struct {
 
 // oaModels lists the agents whose files are valid as models.
 func (s *Server) oaModels(w http.ResponseWriter, r *http.Request) {
-	if !s.oaAuthorize(w, r) {
-		return
-	}
 	list, err := s.o.Agents.List()
 	if err != nil {
 		writeOAError(w, http.StatusInternalServerError, oaServer, "", "", err.Error())
@@ -71,9 +56,6 @@ func (s *Server) oaModels(w http.ResponseWriter, r *http.Request) {
 
 // oaChat runs a turn and answers with its reply, or streams it.
 func (s *Server) oaChat(w http.ResponseWriter, r *http.Request) {
-	if !s.oaAuthorize(w, r) {
-		return
-	}
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		status, msg := decodeError(err)
