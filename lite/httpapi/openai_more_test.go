@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
@@ -80,4 +81,51 @@ func TestOpenAI_StreamEndsOnClose(t *testing.T) {
 	}
 	require.Error(t, s.Err())
 	assert.Contains(t, s.Err().Error(), "shutting down")
+}
+
+// Two requests of one caller at once: the second message waits behind the
+// first turn, and each request answers with its own turn's answer.
+func TestOpenAI_QueuedBehindRunningTurn(t *testing.T) {
+	started, release := make(chan struct{}, 4), make(chan struct{})
+	echo := llmtest.Echo()
+	e, c := oaEnv(t, func(r llmtest.RecordedRequest) llmtest.Reply {
+		if r.LastUser() == "a" {
+			started <- struct{}{}
+			<-release
+		}
+		return echo(r)
+	})
+	ctx := oaCtx(t)
+	ask := func(text string) (string, error) {
+		res, err := c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "assistant",
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(text)}})
+		if err != nil {
+			return "", err
+		}
+		return res.Choices[0].Message.Content, nil
+	}
+	type answer struct {
+		text string
+		err  error
+	}
+	first, second := make(chan answer, 1), make(chan answer, 1)
+	go func() { a, err := ask("a"); first <- answer{a, err} }()
+	<-started
+	sessions := e.oaSessions()
+	require.Len(t, sessions, 1)
+	sub, err := e.loop.Follow(ctx, sessions[0].ID, runtime.Live)
+	require.NoError(t, err)
+	go func() { a, err := ask("b"); second <- answer{a, err} }()
+	for ev := range sub.C() {
+		if ev.Type == runtime.EvUserMessage && ev.Content == "b" {
+			break // queued behind the running turn
+		}
+	}
+	sub.Close()
+	close(release)
+	a, b := <-first, <-second
+	require.NoError(t, a.err)
+	require.NoError(t, b.err)
+	assert.Equal(t, "echo: a", a.text)
+	assert.Equal(t, "echo: b", b.text)
 }
