@@ -40,6 +40,24 @@ func TestAuth_Tokens(t *testing.T) {
 				assert.Equal(t, http.StatusNotFound, e.do(method, path, "", "Authorization: Bearer api-secret").StatusCode)
 				return
 			}
+			if strings.HasPrefix(path, "/v1/") {
+				// The OpenAI endpoint takes the API token and refuses in
+				// OpenAI's shape (openai_test.go).
+				for _, h := range []string{"", "Authorization: Bearer nope", "Authorization: Bearer admin-secret"} {
+					var hs []string
+					if h != "" {
+						hs = append(hs, h)
+					}
+					resp := e.do(method, path, "", hs...)
+					var body struct{ Error struct{ Code string } }
+					require.NoError(t, jsonDecode(resp, &body))
+					assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+					assert.Equal(t, "invalid_api_key", body.Error.Code)
+					assert.Contains(t, resp.Header.Get("WWW-Authenticate"), "<server.api_token>")
+				}
+				assert.NotEqual(t, http.StatusUnauthorized, e.do(method, path, "", "Authorization: Bearer api-secret").StatusCode)
+				return
+			}
 			if public {
 				resp := e.do(method, path, "")
 				assert.Less(t, resp.StatusCode, 400, "public routes need no token")

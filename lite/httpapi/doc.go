@@ -34,5 +34,12 @@
 // own secret or token (Options.Hooks), with no API token and no Host
 // check; a request from a web page is still refused.
 //
+// The OpenAI-compatible endpoint (GET /v1/models, POST
+// /v1/chat/completions, openai*.go) runs a turn of the agent named in
+// "model" for clients that speak OpenAI's chat API: one durable session
+// per caller and agent, only the tail of the resent history sent to it,
+// approvals denied (the client cannot answer them), errors in OpenAI's
+// shape.
+//
 // httpapi imports runtime, storage and agents; lite wires it.
 package httpapi

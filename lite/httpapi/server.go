@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -114,6 +115,9 @@ type Server struct {
 	shuttingDown atomic.Bool
 	// hosts and origins are Options' lists, normalized, for edge.
 	hosts, origins map[string]bool
+	// oaMu serializes finding or starting an OpenAI caller's session
+	// (openai.go).
+	oaMu sync.Mutex
 }
 
 // New returns the API handler.
@@ -163,6 +167,9 @@ const (
 	admin
 	// hook routes authenticate by the hook's own secret (hooks.go).
 	hook
+	// oaAPI routes take the API token as api routes do, but refuse in
+	// OpenAI's error shape (openai.go).
+	oaAPI
 )
 
 type route struct {
@@ -202,6 +209,8 @@ func (s *Server) routes() []route {
 		{"POST /api/admin/v1/shutdown", admin, s.shutdown},
 		{"POST /api/admin/v1/reload-agents", admin, s.reloadAgents},
 		{"GET /api/admin/v1/status", admin, s.status},
+		{"GET /v1/models", oaAPI, s.oaModels},
+		{"POST /v1/chat/completions", oaAPI, s.oaChat},
 	}
 }
 
@@ -278,7 +287,8 @@ func (s *Server) guard(rt route, h http.HandlerFunc) http.Handler {
 }
 
 // refuse answers a caller authorize refused as Agnx does: 401 with no
-// body on /api/v1, 403 "Admin access denied" on admin routes. The hint,
+// body on /api/v1, 403 "Admin access denied" on admin routes (and the
+// OpenAI endpoint 401 in OpenAI's error shape). The hint,
 // what to do, goes in WWW-Authenticate's error_description (with
 // error="invalid_token" when a token was sent, as RFC 6750 has it).
 func refuse(w http.ResponseWriter, r *http.Request, a access, hint string) {
@@ -287,6 +297,10 @@ func refuse(w http.ResponseWriter, r *http.Request, a access, hint string) {
 		challenge += `, error="invalid_token"`
 	}
 	w.Header().Set("WWW-Authenticate", challenge+`, error_description="`+hint+`"`)
+	if a == oaAPI {
+		writeOAError(w, http.StatusUnauthorized, oaInvalidRequest, "invalid_api_key", "", hint)
+		return
+	}
 	if a == admin {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
