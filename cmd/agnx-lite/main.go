@@ -59,6 +59,8 @@ type globals struct {
 	agentsDir string
 	verbose   int
 	quiet     bool
+	// envLoaded is set once agnx.env has been read (loadEnvFile).
+	envLoaded bool
 	stdin     io.Reader
 	stdout    io.Writer
 	stderr    io.Writer
@@ -169,6 +171,9 @@ func parse(fs *pflag.FlagSet, args []string) error {
 
 // config finds and validates the configuration.
 func (g *globals) cfg() (*lite.Config, error) {
+	if err := g.loadEnvFile(); err != nil {
+		return nil, err
+	}
 	cfg, err := lite.Locate(g.config, g.dataDir)
 	if err == nil && g.agentsDir != "" {
 		cfg.AgentsDir = g.agentsDir

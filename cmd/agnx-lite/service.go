@@ -62,7 +62,11 @@ func serviceInstall(ctx context.Context, g *globals, m *systemd.Manager, req sys
 	if err != nil {
 		return err
 	}
-	if _, err := lite.Locate(u.ConfigFile, u.DataDir); err != nil {
+	err = applyEnvFile(u.DataDir)
+	if err == nil {
+		_, err = lite.Locate(u.ConfigFile, u.DataDir)
+	}
+	if err != nil {
 		fmt.Fprintf(g.stderr, "warning: the config does not load here (%v); the service will stop with exit status %d until it does\n",
 			err, systemd.ExitConfig)
 	}
