@@ -14,6 +14,9 @@ import (
 const serviceUsage = "service install [--user] [-c FILE] [-d DIR] [--memory-max 64M] [--run-as USER] [--dry-run] | uninstall [--user] | status [--user]"
 
 func runService(g *globals, args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		return parse(g.flags("service"), args)
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return usagef("say what to do: install, uninstall or status")
 	}
