@@ -32,7 +32,7 @@ func runInit(g *globals, args []string) error {
 	if len(wrote) == 0 {
 		fmt.Fprintf(g.stdout, "%s is already set up\n", cfg.DataDir)
 	}
-	fmt.Fprintf(g.stdout, "next: agnx-lite chat -d %s\n", cfg.DataDir)
+	fmt.Fprintf(g.stdout, "next: %s chat -d %s\n", g.progName(), cfg.DataDir)
 	return nil
 }
 

@@ -85,6 +85,12 @@ type globals struct {
 	envLoaded bool
 	// command is the command being run, for its help page.
 	command string
+	// prog is how the program was started (bin/agnx-lite), for the hints
+	// it prints; empty: agnx-lite.
+	prog string
+	// plainWarnings prints start-up warnings as plain lines even when
+	// standard error is not a terminal (tests).
+	plainWarnings bool
 	stdin   io.Reader
 	stdout  io.Writer
 	stderr  io.Writer
@@ -112,7 +118,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	return runWith(&globals{stdin: os.Stdin, stdout: stdout, stderr: stderr}, args)
+	return runWith(&globals{stdin: os.Stdin, stdout: stdout, stderr: stderr, prog: os.Args[0]}, args)
 }
 
 // runWith runs the command args names with g's standard streams. Global
@@ -165,6 +171,16 @@ func runWith(g *globals, args []string) int {
 		fmt.Fprintf(stderr, "agnx-lite: %s\n", err)
 		return 1
 	}
+}
+
+// progName is the program as the user can run it again: the path it was
+// started by when that has a folder in it (bin/agnx-lite, as make run
+// does), else agnx-lite, found on $PATH.
+func (g *globals) progName() string {
+	if strings.ContainsRune(g.prog, '/') {
+		return g.prog
+	}
+	return "agnx-lite"
 }
 
 // parse parses args, turning flag errors into usage errors.
