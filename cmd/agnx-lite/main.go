@@ -91,9 +91,9 @@ type globals struct {
 	// plainWarnings prints start-up warnings as plain lines even when
 	// standard error is not a terminal (tests).
 	plainWarnings bool
-	stdin   io.Reader
-	stdout  io.Writer
-	stderr  io.Writer
+	stdin         io.Reader
+	stdout        io.Writer
+	stderr        io.Writer
 }
 
 // exitError makes the program exit with code (after printing err).
