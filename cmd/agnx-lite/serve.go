@@ -41,8 +41,12 @@ func runServe(g *globals, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	logger := g.daemonLogger()
+	// The probe writes to g.stderr, so it ends before we return: deferred
+	// calls run last first, so it is cancelled, then waited for.
 	var probe sync.WaitGroup
-	defer probe.Wait() // the probe writes to g.stderr: not after we return
+	defer probe.Wait()
+	probeCtx, cancelProbe := context.WithCancel(ctx)
+	defer cancelProbe()
 	err = lite.Serve(ctx, cfg, &lite.ServeOptions{
 		Options: lite.Options{Logger: logger},
 		Version: version,
@@ -56,7 +60,7 @@ func runServe(g *globals, args []string) error {
 					url, cfg.DataDir, bin, cfg.DataDir, url, bin, cfg.DataDir)
 			}
 			// Off the start-up path: ready does not wait for the model server.
-			probe.Go(func() { warnProvider(ctx, g, cfg, logger) })
+			probe.Go(func() { warnProvider(probeCtx, g, cfg, logger) })
 		},
 	})
 	var ae *agents.Error
