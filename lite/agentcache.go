@@ -422,6 +422,7 @@ func (c *agentCache) close() {
 // daemon (for `agnx-lite tool run`); close releases them.
 func LoadAgentTools(cfg *Config, name string, log *slog.Logger) (*runtime.LoadedAgent, func(), error) {
 	c := newAgentCache(cfg, log)
+	c.newProvider = providerOrAbsent // tools call no model: no key needed
 	a, err := c.LoadAgent(name)
 	if err != nil {
 		c.close() // the WASM engine and the sandbox owner it may have started

@@ -156,3 +156,22 @@ func TestDoctor_ConfigWarnings(t *testing.T) {
 	assert.Equal(t, `duragent.yaml:3: unknown field "flavour" (ignored)`, checks[1].Detail)
 	assert.Contains(t, checks[2].Detail, "duragent.yaml:6: services.session.path is accepted")
 }
+
+// A relative --data-dir is relative to the working directory, even when
+// the config found there is read from inside it.
+func TestLocate_RelativeDataDir(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	t.Setenv(EnvDataDir, "")
+	require.NoError(t, os.MkdirAll("rel", 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join("rel", "agnx.yaml"), []byte("server:\n  port: 8080\n"), 0o600))
+	c, err := Locate("", "rel")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(wd, "rel"), c.DataDir)
+	assert.Equal(t, filepath.Join(wd, "rel", "agents"), c.AgentsDir)
+
+	t.Setenv(EnvDataDir, "rel")
+	c, err = Locate("", "")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(wd, "rel"), c.DataDir, "$AGNX_LITE_HOME too")
+}

@@ -69,7 +69,14 @@ func Locate(configFile, dataDirFlag string) (*Config, error) {
 		}
 	}
 	if dataDir != "" {
-		cfg.DataDir = dataDir
+		// A data dir from the command line or the environment is relative
+		// to the working directory, not to the config file it holds: made
+		// absolute here so expandHome below does not resolve it twice.
+		abs, err := filepath.Abs(dataDir)
+		if err != nil {
+			return nil, fmt.Errorf("data dir %s: %w (give an absolute path)", dataDir, err)
+		}
+		cfg.DataDir = abs
 	}
 	if cfg.DataDir == "" && agnxLayout(cfg.File) {
 		cfg.DataDir = DefaultAgnxWorkspace

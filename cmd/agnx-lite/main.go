@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -22,32 +21,55 @@ import (
 // version is stamped by the Makefile with -ldflags "-X main.version=...".
 var version = "dev"
 
-// command is one subcommand: its usage line and what it runs.
+// command is one subcommand: its usage line, a line of purpose, an
+// example, the words that may follow it (for completions) and what it runs.
 type command struct {
-	usage string
-	short string
-	run   func(g *globals, args []string) error
+	usage   string
+	short   string
+	example string
+	subs    []string
+	run     func(g *globals, args []string) error
 }
 
 func commands() map[string]command {
 	return map[string]command{
-		"init":     {"init [DIR]", "write agnx.yaml and the default agent into the data dir", runInit},
-		"chat":     {"chat [-a AGENT] [--session ID | -C] [-s URL]", "talk to an agent (streaming REPL)", runChat},
-		"run":      {"run [-a AGENT] [-s URL] [--approve] -m MESSAGE", "send one message, print the answer", runRun},
-		"serve":    {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one", runServe},
-		"attach":   {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events", runAttach},
-		"session":  {"session list | show ID | delete ID | export ID [-o F|--dir D] | import PATH...", "inspect and manage sessions", runSession},
-		"agent":    {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents", runAgent},
-		"service":  {serviceUsage, "run agnx-lite as a systemd service (boot, restart, watchdog)", runService},
-		"doctor":   {"doctor [--format json]", "check the config, database, agents, providers and sandbox", runDoctor},
-		"db":       {"db recover|compact", "recover: copy what is readable of a damaged database into a new one, in its place; compact: rewrite it without free pages (daemon stopped)", runDB},
-		"tool":     {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand", runTool},
-		"memory":   {memoryUsage, "show, search and edit an agent's memory files", runMemory},
-		"skill":    {"skill list [AGENT] | validate [AGENT|PATH]", "list agents' skills, or check SKILL.md files", runSkill},
-		"schedule": {scheduleUsage, "list, show and cancel the schedules agents made", runSchedule},
-		"usage":    {usageUsage, "tokens the models used and their estimated cost, by agent, model or day", runUsage},
-		"mcp":      {mcpUsage, "list an agent's MCP servers and their tools, or test one (connect, list, call)", runMCP},
-		"version":  {"version", "print the version", runVersion},
+		"init": {"init [DIR] [--provider P --model M [--base-url U]]", "write agnx.yaml and the default agent into the data dir",
+			"agnx-lite init -d ~/.agnx-lite", nil, runInit},
+		"chat": {"chat [-a AGENT] [--session ID | -C] [-s URL]", "talk to an agent (streaming REPL)",
+			"agnx-lite chat -a assistant", nil, runChat},
+		"run": {"run [-a AGENT] [-s URL] [--approve] -m MESSAGE", "send one message, print the answer",
+			`agnx-lite run -m "what is the time in Tokyo?"`, nil, runRun},
+		"serve": {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one",
+			"agnx-lite serve --host 0.0.0.0 -p 8080", []string{"status", "stop", "reload-agents"}, runServe},
+		"attach": {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events",
+			"agnx-lite attach --list", nil, runAttach},
+		"session": {"session list | show ID | delete ID | export ID [-o F|--dir D] | import PATH...", "inspect and manage sessions",
+			"agnx-lite session export 01J... -o chat.jsonl", []string{"list", "show", "delete", "export", "import"}, runSession},
+		"agent": {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents",
+			"agnx-lite agent create helper", []string{"list", "validate", "create", "export", "import"}, runAgent},
+		"service": {serviceUsage, "run agnx-lite as a systemd service (boot, restart, watchdog)",
+			"sudo agnx-lite service install --dry-run", []string{"install", "uninstall", "status"}, runService},
+		"doctor": {"doctor [--format json]", "check the config, database, agents, providers and sandbox",
+			"agnx-lite doctor --format json", nil, runDoctor},
+		"db": {"db recover|compact", "recover a damaged database, or compact it (daemon stopped)",
+			"agnx-lite db compact", []string{"recover", "compact"}, runDB},
+		"tool": {"tool run AGENT TOOL '{json}'", "run one of an agent's tools by hand",
+			`agnx-lite tool run assistant read_file '{"path": "notes.md"}'`, []string{"run"}, runTool},
+		"memory": {memoryUsage, "show, search and edit an agent's memory files",
+			"agnx-lite memory search assistant birthday", []string{"show", "search", "edit"}, runMemory},
+		"skill": {"skill list [AGENT] | validate [AGENT|PATH]", "list agents' skills, or check SKILL.md files",
+			"agnx-lite skill validate ./my-skill", []string{"list", "validate"}, runSkill},
+		"schedule": {scheduleUsage, "list, show and cancel the schedules agents made",
+			"agnx-lite schedule list --all", []string{"list", "show", "cancel"}, runSchedule},
+		"usage": {usageUsage, "tokens the models used and their estimated cost, by agent, model or day",
+			"agnx-lite usage --by day --since 7d", nil, runUsage},
+		"mcp": {mcpUsage, "list an agent's MCP servers and their tools, or test one (connect, list, call)",
+			"agnx-lite mcp test assistant", []string{"list", "test"}, runMCP},
+		"completions": {"completions bash|zsh|fish", "print a shell completion script",
+			"source <(agnx-lite completions bash)", []string{"bash", "zsh", "fish"}, runCompletions},
+		"help": {"help [COMMAND]", "show the commands, or one command's flags and an example",
+			"agnx-lite help chat", nil, nil},
+		"version": {"version", "print the version", "agnx-lite version", nil, runVersion},
 	}
 }
 
@@ -59,9 +81,19 @@ type globals struct {
 	agentsDir string
 	verbose   int
 	quiet     bool
-	stdin     io.Reader
-	stdout    io.Writer
-	stderr    io.Writer
+	// envLoaded is set once agnx.env has been read (loadEnvFile).
+	envLoaded bool
+	// command is the command being run, for its help page.
+	command string
+	// prog is how the program was started (bin/agnx-lite), for the hints
+	// it prints; empty: agnx-lite.
+	prog string
+	// plainWarnings prints start-up warnings as plain lines even when
+	// standard error is not a terminal (tests).
+	plainWarnings bool
+	stdin         io.Reader
+	stdout        io.Writer
+	stderr        io.Writer
 }
 
 // exitError makes the program exit with code (after printing err).
@@ -86,26 +118,36 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	return runWith(&globals{stdin: os.Stdin, stdout: stdout, stderr: stderr}, args)
+	return runWith(&globals{stdin: os.Stdin, stdout: stdout, stderr: stderr, prog: os.Args[0]}, args)
 }
 
-// runWith runs the command args names with g's standard streams.
+// runWith runs the command args names with g's standard streams. Global
+// flags may come before the command as well as after it.
 func runWith(g *globals, args []string) int {
 	stdout, stderr := g.stdout, g.stderr
 	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stdout, cmds)
+	args, err := g.parseLeading(args)
+	switch {
+	case errors.Is(err, pflag.ErrHelp):
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "agnx-lite: %s: run \"agnx-lite help\" for the flags\n", err)
+		return 2
+	}
+	if len(args) == 0 || args[0] == "help" && (len(args) == 1 || args[1] == "help") {
+		printUsage(stdout, g, cmds)
 		return 0
 	}
-	if args[0] == "--version" {
-		args[0] = "version"
+	if args[0] == "help" {
+		args = []string{args[1], "--help"}
 	}
 	c, ok := cmds[args[0]]
-	if !ok {
+	if !ok || c.run == nil {
 		fmt.Fprintf(stderr, "agnx-lite: unknown command %q: run \"agnx-lite help\" for the list\n", args[0])
 		return 2
 	}
-	err := c.run(g, args[1:])
+	g.command = args[0]
+	err = c.run(g, args[1:])
 	var ue *usageError
 	var ee *exitError
 	var ce *storage.CorruptError
@@ -131,29 +173,14 @@ func runWith(g *globals, args []string) int {
 	}
 }
 
-func printUsage(w io.Writer, cmds map[string]command) {
-	fmt.Fprintf(w, "agnx-lite %s: a personal AI-agent runtime for small hardware\n\nCommands:\n", version)
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
+// progName is the program as the user can run it again: the path it was
+// started by when that has a folder in it (bin/agnx-lite, as make run
+// does), else agnx-lite, found on $PATH.
+func (g *globals) progName() string {
+	if strings.ContainsRune(g.prog, '/') {
+		return g.prog
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-50s %s\n", cmds[n].usage, cmds[n].short)
-	}
-	fmt.Fprint(w, "\nGlobal flags: -c FILE (agnx.yaml or duragent.yaml), -d/--data-dir DIR (default ~/.agnx-lite or $AGNX_LITE_HOME), --agents-dir DIR, -v/-vv, -q\n")
-}
-
-// flags returns a flag set with the global flags registered.
-func (g *globals) flags(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(g.stderr)
-	fs.StringVarP(&g.config, "config", "c", "", "path to agnx.yaml, or to Agnx's duragent.yaml (workspace .duragent beside it)")
-	fs.StringVarP(&g.dataDir, "data-dir", "d", "", "data directory (default ~/.agnx-lite, or $AGNX_LITE_HOME)")
-	fs.StringVar(&g.agentsDir, "agents-dir", "", "folder of agents (default agents_dir, or <data-dir>/agents)")
-	fs.CountVarP(&g.verbose, "verbose", "v", "more log output (-vv for debug)")
-	fs.BoolVarP(&g.quiet, "quiet", "q", false, "only errors")
-	return fs
+	return "agnx-lite"
 }
 
 // parse parses args, turning flag errors into usage errors.
@@ -169,6 +196,9 @@ func parse(fs *pflag.FlagSet, args []string) error {
 
 // config finds and validates the configuration.
 func (g *globals) cfg() (*lite.Config, error) {
+	if err := g.loadEnvFile(); err != nil {
+		return nil, err
+	}
 	cfg, err := lite.Locate(g.config, g.dataDir)
 	if err == nil && g.agentsDir != "" {
 		cfg.AgentsDir = g.agentsDir

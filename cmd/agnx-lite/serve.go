@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -39,17 +40,27 @@ func runServe(g *globals, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	logger := g.daemonLogger()
+	// The probe writes to g.stderr, so it ends before we return: deferred
+	// calls run last first, so it is cancelled, then waited for.
+	var probe sync.WaitGroup
+	defer probe.Wait()
+	probeCtx, cancelProbe := context.WithCancel(ctx)
+	defer cancelProbe()
 	err = lite.Serve(ctx, cfg, &lite.ServeOptions{
-		Options: lite.Options{Logger: g.daemonLogger()},
+		Options: lite.Options{Logger: logger},
 		Version: version,
 		Ready: func(url string) {
 			if isTerminal(os.Stderr) {
+				bin := g.progName()
 				fmt.Fprintf(g.stderr, "\nagnx-lite is serving at %s (data in %s)\n"+
-					"  chat with it:  agnx-lite chat -d %s\n"+
+					"  chat with it:  %s chat -d %s\n"+
 					"  or over HTTP:  curl %s/api/v1/agents\n"+
-					"  stop it:       Ctrl-C, or agnx-lite serve stop -d %s\n\n",
-					url, cfg.DataDir, cfg.DataDir, url, cfg.DataDir)
+					"  stop it:       Ctrl-C, or %s serve stop -d %s\n\n",
+					url, cfg.DataDir, bin, cfg.DataDir, url, bin, cfg.DataDir)
 			}
+			// Off the start-up path: ready does not wait for the model server.
+			probe.Go(func() { warnProvider(probeCtx, g, cfg, logger) })
 		},
 	})
 	var ae *agents.Error
@@ -70,4 +81,23 @@ func (g *globals) daemonLogger() *slog.Logger {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewJSONHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// warnProvider says in one line, at start, when the default agent's model
+// server does not answer or lacks its model, and how to fix it, rather
+// than let the first message fail. On a terminal it is a plain line; the
+// journal gets a log record.
+func warnProvider(ctx context.Context, g *globals, cfg *lite.Config, logger *slog.Logger) {
+	c := lite.ProbeAgent(ctx, cfg, "")
+	if c == nil || ctx.Err() != nil {
+		return
+	}
+	if g.quiet {
+		return
+	}
+	if isTerminal(os.Stderr) || g.plainWarnings {
+		fmt.Fprintf(g.stderr, "warning: %s; fix: %s\n", c.Detail, c.Fix)
+		return
+	}
+	logger.Warn("the default agent's model is not available", "detail", c.Detail, "fix", c.Fix)
 }

@@ -14,6 +14,9 @@ import (
 const serviceUsage = "service install [--user] [-c FILE] [-d DIR] [--memory-max 64M] [--run-as USER] [--dry-run] | uninstall [--user] | status [--user]"
 
 func runService(g *globals, args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+		return parse(g.flags("service"), args)
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return usagef("say what to do: install, uninstall or status")
 	}
@@ -62,7 +65,11 @@ func serviceInstall(ctx context.Context, g *globals, m *systemd.Manager, req sys
 	if err != nil {
 		return err
 	}
-	if _, err := lite.Locate(u.ConfigFile, u.DataDir); err != nil {
+	err = applyEnvFile(u.DataDir)
+	if err == nil {
+		_, err = lite.Locate(u.ConfigFile, u.DataDir)
+	}
+	if err != nil {
 		fmt.Fprintf(g.stderr, "warning: the config does not load here (%v); the service will stop with exit status %d until it does\n",
 			err, systemd.ExitConfig)
 	}
