@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -29,7 +30,7 @@ const oaGateway = "openai"
 
 // oaDeniedNote is the sentence a client is told when a tool call needed
 // an approval it cannot give: the call was denied and the turn went on.
-const oaDeniedNote = "the OpenAI endpoint cannot ask for approval: answer it in agnx-lite (chat/attach) or allow the tool in the agent's policy"
+const oaDeniedNote = "an OpenAI client cannot answer it: send the header X-Agnx-Approvals: wait to answer it in the web UI instead, or allow the tool in the agent's policy"
 
 type oaModel struct {
 	ID      string `json:"id"`
@@ -109,7 +110,8 @@ func (s *Server) oaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("X-Agnx-Session-Id", sid)
-	c := &oaCall{s: s, sid: sid, sub: sub, f: newTurnFollower(sent), id: newCompletionID(), model: t.agent, created: time.Now().Unix()}
+	c := &oaCall{s: s, sid: sid, sub: sub, f: newTurnFollower(sent), id: newCompletionID(), model: t.agent, created: time.Now().Unix(),
+		wait: strings.EqualFold(r.Header.Get(ApprovalsHeader), "wait")}
 	if t.stream {
 		c.stream(w, r, t.includeUsage)
 		return

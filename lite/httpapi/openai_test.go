@@ -3,9 +3,11 @@ package httpapi_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -210,7 +212,7 @@ func TestOpenAI_ApprovalDenied(t *testing.T) {
 		}
 		assert.Contains(t, content, "list_dir said: Command", "stream %v", stream)
 		assert.Contains(t, content, "was denied by the user")
-		assert.Contains(t, content, "the OpenAI endpoint cannot ask for approval: answer it in agnx-lite (chat/attach) or allow the tool in the agent's policy")
+		assert.Contains(t, content, "an OpenAI client cannot answer it: send the header X-Agnx-Approvals: wait to answer it in the web UI instead")
 	}
 	sessions := e.oaSessions()
 	require.Len(t, sessions, 1)
@@ -284,4 +286,48 @@ func TestOpenAI_TokenBudget(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
 	assert.Equal(t, "token_budget", apiErr.Code)
 	assert.Contains(t, apiErr.Message, "daily token budget")
+}
+
+// With X-Agnx-Approvals: wait, a call that needs an approval waits for a
+// person to answer it elsewhere (here POST …/approve, as the web UI does)
+// and the client gets the answer of the allowed call.
+func TestOpenAI_ApprovalWaits(t *testing.T) {
+	e, _ := oaEnv(t, llmtest.Echo())
+	e.askPolicy()
+	ctx := oaCtx(t)
+	req, err := http.NewRequestWithContext(ctx, "POST", e.srv.URL+"/v1/chat/completions",
+		strings.NewReader(`{"model":"assistant","stream":true,"messages":[{"role":"user","content":"use list_dir {}"}]}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+oaToken)
+	req.Header.Set(httpapi.ApprovalsHeader, "wait")
+	resp, err := e.srv.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	sid := resp.Header.Get("X-Agnx-Session-Id")
+	require.NotEmpty(t, sid)
+
+	_, scan := e.openStream(ctx, sid, "", "Authorization: Bearer "+oaToken)
+	var ask pendingJSON
+	for {
+		ev, ok := scan.next()
+		require.True(t, ok, "the log ended before approval_required")
+		if ev.Name == "approval_required" {
+			ev.decode(t, &ask)
+			break
+		}
+	}
+	e.call("POST", "/api/v1/sessions/"+sid+"/approve", `{"call_id":"`+ask.CallID+`","decision":"allow_once"}`,
+		http.StatusOK, nil, "Authorization: Bearer "+oaToken)
+
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var answer strings.Builder
+	for _, m := range regexp.MustCompile(`"delta":\{"content":"([^"]*)"`).FindAllStringSubmatch(string(body), -1) {
+		answer.WriteString(m[1])
+	}
+	assert.True(t, strings.HasPrefix(answer.String(), "list_dir said: "), answer.String())
+	assert.NotContains(t, answer.String(), "denied")
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(string(body)), "data: [DONE]"), "%s", body)
 }

@@ -24,6 +24,8 @@ type oaCall struct {
 	// ping, when set, is called while the turn is quiet (every
 	// Options.KeepAlive): a stream's keep-alive comment.
 	ping func() error
+	// wait leaves approvals for a person to answer (ApprovalsHeader).
+	wait bool
 }
 
 // oaOutcome is how the turn went.
@@ -44,7 +46,8 @@ var (
 
 // follow reads the turn's events until its turn_end, passing each piece
 // of the answer to tok (nil: none wanted). A call waiting for a decision
-// is denied at once: the client cannot answer it. It returns ctx's error
+// is denied at once, since the client cannot answer it, unless the client
+// asked to wait for a person to answer it elsewhere. It returns ctx's error
 // when the client leaves or the wait is too long, errSubGone when the
 // subscription ended, errClosing when the server closes.
 func (c *oaCall) follow(ctx context.Context, out *oaOutcome, tok func(string) error) error {
@@ -113,6 +116,10 @@ func (c *oaCall) take(ctx context.Context, out *oaOutcome, e *runtime.Event, tok
 			out.errMsg, out.errCode = e.Content, e.Code
 		}
 	case runtime.EvApprovalRequired:
+		if c.wait {
+			c.s.log.Info("openai endpoint call waits for an approval", "session", c.sid, "tool", e.ToolName)
+			return nil
+		}
 		out.denied = true
 		err := c.s.o.Loop.Approve(ctx, c.sid, e.CallID, runtime.DenyCall)
 		if err != nil && !errors.Is(err, runtime.ErrNoApproval) && !errors.Is(err, runtime.ErrOtherApproval) {

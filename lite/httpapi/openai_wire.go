@@ -19,6 +19,11 @@ const maxOAMessages = 4096
 // when the body has no "user" field.
 const SessionKeyHeader = "X-Agnx-Session-Key"
 
+// ApprovalsHeader set to "wait" on /v1/chat/completions leaves a tool
+// call that needs an approval waiting for a person to answer it (in the
+// web UI, `agnx-lite attach` or POST …/approve) instead of denying it.
+const ApprovalsHeader = "X-Agnx-Approvals"
+
 type oaRequest struct {
 	Model         string      `json:"model"`
 	Messages      []oaMessage `json:"messages"`
