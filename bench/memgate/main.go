@@ -89,7 +89,7 @@ func gate(o options) (*figures, error) {
 	probe := bwrap.Probe(context.Background())
 	s := setup{agents: 100, wasmMode: o.wasmMode, maxConns: 256, turnLimit: 4, loaded: 8, memLimitMB: o.memLimitMB, act: o.act}
 	w := workload{sessions: 200, turns: o.turns, workers: 4, bash: probe.Usable && o.tools != "wasm", wasm: o.tools != "bash",
-		memory: o.memory, act: o.act}
+		memory: o.memory, act: o.act, agents: s.agents}
 	if !w.bash && !w.wasm {
 		return nil, fmt.Errorf("-tools bash, but bwrap is unusable here: %s", probe.Problem)
 	}

@@ -22,6 +22,7 @@ type workload struct {
 	mcp      bool // every mcpTurnEvery-th turn calls the MCP server
 	memory   bool // two turns in every memTurnEvery use the memory tool
 	act      bool // schedules, background processes and webhooks (act.go)
+	agents   int  // session i is on agent i mod agents
 }
 
 // call is a turn's message and the start of the answer it must get.
@@ -101,7 +102,12 @@ func (w workload) run(c *http.Client, base string, ids []string) outcome {
 		wg.Go(func() {
 			for k := range next {
 				t0 := time.Now()
-				err := w.turn(c, base, ids[k%len(ids)], w.callFor(k))
+				var err error
+				if k%oaTurnEvery == 12 {
+					err = oaTurn(c, base, agentName(k%len(ids)%w.agents), k, w.callFor(k))
+				} else {
+					err = w.turn(c, base, ids[k%len(ids)], w.callFor(k))
+				}
 				if err == nil && w.act && k%actTurnEvery == 35 {
 					err = postHook(c, base, k)
 				}
