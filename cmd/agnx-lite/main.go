@@ -91,9 +91,12 @@ type globals struct {
 	// plainWarnings prints start-up warnings as plain lines even when
 	// standard error is not a terminal (tests).
 	plainWarnings bool
-	stdin         io.Reader
-	stdout        io.Writer
-	stderr        io.Writer
+	// onFlags, when set, is told of each flag set a command builds, before
+	// it parses (completions read the commands' flags this way).
+	onFlags func(*pflag.FlagSet)
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 // exitError makes the program exit with code (after printing err).
