@@ -127,7 +127,7 @@ func openBackend(g *globals, server string) (backend, *lite.Config, error) {
 	if err := ensureInit(g, cfg); err != nil {
 		return nil, nil, err
 	}
-	app, err := lite.Open(cfg, &lite.Options{Logger: g.logger()})
+	app, err := lite.Open(cfg, &lite.Options{Logger: g.logger(), Progress: g.progress()})
 	if err != nil {
 		return nil, nil, err
 	}

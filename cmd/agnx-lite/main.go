@@ -65,6 +65,8 @@ func commands() map[string]command {
 			"agnx-lite usage --by day --since 7d", nil, runUsage},
 		"mcp": {mcpUsage, "list an agent's MCP servers and their tools, or test one (connect, list, call)",
 			"agnx-lite mcp test assistant", []string{"list", "test"}, runMCP},
+		"model": {modelUsage, "download a model into Ollama, with its progress",
+			"agnx-lite model pull qwen3:1.7b", []string{"pull"}, runModel},
 		"completions": {"completions bash|zsh|fish", "print a shell completion script",
 			"source <(agnx-lite completions bash)", []string{"bash", "zsh", "fish"}, runCompletions},
 		"help": {"help [COMMAND]", "show the commands, or one command's flags and an example",
