@@ -213,7 +213,9 @@ func ollamaCheck(ctx context.Context, base string, want []string) Check {
 	}
 	if len(missing) > 0 {
 		return Check{Name: name, Status: "fail", Detail: "reachable, but missing " + strings.Join(missing, ", "),
-			Fix: "ollama pull " + strings.Join(missing, " && ollama pull "), Pull: &ModelPull{Base: base, Models: missing}}
+			Fix: "ollama pull " + strings.Join(missing, " && ollama pull ") +
+				" (or, from here: agnx-lite model pull " + strings.Join(missing, ", agnx-lite model pull ") + ")",
+			Pull: &ModelPull{Base: base, Models: missing}}
 	}
 	return ok(name, "reachable, has "+strings.Join(want, ", "))
 }

@@ -142,7 +142,7 @@ func TestInit_CheckModelOffersPull(t *testing.T) {
 	require.NoError(t, err)
 	checkModel(g, cfg)
 	assert.Contains(t, out.String(), "check: agent assistant needs ollama ")
-	assert.Contains(t, out.String(), "reachable, but missing qwen3:1.7b\n  fix: ollama pull qwen3:1.7b")
+	assert.Contains(t, out.String(), "reachable, but missing qwen3:1.7b\n  fix: ollama pull qwen3:1.7b (or, from here: agnx-lite model pull qwen3:1.7b)")
 	assert.Contains(t, out.String(), "? [Y/n] pulled qwen3:1.7b\n")
 	assert.Equal(t, []string{"qwen3:1.7b"}, f.pulled)
 }
