@@ -11,14 +11,7 @@ import (
 // stdinIsTTY reports whether standard input is a terminal someone types
 // at: unlike isTerminal, /dev/null (a character device too) is not one,
 // so that init run by a script or a service never waits on a prompt.
-func (g *globals) stdinIsTTY() bool {
-	f, ok := g.stdin.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+func (g *globals) stdinIsTTY() bool { return isTTY(g.stdin) }
 
 // isTTY reports whether w is a terminal.
 func isTTY(w any) bool {
