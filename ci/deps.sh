@@ -4,14 +4,17 @@
 # that connect the network namespace of a network: true sandbox; the tests
 # run with each) and qemu-user-static (the suite under emulation,
 # ci/test-qemu.sh), and gcc (cgo, which the race detector of `make test`
-# needs). Without root or sudo it says what to install and the
-# tests that need them skip with a reason.
+# needs), zsh and fish (the CLI's completion scripts are loaded in each;
+# about 5 and 3 MB to download). Without root or sudo it says what to
+# install and the tests that need them skip with a reason.
 set -uo pipefail
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v slirp4netns >/dev/null 2>&1 || need+=(slirp4netns)
 command -v pasta >/dev/null 2>&1 || need+=(passt)
 command -v "${CC:-gcc}" >/dev/null 2>&1 || need+=(gcc)
+command -v zsh >/dev/null 2>&1 || need+=(zsh)
+command -v fish >/dev/null 2>&1 || need+=(fish)
 { command -v qemu-aarch64-static && command -v qemu-arm-static; } >/dev/null 2>&1 || need+=(qemu-user-static)
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo=""

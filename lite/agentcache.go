@@ -419,9 +419,18 @@ func (c *agentCache) close() {
 }
 
 // LoadAgentTools builds one agent, with its tools, outside a running
-// daemon (for `agnx-lite tool run`); close releases them.
-func LoadAgentTools(cfg *Config, name string, log *slog.Logger) (*runtime.LoadedAgent, func(), error) {
+// daemon (for `agnx-lite tool run`); close releases them. Of o it uses
+// the Logger and the Progress.
+func LoadAgentTools(cfg *Config, name string, o *Options) (*runtime.LoadedAgent, func(), error) {
+	if o == nil {
+		o = &Options{}
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	c := newAgentCache(cfg, log)
+	c.tools.wasm.progress = o.Progress
 	c.newProvider = providerOrAbsent // tools call no model: no key needed
 	a, err := c.LoadAgent(name)
 	if err != nil {

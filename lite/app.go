@@ -64,6 +64,9 @@ type Options struct {
 	NoSync bool
 	// Clock is the schedules' clock (nil: time.Now); tests move it.
 	Clock func() time.Time
+	// Progress, when set, shows what a person waits for (the first
+	// compile of a WASM tool); nil in the daemon, which logs instead.
+	Progress *Progress
 	// notifyLoopback lets notifications reach this host (tests' httptest).
 	notifyLoopback bool
 }
@@ -87,6 +90,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	}
 	reapSandboxes(cfg, log) // what a killed instance left running
 	cache := newAgentCache(cfg, log)
+	cache.tools.wasm.progress = o.Progress
 	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	cache.tools.sessions = storeSessions{st}
 	m := newMetrics(cfg.RuntimePrices())

@@ -28,6 +28,15 @@ type Check struct {
 	Status string `json:"status"` // ok | warn | fail
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"`
+	// Pull, on a failed Ollama check, names the models that server lacks,
+	// so a terminal can offer to pull them (PullModel).
+	Pull *ModelPull `json:"-"`
+}
+
+// ModelPull is what an Ollama server lacks: its URL and the models.
+type ModelPull struct {
+	Base   string
+	Models []string
 }
 
 func ok(name, detail string) Check { return Check{Name: name, Status: "ok", Detail: detail} }
@@ -205,7 +214,9 @@ func ollamaCheck(ctx context.Context, base string, want []string) Check {
 	}
 	if len(missing) > 0 {
 		return Check{Name: name, Status: "fail", Detail: "reachable, but missing " + strings.Join(missing, ", "),
-			Fix: "ollama pull " + strings.Join(missing, " && ollama pull ")}
+			Fix: "ollama pull " + strings.Join(missing, " && ollama pull ") +
+				" (or, from here: agnx-lite model pull " + strings.Join(missing, ", agnx-lite model pull ") + ")",
+			Pull: &ModelPull{Base: base, Models: missing}}
 	}
 	return ok(name, "reachable, has "+strings.Join(want, ", "))
 }

@@ -52,7 +52,7 @@ func TestDoctor(t *testing.T) {
 	got = checks(t, cfg)
 	c := got["ollama "+fake.BaseURL()]
 	assert.Equal(t, "fail", c.Status)
-	assert.Equal(t, "ollama pull qwen3:1.7b", c.Fix)
+	assert.Equal(t, "ollama pull qwen3:1.7b (or, from here: agnx-lite model pull qwen3:1.7b)", c.Fix)
 
 	cfg.Gateways.Telegram.Enabled = true
 	assert.Equal(t, "fail", checks(t, cfg)["telegram"].Status, "enabled without a token")

@@ -1,6 +1,7 @@
 package lite
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -22,6 +24,10 @@ type wasmEngine struct {
 	mode     string
 	env      map[string]Secret // sandbox.env: what tools' env: may name
 	log      *slog.Logger
+	// progress, when set, shows a compile that takes a while (the first
+	// of a module; later ones load from cacheDir).
+	progress *Progress
+	slow     time.Duration // 0: wasmSlow
 
 	once sync.Once
 	eng  *wasmtools.Engine
@@ -37,6 +43,10 @@ func (w *wasmEngine) engine() (*wasmtools.Engine, error) {
 	})
 	return w.eng, w.err
 }
+
+// wasmSlow is how long a tool's load may take before the progress says
+// it is compiling: one cached by an earlier compile loads quicker.
+const wasmSlow = 300 * time.Millisecond
 
 // load compiles one tool for an agent. name, when set, must be the
 // manifest's name.
@@ -55,8 +65,12 @@ func (w *wasmEngine) load(a *agents.Agent, manifest, name string) (*wasmtools.To
 	if err != nil {
 		return nil, err
 	}
-	t, err := eng.Load(context.Background(), manifest, wasmtools.ToolOptions{
-		Workspace: a.Workspace, Env: environ(w.env, os.LookupEnv), Logger: w.log.With("agent", a.Name)})
+	var t *wasmtools.Tool
+	err = w.progress.After(cmp.Or(w.slow, wasmSlow), "compiling the WASM tool "+m.Name+" (the first time only)", func() (err error) {
+		t, err = eng.Load(context.Background(), manifest, wasmtools.ToolOptions{
+			Workspace: a.Workspace, Env: environ(w.env, os.LookupEnv), Logger: w.log.With("agent", a.Name)})
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,8 @@ type crashCase struct {
 var crashCases = map[string]crashCase{
 	"resume": {tool: func(dir string) runtime.Tool { return appendTool{dir} }, rounds: 10, message: "use append {}"},
 	"rounds": {tool: func(dir string) runtime.Tool { return stepTool{dir} }, rounds: 3, message: "keep stepping"},
+	// A first message killed while its model call runs (crash_discard_test.go).
+	"unanswered": {tool: func(dir string) runtime.Tool { return appendTool{dir} }, rounds: 10, message: "hello"},
 }
 
 // The child's environment: the case, the data dir, the fake model's URL.

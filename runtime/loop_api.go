@@ -200,16 +200,21 @@ type deleteReq struct {
 }
 
 func (r *deleteReq) handle(l *Loop) {
-	if s := l.sessions[r.sid]; s != nil {
+	l.deleteSession(r.sid, func(err error) { r.reply <- result[struct{}]{err: err} })
+}
+
+// deleteSession removes session id and its log in the next group commit
+// and calls done with the commit's outcome.
+func (l *Loop) deleteSession(id string, done func(error)) {
+	if s := l.sessions[id]; s != nil {
 		for _, sub := range s.subs {
 			sub.markDeleted()
 		}
 		l.drop(s, nil)
 		delete(l.dirty, s)
 	}
-	delete(l.failedTurns, r.sid) // nothing left to settle
-	l.owners.Delete(r.sid)
-	id := r.sid
+	delete(l.failedTurns, id) // nothing left to settle
+	l.owners.Delete(id)
 	l.ops = append(l.ops, func(tx *storage.Tx) error {
 		if err := tx.DeleteSession(id); err != nil {
 			return err
@@ -226,6 +231,6 @@ func (r *deleteReq) handle(l *Loop) {
 				l.log.Warn("cannot delete the archive of a deleted session", "session", id, "err", rerr)
 			}
 		}
-		r.reply <- result[struct{}]{err: err}
+		done(err)
 	})
 }

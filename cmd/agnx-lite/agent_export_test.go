@@ -52,6 +52,7 @@ func TestCLI_AgentExportImport(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "imported agent assistant in "+filepath.Join(d.dir, "agents", "assistant"))
 	assert.Regexp(t, `imported session `+orig[0]+` as session_[0-9A-Z]{26} \(2 turns\)`, out)
+	assert.Equal(t, "unpacking assistant.tar.gz\nimporting session 1 of 1\n", errs, "not a terminal: a line per step")
 	run, err := os.ReadFile(filepath.Join(d.dir, "agents", "assistant", "tools", "x", "run"))
 	require.NoError(t, err)
 	assert.Equal(t, "#!/bin/sh\n", string(run))

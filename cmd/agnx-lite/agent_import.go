@@ -25,6 +25,7 @@ const maxEventLine = 8 << 20
 // no daemon holds the database.
 func importAgent(g *globals, cfg *lite.Config, file string, opts agents.ImportOptions) error {
 	r := g.stdin
+	var size int64
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
@@ -32,8 +33,18 @@ func importAgent(g *globals, cfg *lite.Config, file string, opts agents.ImportOp
 		}
 		defer f.Close()
 		r = f
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
 	}
-	res, err := agents.Import(bufio.NewReader(r), cfg.AgentsDir, opts)
+	p := g.progress()
+	if file == "-" {
+		p.Step("unpacking the archive from standard input")
+	} else {
+		p.Step("unpacking " + filepath.Base(file))
+	}
+	res, err := agents.Import(bufio.NewReader(&countingReader{r: r, p: p, total: size}), cfg.AgentsDir, opts)
+	p.Done("")
 	var ue *agents.UntrustedError
 	if errors.As(err, &ue) {
 		printReach(g.stderr, ue.Name, ue.Reach)
@@ -76,14 +87,17 @@ func importSessions(g *globals, cfg *lite.Config, files []string) error {
 	defer app.Close()
 	ctx := context.Background()
 	var p fastjson.Parser
+	prog := g.progress()
 	failed := 0
-	for _, f := range files {
+	for i, f := range files {
 		old := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		prog.Step(fmt.Sprintf("importing session %d of %d", i+1, len(files)))
 		evs, err := readEventsFile(&p, f)
 		var info runtime.SessionInfo
 		if err == nil {
 			info, err = app.Loop.ImportSession(ctx, evs)
 		}
+		prog.Done("") // the line in place goes before the result's
 		if err != nil {
 			failed++
 			fmt.Fprintf(g.stderr, "agnx-lite: session %s was not imported: %s\n", old, err)
@@ -128,4 +142,19 @@ func readEvents(p *fastjson.Parser, r io.Reader) ([]runtime.Event, error) {
 		return nil, fmt.Errorf("line %d is longer than %d MiB: the stream is not an events.jsonl export", line+1, maxEventLine>>20)
 	}
 	return out, sc.Err()
+}
+
+// countingReader shows on p how much of total bytes (0: unknown) were read.
+type countingReader struct {
+	r     io.Reader
+	p     *lite.Progress
+	n     int64
+	total int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	c.p.Count(c.n, c.total)
+	return n, err
 }

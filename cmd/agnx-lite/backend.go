@@ -35,6 +35,10 @@ type backend interface {
 	// compact summarises the session's older messages now.
 	compact(ctx context.Context, sid string) (runtime.CompactResult, error)
 	approve(ctx context.Context, sid, callID, decision string) error
+	// discard removes a session this process started when nothing in it
+	// came from a model (runtime.Loop.DiscardUnanswered); it reports
+	// whether it did.
+	discard(ctx context.Context, sid string) (bool, error)
 	close() error
 }
 
@@ -123,7 +127,7 @@ func openBackend(g *globals, server string) (backend, *lite.Config, error) {
 	if err := ensureInit(g, cfg); err != nil {
 		return nil, nil, err
 	}
-	app, err := lite.Open(cfg, &lite.Options{Logger: g.logger()})
+	app, err := lite.Open(cfg, &lite.Options{Logger: g.logger(), Progress: g.progress()})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -88,4 +88,8 @@ func (b *localBackend) approve(ctx context.Context, sid, callID, decision string
 	return b.app.Loop.Approve(ctx, sid, callID, decision)
 }
 
+func (b *localBackend) discard(ctx context.Context, sid string) (bool, error) {
+	return b.app.Loop.DiscardUnanswered(ctx, sid)
+}
+
 func (b *localBackend) close() error { return b.app.Close() }

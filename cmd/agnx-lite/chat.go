@@ -37,7 +37,7 @@ func runChat(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	c := &chat{g: g, b: b, cfg: cfg, s: s, tty: g.stdinIsTerminal()}
+	c := &chat{g: g, b: b, cfg: cfg, s: s, own: *sessionID == "", tty: g.stdinIsTerminal()}
 	c.p = &turnPrinter{out: g.stdout, errw: g.stderr, color: c.tty && isTerminal(os.Stdout)}
 	return c.repl()
 }
@@ -49,9 +49,16 @@ type chat struct {
 	s   runtime.SessionInfo
 	p   *turnPrinter
 	tty bool
+	// own is set while s is a session this chat started; turns counts
+	// the messages it sent to it. An own session nothing from a model
+	// reached is removed (leave, afterTurn); s.ID is then "" until the
+	// next message starts another.
+	own   bool
+	turns int
 }
 
 func (c *chat) repl() error {
+	defer c.leave()
 	c.banner()
 	interrupt := make(chan os.Signal, 1)
 	signal.Notify(interrupt, os.Interrupt)
@@ -82,14 +89,68 @@ func (c *chat) repl() error {
 			}
 			continue
 		}
+		if err := c.ensureSession(); err != nil {
+			return err
+		}
 		done := make(chan struct{})
 		c.p.ask = approver(c.b, c.s.ID, lines, done, func(s string) { fmt.Fprintln(c.g.stderr, c.p.red(s)) })
-		_, err := c.b.turn(context.Background(), c.s.ID, line, c.p, interrupt)
+		c.turns++
+		out, err := c.b.turn(context.Background(), c.s.ID, line, c.p, interrupt)
 		close(done)
 		if err != nil {
 			return err
 		}
+		c.afterTurn(out)
 	}
+}
+
+// ensureSession starts a new session when the last one was removed.
+func (c *chat) ensureSession() error {
+	if c.s.ID != "" {
+		return nil
+	}
+	s, err := startSession(c.b, c.cfg, c.s.Agent, "")
+	if err != nil {
+		return err
+	}
+	c.s, c.own, c.turns = s, true, 0
+	fmt.Fprintln(c.g.stdout, c.p.dim("new session "+s.ID))
+	return nil
+}
+
+// afterTurn removes the chat's own session when its first turn failed
+// before a model said anything (Ollama down, a missing model or key): the
+// user saw why, and keeping a session of one unanswered message would
+// only clutter the list. The next message starts a new one.
+func (c *chat) afterTurn(out outcome) {
+	if !c.own || c.turns != 1 || out.reason != runtime.TurnFailed || out.answered {
+		return
+	}
+	if c.discard() {
+		fmt.Fprintln(c.g.stdout, c.p.dim("(nothing was kept: fix that, then send your message again)"))
+	}
+}
+
+// leave removes the chat's own session when nothing was sent to it.
+func (c *chat) leave() {
+	if c.own && c.turns == 0 {
+		c.discard()
+	}
+}
+
+func (c *chat) discard() bool {
+	if c.s.ID == "" {
+		return false
+	}
+	gone, err := c.b.discard(context.Background(), c.s.ID)
+	if err != nil {
+		c.g.logger().Debug("cannot remove an unanswered session", "session", c.s.ID, "err", err)
+		return false
+	}
+	if gone {
+		c.s.ID = ""
+	}
+	return gone
 }
 
 // command runs a /command; it reports whether to leave.
@@ -98,16 +159,24 @@ func (c *chat) command(line string) (quit bool) {
 	case "/quit", "/exit":
 		return true
 	case "/reset", "/new":
-		s, err := startSession(c.b, c.cfg, c.s.Agent, "")
-		if err != nil {
+		c.leave()
+		old := c.s.ID
+		c.s.ID = ""
+		if err := c.ensureSession(); err != nil {
+			c.s.ID = old
 			fmt.Fprintln(c.g.stderr, c.p.red("error: "+err.Error()))
 			return false
 		}
-		c.s = s
-		fmt.Fprintln(c.g.stdout, c.p.dim("new session "+s.ID+" (the old one is kept: agnx-lite session list)"))
+		if old != "" {
+			fmt.Fprintln(c.g.stdout, c.p.dim("(the old one is kept: agnx-lite session list)"))
+		}
 	case "/status":
 		c.status()
 	case "/compact":
+		if c.s.ID == "" {
+			fmt.Fprintln(c.g.stdout, c.p.dim("nothing to compact yet"))
+			return false
+		}
 		res, err := c.b.compact(context.Background(), c.s.ID)
 		if say, ok := runtime.SayCompact(res, err); ok {
 			fmt.Fprintln(c.g.stdout, c.p.dim(say))
@@ -124,6 +193,10 @@ func (c *chat) command(line string) (quit bool) {
 
 func (c *chat) status() {
 	ctx := context.Background()
+	if c.s.ID == "" {
+		fmt.Fprintln(c.g.stdout, "no session yet: your next message starts one with agent "+c.s.Agent)
+		return
+	}
 	info, err := c.b.session(ctx, c.s.ID)
 	if err != nil {
 		fmt.Fprintln(c.g.stderr, c.p.red("error: "+err.Error()))

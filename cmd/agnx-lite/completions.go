@@ -70,11 +70,23 @@ _agnx_lite() {
             *) [[ ${COMP_WORDS[i]} == -* ]] || { cmd=${COMP_WORDS[i]}; break; } ;;
         esac
     done
-    if [[ $cur == -* ]]; then COMPREPLY=( $(compgen -W "$globals" -- "$cur") ); return; fi
+    if [[ $cur == -* ]]; then
+        local flags=$globals
+        case $cmd in
+`, quote(globalFlagWords), flagsWithValue, flagsWithValue)
+	flags := commandFlags(cmds)
+	for _, n := range names {
+		if len(flags[n]) > 0 {
+			fmt.Fprintf(w, "            %s) flags+=%s ;;\n", n, quote(" "+flagWords(flags[n], false)))
+		}
+	}
+	fmt.Fprintf(w, `        esac
+        COMPREPLY=( $(compgen -W "$flags" -- "$cur") ); return
+    fi
     if [[ -z $cmd ]]; then COMPREPLY=( $(compgen -W %s -- "$cur") ); return; fi
     local subs=""
     case $cmd in
-`, quote(globalFlagWords), flagsWithValue, flagsWithValue, quote(strings.Join(names, " ")))
+`, quote(strings.Join(names, " ")))
 	for _, n := range names {
 		if s := subsOf(n, cmds); len(s) > 0 {
 			fmt.Fprintf(w, "        %s) subs=%s ;;\n", n, quote(strings.Join(s, " ")))
@@ -103,10 +115,23 @@ func writeZsh(w io.Writer, cmds map[string]command) {
             *) [[ ${words[i]} == -* ]] || { cmd=${words[i]}; break; } ;;
         esac
     done
-    if [[ $PREFIX == -* ]]; then compadd -- ${=:-%s}; return; fi
+    if [[ $PREFIX == -* ]]; then
+        local -a flags
+        flags=(${=:-%s})
+        case $cmd in
+`, flagsWithValue, globalFlagWords)
+	flags := commandFlags(cmds)
+	for _, n := range names {
+		if len(flags[n]) > 0 {
+			fmt.Fprintf(w, "            %s) flags+=(%s) ;;\n", n, flagWords(flags[n], false))
+		}
+	}
+	fmt.Fprint(w, `        esac
+        compadd -- $flags; return
+    fi
     if [[ -z $cmd ]]; then _describe 'command' cmds; return; fi
     case $cmd in
-`, flagsWithValue, globalFlagWords)
+`)
 	for _, n := range names {
 		if s := subsOf(n, cmds); len(s) > 0 {
 			fmt.Fprintf(w, "        %s) subs=(%s) ;;\n", n, strings.Join(s, " "))
@@ -132,6 +157,19 @@ func writeFish(w io.Writer, cmds map[string]command) {
 	fmt.Fprint(w, "complete -c agnx-lite -s h -l help -d 'show help'\n")
 	for _, n := range names {
 		fmt.Fprintf(w, "complete -c agnx-lite -n __fish_use_subcommand -a %s -d %s\n", n, quote(cmds[n].short))
+	}
+	flags := commandFlags(cmds)
+	for _, n := range names {
+		for _, f := range flags[n] {
+			spec := "-l " + f.long
+			if f.short != "" {
+				spec = "-s " + f.short + " " + spec
+			}
+			if f.value {
+				spec += " -r"
+			}
+			fmt.Fprintf(w, "complete -c agnx-lite -n %s %s -d %s\n", quote("__fish_seen_subcommand_from "+n), spec, quote(f.usage))
+		}
 	}
 	for _, n := range names {
 		s := subsOf(n, cmds)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/lite"
@@ -63,24 +64,43 @@ func compactDB(g *globals, db string) error {
 	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("no database at %s: nothing to compact", db)
 	}
+	p := g.progress()
+	if fi, err := os.Stat(db); err == nil {
+		p.Step("compacting " + filepath.Base(db) + " (" + lite.ByteSize(fi.Size()) + ")")
+	}
+	stop := watchFile(p, db+".compact") // the copy storage.Compact writes
 	rep, err := storage.Compact(db)
+	stop()
+	p.Done("")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stdout, "compacted %s: %s → %s\n", db, byteSize(rep.Before), byteSize(rep.After))
+	fmt.Fprintf(g.stdout, "compacted %s: %s → %s\n", db, lite.ByteSize(rep.Before), lite.ByteSize(rep.After))
 	return nil
 }
 
-// byteSize is n in the largest unit that keeps it above 1.
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
+// watchFile shows, until stop, how large the file being written at path
+// has grown (its final size is not known: a compacted copy is smaller).
+func watchFile(p *lite.Progress, path string) (stop func()) {
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if fi, err := os.Stat(path); err == nil {
+					p.Count(fi.Size(), 0)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
 	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -24,6 +24,7 @@ func TestDB_Compact(t *testing.T) {
 	code, out, errs := c.run("db", "compact")
 	require.Equal(t, 0, code, errs)
 	assert.Regexp(t, `^compacted .*agnx\.db: [0-9.]+ [KMG]?i?B → [0-9.]+ [KMG]?i?B\n$`, out)
+	assert.Regexp(t, `^compacting agnx\.db \([0-9.]+ [KMG]?i?B\)\n$`, errs, "not a terminal: the step as a line")
 	code, out, errs = c.run("session", "list")
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "remember the milk")

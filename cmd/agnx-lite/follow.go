@@ -40,6 +40,9 @@ type turnPrinter struct {
 type outcome struct {
 	reason string // runtime.TurnCompleted, ...
 	err    string // the last error event's message
+	// answered is set once a model said anything in the turn: an answer,
+	// a tool call.
+	answered bool
 }
 
 // follow prints events until the turn ends. interrupt, when it fires,
@@ -87,6 +90,7 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 			p.notice(e)
 			return false
 		}
+		last.answered = true
 		shown := p.printed.String()
 		if rest, ok := strings.CutPrefix(e.Content, shown); ok {
 			p.write(rest)
@@ -96,6 +100,7 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 		p.printed.Reset()
 		p.labelled = false
 	case runtime.EvToolCall:
+		last.answered = true
 		p.endLine()
 		fmt.Fprintf(p.errw, "%s\n", p.dim("  ⚙ "+e.ToolName+" "+oneLine(e.Arguments)))
 	case runtime.EvToolResult:

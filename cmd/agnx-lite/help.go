@@ -29,6 +29,9 @@ func (g *globals) flags(name string) *pflag.FlagSet {
 	fs.SetOutput(g.stderr)
 	g.addGlobals(fs)
 	fs.Usage = func() { g.printCommandHelp(fs) }
+	if g.onFlags != nil {
+		g.onFlags(fs)
+	}
 	return fs
 }
 

@@ -86,7 +86,7 @@ func TestCLI_Completions(t *testing.T) {
 		code, out, errs := runArgs("completions", sh)
 		require.Equal(t, 0, code, errs)
 		assert.Contains(t, out, "agnx-lite")
-		if _, err := exec.LookPath(sh); err == nil && sh != "fish" {
+		if _, err := exec.LookPath(sh); err == nil {
 			f := filepath.Join(t.TempDir(), "c."+sh)
 			require.NoError(t, os.WriteFile(f, []byte(out), 0o600))
 			b, err := exec.Command(sh, "-n", f).CombinedOutput()

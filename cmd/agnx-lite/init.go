@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
@@ -71,9 +75,33 @@ func runInit(g *globals, args []string) error {
 func checkModel(g *globals, cfg *lite.Config) {
 	if c := lite.ProbeAgent(context.Background(), cfg, ""); c != nil {
 		fmt.Fprintf(g.stdout, "check: %s\n  fix: %s\n", c.Detail, c.Fix)
+		offerPull(g, c.Pull)
 		return
 	}
 	fmt.Fprintf(g.stdout, "check: the default agent's model answers (or is hosted: agnx-lite doctor tells more)\n")
+}
+
+// offerPull asks whether to pull the models an Ollama lacks, and pulls
+// them with their progress; anything but an empty answer or y declines.
+func offerPull(g *globals, pull *lite.ModelPull) {
+	if pull == nil || len(pull.Models) == 0 {
+		return
+	}
+	fmt.Fprintf(g.stdout, "pull %s now through Ollama at %s? [Y/n] ", strings.Join(pull.Models, ", "), pull.Base)
+	answer, ok := readAnswer(g.stdin)
+	if !ok {
+		fmt.Fprintln(g.stdout)
+		return // end of input: no
+	}
+	if a := strings.ToLower(answer); a != "" && a != "y" && a != "yes" {
+		fmt.Fprintf(g.stdout, "not pulled: %s model pull %s does it later\n", g.progName(), pull.Models[0])
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := pullModels(ctx, g, pull.Base, pull.Models); err != nil {
+		fmt.Fprintf(g.stderr, "agnx-lite: %s\n", err)
+	}
 }
 
 // ensureInit sets up the data dir on first start, so that `chat` and `run`
@@ -91,4 +119,24 @@ func ensureInit(g *globals, cfg *lite.Config) error {
 		fmt.Fprintf(g.stderr, "first start: wrote %s\n", w)
 	}
 	return nil
+}
+
+// readAnswer reads one line of at most 256 bytes, a byte at a time so
+// nothing after it is taken from the input; ok is false at its end.
+func readAnswer(r io.Reader) (string, bool) {
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < 256 {
+		n, err := r.Read(b)
+		if n == 1 && b[0] == '\n' {
+			return strings.TrimSpace(string(line)), true
+		}
+		if n == 1 {
+			line = append(line, b[0])
+		}
+		if err != nil {
+			return strings.TrimSpace(string(line)), len(line) > 0
+		}
+	}
+	return strings.TrimSpace(string(line)), true
 }

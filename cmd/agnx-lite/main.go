@@ -65,6 +65,8 @@ func commands() map[string]command {
 			"agnx-lite usage --by day --since 7d", nil, runUsage},
 		"mcp": {mcpUsage, "list an agent's MCP servers and their tools, or test one (connect, list, call)",
 			"agnx-lite mcp test assistant", []string{"list", "test"}, runMCP},
+		"model": {modelUsage, "download a model into Ollama, with its progress",
+			"agnx-lite model pull qwen3:1.7b", []string{"pull"}, runModel},
 		"completions": {"completions bash|zsh|fish", "print a shell completion script",
 			"source <(agnx-lite completions bash)", []string{"bash", "zsh", "fish"}, runCompletions},
 		"help": {"help [COMMAND]", "show the commands, or one command's flags and an example",
@@ -91,9 +93,12 @@ type globals struct {
 	// plainWarnings prints start-up warnings as plain lines even when
 	// standard error is not a terminal (tests).
 	plainWarnings bool
-	stdin         io.Reader
-	stdout        io.Writer
-	stderr        io.Writer
+	// onFlags, when set, is told of each flag set a command builds, before
+	// it parses (completions read the commands' flags this way).
+	onFlags func(*pflag.FlagSet)
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 // exitError makes the program exit with code (after printing err).

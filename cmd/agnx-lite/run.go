@@ -66,6 +66,12 @@ func runRun(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *sessionID == "" && out.reason == runtime.TurnFailed && !out.answered {
+		// Nothing from a model: no session of one unanswered message.
+		if _, err := b.discard(context.Background(), s.ID); err != nil {
+			g.logger().Debug("cannot remove an unanswered session", "session", s.ID, "err", err)
+		}
+	}
 	switch out.reason {
 	case runtime.TurnCompleted:
 		return nil

@@ -48,7 +48,7 @@ func TestCLI_ServeProbe(t *testing.T) {
 	c := newCLI(t)
 	c.fake.Models = []string{"llama3:8b"} // before its first request
 	out := probe(c)
-	assert.Contains(t, out, "reachable, but missing qwen3:1.7b; fix: ollama pull qwen3:1.7b, or give it another provider")
+	assert.Contains(t, out, "reachable, but missing qwen3:1.7b; fix: ollama pull qwen3:1.7b (or, from here: agnx-lite model pull qwen3:1.7b), or give it another provider")
 	assert.Equal(t, 1, strings.Count(out, "\n"), "one line")
 
 	assert.Empty(t, probe(newCLI(t)), "the fake Ollama has the model: nothing to say")

@@ -24,7 +24,7 @@ func runTool(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, closeTools, err := lite.LoadAgentTools(cfg, rest[1], g.logger())
+	a, closeTools, err := lite.LoadAgentTools(cfg, rest[1], &lite.Options{Logger: g.logger(), Progress: g.progress()})
 	if err != nil {
 		return err
 	}

@@ -4,16 +4,31 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agnx-lite/agnx-lite/lite"
 )
 
 // stdinIsTTY reports whether standard input is a terminal someone types
 // at: unlike isTerminal, /dev/null (a character device too) is not one,
 // so that init run by a script or a service never waits on a prompt.
-func (g *globals) stdinIsTTY() bool {
-	f, ok := g.stdin.(*os.File)
+func (g *globals) stdinIsTTY() bool { return isTTY(g.stdin) }
+
+// isTTY reports whether w is a terminal.
+func isTTY(w any) bool {
+	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
+}
+
+// progress shows a long operation on standard error: one line rewritten
+// in place on a terminal, a plain line per step otherwise (lite.Progress).
+// Standard output keeps the command's result.
+func (g *globals) progress() *lite.Progress {
+	if g.quiet {
+		return nil
+	}
+	return lite.NewProgress(g.stderr, isTTY(g.stderr))
 }

@@ -128,6 +128,14 @@ func (c *oaCall) take(ctx context.Context, out *oaOutcome, e *runtime.Event, tok
 		c.s.log.Info("openai endpoint denied a call that needed approval", "session", c.sid, "tool", e.ToolName)
 	case runtime.EvTurnEnd:
 		out.usage, out.reason = e.Usage, e.Reason
+		if e.Reason == runtime.TurnFailed {
+			// The caller's session is the endpoint's own: a first turn
+			// that never reached a model leaves none (the next request
+			// starts another). The client gets the error either way.
+			if _, err := c.s.o.Loop.DiscardUnanswered(ctx, c.sid); err != nil {
+				c.s.log.Debug("openai endpoint cannot remove an unanswered session", "session", c.sid, "err", err)
+			}
+		}
 	default:
 		// Tool calls and results run server-side: the client sees the answer.
 	}

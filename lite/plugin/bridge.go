@@ -38,6 +38,7 @@ type Runtime interface {
 	KV(ctx context.Context, key string) ([]byte, error)
 	PutKV(ctx context.Context, key string, val []byte) error
 	Compact(ctx context.Context, sid string) (runtime.CompactResult, error)
+	DiscardUnanswered(ctx context.Context, sid string) (bool, error)
 }
 
 var _ Runtime = (*runtime.Loop)(nil)
@@ -228,7 +229,16 @@ func (b *bridge) send(ctx context.Context, it inbox.Item) {
 	if !ok {
 		return
 	}
-	if err := b.deliver(ctx, q.sid, q.in, q.msgID, runtime.Input{Content: it.Text, SenderID: it.SenderID, SenderName: it.SenderName}); err != nil {
+	input := runtime.Input{Content: it.Text, SenderID: it.SenderID, SenderName: it.SenderName}
+	err := b.deliver(ctx, q.sid, q.in, q.msgID, input)
+	if errors.Is(err, runtime.ErrSessionNotFound) {
+		// Removed since it was looked up (a first turn that failed
+		// unanswered is): the chat gets a new session.
+		if q.sid, err = b.sessions.Session(ctx, q.in); err == nil {
+			err = b.deliver(ctx, q.sid, q.in, q.msgID, input)
+		}
+	}
+	if err != nil {
 		b.log.Error("plugin message not delivered to its session", "plugin", b.name, "session", q.sid, "err", err)
 		b.say(q.in.ChatID, q.msgID, sayNotHandled, nil)
 		return

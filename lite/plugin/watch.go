@@ -177,6 +177,13 @@ func (w *watch) run(ctx context.Context, rt Runtime, out chan<- watchEvent) {
 			held = dropCall(held, e.CallID)
 		case runtime.EvTurnEnd:
 			held = held[:0]
+			if e.Reason == runtime.TurnFailed {
+				// A first turn that never reached a model leaves no
+				// session: removed before the chat is told why, so its
+				// next message finds it gone and starts another. The feed
+				// then closes as deleted, after this turn_end.
+				_, _ = rt.DiscardUnanswered(ctx, w.sid)
+			}
 			if e.Seq > w.delivered && !w.send(ctx, out, watchEvent{kind: watchTurnEnd, seq: e.Seq, text: answer(text, failure, notice, e.Reason)}) {
 				return
 			}

@@ -20,6 +20,9 @@ type outbox struct {
 	// turnEnded is told of each turn a watcher sees end (the chat's
 	// queue hands on what waited); set before start.
 	turnEnded func(chat int64)
+	// waiting counts the chat's messages queued for its next turn; set
+	// before start (nil: none are ever queued).
+	waiting func(chat int64) int
 
 	reqs     chan func()   // run on the outbox goroutine
 	exited   chan *watcher // a watcher's goroutine is returning

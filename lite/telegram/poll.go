@@ -49,6 +49,7 @@ func newPoller(o *Options, b *bot, out *outbox) *poller {
 	g := &poller{o: o, bot: b, out: out, cmds: commands{o: o}, refused: map[int64]time.Time{}, base: context.Background()}
 	g.queue = inbox.New(inbox.Options{Busy: g.busy, Deliver: g.deliverQueued})
 	out.turnEnded = func(chat int64) { g.queue.Kick(queueKey(chat)) }
+	out.waiting = func(chat int64) int { return g.queue.Waiting(queueKey(chat)) }
 	return g
 }
 

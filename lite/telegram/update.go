@@ -186,7 +186,9 @@ func (g *poller) sendUser(poll context.Context, u Update, m *Message, sid, conte
 	switch {
 	case err == nil:
 		return true, nil
-	case retryable(err):
+	case retryable(err), errors.Is(err, runtime.ErrSessionNotFound):
+		// Gone since it was looked up (a first turn that failed
+		// unanswered is removed): the next poll starts a new one.
 		return false, err
 	}
 	g.bot.log.Error("telegram: cannot store a message", "chat_id", m.Chat.ID, "session", sid, "err", err)

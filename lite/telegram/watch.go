@@ -203,6 +203,9 @@ func (w *watcher) onEvent(ctx context.Context, e runtime.Event) bool {
 		})
 	case runtime.EvTurnEnd:
 		w.asks = 0
+		if e.Reason == runtime.TurnFailed {
+			w.discardUnanswered(ctx) // its error was delivered above
+		}
 		if w.o.turnEnded != nil {
 			w.o.turnEnded(w.chat)
 		}
@@ -218,6 +221,25 @@ func (w *watcher) onEvent(ctx context.Context, e runtime.Event) bool {
 		// (tokens were handled above).
 	}
 	return end
+}
+
+// discardUnanswered removes the session when its first turn failed
+// before a model said anything (runtime.Loop.DiscardUnanswered) and no
+// message of the chat waits for the next turn: the chat was told why,
+// and its next message starts a new session. The outbox record goes with
+// it; the feed then closes as deleted and the watcher ends.
+func (w *watcher) discardUnanswered(ctx context.Context) {
+	if w.o.waiting != nil && w.o.waiting(w.chat) > 0 {
+		return
+	}
+	gone, err := w.o.o.Loop.DiscardUnanswered(ctx, w.sid)
+	if err != nil || !gone {
+		return // kept: a session the loop cannot read is left as it is
+	}
+	w.dirty = false
+	if err := w.o.o.Chats.PutKV(outKey(w.sid), nil); err != nil {
+		w.bot.log.Warn("telegram: cannot forget a removed session's outbox", "session", w.sid, "err", err)
+	}
 }
 
 // leave writes the record and takes the watcher out of the outbox's map
