@@ -1,0 +1,293 @@
+// The chat screen: one session's conversation, followed on the durable
+// event log (GET .../events, an EventSource that resumes with
+// Last-Event-ID after a dropped connection), and a box to send messages.
+
+import {h, clear} from './dom.js';
+import {render} from './md.js';
+import {get, post, sess, APIError} from './api.js';
+
+// Shown text is capped: a huge tool result does not freeze a small phone.
+const MAX_SHOWN = 20000;
+const EVENTS = ['token', 'user_message', 'message', 'tool_call', 'tool_result',
+  'approval_required', 'approval_decision', 'error', 'done', 'cancelled'];
+
+// chatScreen fills main with the chat of session id and returns a function
+// that stops following it.
+export function chatScreen(main, id) {
+  const log = h('div', {class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation'});
+  const status = h('p', {class: 'status', role: 'status'});
+  const input = h('textarea', {id: 'msg', rows: 1, placeholder: 'Message', 'aria-label': 'Message',
+    enterkeyhint: 'send', autocomplete: 'off'});
+  const send = h('button', {type: 'submit', class: 'primary'}, 'Send');
+  const cancel = h('button', {type: 'button', class: 'danger', hidden: true, onclick: () => stop()}, 'Cancel');
+  const title = h('h1', {}, 'Chat');
+  const form = h('form', {class: 'composer', onsubmit: (e) => { e.preventDefault(); submit(); }}, input, cancel, send);
+  clear(main).append(h('section', {class: 'chat'},
+    h('div', {class: 'bar'}, title,
+      h('a', {class: 'button', href: sess(id, 'export'), download: id + '.jsonl'}, 'Export')),
+    log, status, form));
+  main.classList.add('full');
+
+  const st = {
+    seen: new Set(), // durable events shown, by seq: a replay shows nothing twice
+    lastSeq: 0,
+    stream: null, // the assistant bubble tokens go to
+    calls: new Map(), // call_id -> its <details>
+    approvals: new Map(), // call_id -> its card
+    running: false,
+    pending: null, // text sent, until its user_message comes back
+    es: null,
+    closed: false,
+    retry: null,
+  };
+
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      submit();
+    } else if (e.key === 'Escape' && st.running) {
+      e.preventDefault();
+      stop();
+    }
+  });
+  input.addEventListener('input', grow);
+  function grow() {
+    input.style.height = 'auto';
+    input.style.height = Math.min(input.scrollHeight, 200) + 'px';
+  }
+
+  get(sess(id)).then((s) => {
+    title.textContent = s.agent;
+    document.title = s.agent + ' · agnx-lite';
+    if (s.status === 'running') setRunning(true);
+  }).catch((e) => say(e.message, true));
+
+  follow();
+  input.focus();
+
+  function follow() {
+    if (st.closed) return;
+    // Without ?after= the log is replayed from its start; on reconnect
+    // the browser sends Last-Event-ID itself. A new EventSource (after a
+    // fatal error) resumes with ?after=.
+    const q = st.lastSeq ? '&after=' + st.lastSeq : '';
+    const es = new EventSource(sess(id, 'events') + '?events=all' + q);
+    st.es = es;
+    for (const name of EVENTS) es.addEventListener(name, (e) => onEvent(name, e));
+    es.onopen = () => say('');
+    es.onerror = () => {
+      if (st.closed) return;
+      if (es.readyState === EventSource.CLOSED) {
+        // The browser gave up (the daemon answered an error): start anew.
+        say('Reconnecting…');
+        clearTimeout(st.retry);
+        st.retry = setTimeout(follow, 2000);
+      } else {
+        say('Connection lost: reconnecting…');
+      }
+    };
+  }
+
+  function onEvent(name, e) {
+    let d;
+    try { d = JSON.parse(e.data); } catch { return; }
+    if (!d || typeof d !== 'object') return;
+    const seq = Number(e.lastEventId) || 0;
+    if (name !== 'token') {
+      const key = name === 'error' ? 'e' + seq + ':' + d.message : seq;
+      if (st.seen.has(key)) return;
+      st.seen.add(key);
+      if (name !== 'error') st.lastSeq = Math.max(st.lastSeq, seq);
+    }
+    const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+    show(name, d);
+    if (stick) log.scrollTop = log.scrollHeight;
+  }
+
+  function show(name, d) {
+    switch (name) {
+      case 'token':
+        setRunning(true);
+        if (!st.stream) {
+          st.stream = h('div', {class: 'msg assistant streaming'});
+          log.append(st.stream);
+        }
+        st.stream.append(str(d.content));
+        break;
+      case 'user_message':
+        if (st.pending !== null && d.content === st.pending) st.pending = null;
+        endStream();
+        log.append(h('div', {class: 'msg user'}, clip(str(d.content))));
+        setRunning(true);
+        break;
+      case 'message': {
+        const text = str(d.content);
+        if (!text.trim()) { endStream(); break; }
+        const el = st.stream || h('div', {class: 'msg assistant'});
+        if (!st.stream) log.append(el);
+        clear(el).append(render(text));
+        el.classList.remove('streaming');
+        if (d.origin) el.classList.add('notice');
+        st.stream = null;
+        break;
+      }
+      case 'tool_call': {
+        endStream();
+        const det = h('details', {class: 'tool'},
+          h('summary', {}, h('span', {class: 'tname'}, str(d.name)), h('span', {class: 'tstate'}, ' running…')),
+          h('div', {class: 'label'}, 'Arguments'), h('pre', {}, clip(pretty(str(d.arguments)))));
+        st.calls.set(str(d.call_id), det);
+        log.append(det);
+        setRunning(true);
+        break;
+      }
+      case 'tool_result': {
+        let det = st.calls.get(str(d.call_id));
+        if (!det) {
+          det = h('details', {class: 'tool'}, h('summary', {}, h('span', {class: 'tname'}, 'tool'), h('span', {class: 'tstate'})));
+          log.append(det);
+        }
+        det.querySelector('.tstate').textContent = d.success ? ' ✓ done' : ' ✗ failed';
+        det.classList.add(d.success ? 'ok' : 'failed');
+        det.append(h('div', {class: 'label'}, 'Result'), h('pre', {}, clip(str(d.content))));
+        break;
+      }
+      case 'approval_required':
+        endStream();
+        approval(d);
+        break;
+      case 'approval_decision': {
+        const card = st.approvals.get(str(d.call_id));
+        if (card) decided(card, str(d.decision));
+        break;
+      }
+      case 'error':
+        endStream();
+        log.append(h('div', {class: 'msg error', role: 'alert'}, clip(str(d.message) || 'The turn failed.')));
+        break;
+      case 'done':
+        endStream();
+        if (d.status && d.status !== 'completed' && d.status !== 'paused') {
+          log.append(h('p', {class: 'note'}, 'The turn ended: ' + str(d.status) + '.'));
+        }
+        closeApprovals();
+        setRunning(false);
+        break;
+      case 'cancelled':
+        endStream();
+        log.append(h('p', {class: 'note'}, 'Cancelled.'));
+        closeApprovals();
+        setRunning(false);
+        break;
+    }
+  }
+
+  // endStream ends the bubble tokens went to: what streamed stays, as
+  // text, until the message event (or nothing, after a cancel) follows.
+  function endStream() {
+    if (st.stream) st.stream.classList.remove('streaming');
+    st.stream = null;
+  }
+
+  function approval(d) {
+    const callID = str(d.call_id);
+    const answer = async (decision, btn) => {
+      for (const b of card.querySelectorAll('button')) b.disabled = true;
+      btn.classList.add('chosen');
+      try {
+        await post(sess(id, 'approve') + '?wait=false', {call_id: callID, command: str(d.command), decision});
+      } catch (e) {
+        for (const b of card.querySelectorAll('button')) b.disabled = false;
+        btn.classList.remove('chosen');
+        card.querySelector('.answer').textContent = e.message;
+      }
+    };
+    const allow = h('button', {type: 'button', class: 'primary', onclick: (e) => answer('allow_once', e.currentTarget)}, 'Allow');
+    const always = h('button', {type: 'button', onclick: (e) => answer('allow_always', e.currentTarget)}, 'Always allow');
+    const deny = h('button', {type: 'button', class: 'danger', onclick: (e) => answer('deny', e.currentTarget)}, 'Deny');
+    const card = h('div', {class: 'approval', role: 'group', 'aria-label': 'Approval'},
+      h('p', {}, 'The agent asks to run ', h('strong', {}, str(d.tool_name) || 'a tool'), ':'),
+      h('pre', {}, clip(str(d.command))),
+      h('div', {class: 'actions'}, allow, always, deny),
+      h('p', {class: 'answer', role: 'status'}));
+    st.approvals.set(callID, card);
+    log.append(card);
+    allow.focus({preventScroll: true});
+  }
+
+  function decided(card, decision) {
+    card.querySelector('.actions').remove();
+    card.classList.add('decided');
+    const said = {allow_once: 'Allowed.', allow_always: 'Allowed, and from now on.', deny: 'Denied.'}[decision] || decision;
+    card.querySelector('.answer').textContent = said;
+  }
+
+  function closeApprovals() {
+    for (const card of st.approvals.values()) {
+      if (card.querySelector('.actions')) decided(card, 'No longer waiting: the turn ended.');
+    }
+  }
+
+  function setRunning(on) {
+    st.running = on;
+    cancel.hidden = !on;
+    log.classList.toggle('busy', on);
+  }
+
+  async function submit() {
+    const text = input.value;
+    if (!text.trim()) return;
+    input.value = '';
+    grow();
+    if (text.trim() === '/compact') {
+      try {
+        const r = await post(sess(id, 'compact'));
+        log.append(h('p', {class: 'note'}, `Compacted: ${r && r.tokens_before ? r.tokens_before + ' tokens before' : 'done'}.`));
+      } catch (e) { say(e.message, true); }
+      return;
+    }
+    st.pending = text;
+    setRunning(true);
+    try {
+      // The answer is read from the event log; this waits for the turn only
+      // so that the daemon sees a client while it runs.
+      await post(sess(id, 'messages'), {content: text}, {wait: true});
+    } catch (e) {
+      // Once the message is in the log, what happens to it shows there.
+      if (st.pending === text) {
+        st.pending = null;
+        setRunning(false);
+        if (!input.value) input.value = text;
+        say(e instanceof APIError ? e.message : String(e), true);
+      }
+    }
+  }
+
+  async function stop() {
+    try {
+      await post(sess(id, 'cancel'));
+    } catch (e) { say(e.message, true); }
+  }
+
+  function say(text, bad = false) {
+    status.textContent = text;
+    status.classList.toggle('bad', bad);
+  }
+
+  return () => {
+    st.closed = true;
+    clearTimeout(st.retry);
+    if (st.es) st.es.close();
+    main.classList.remove('full');
+  };
+}
+
+function str(v) { return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v); }
+
+function clip(text) {
+  return text.length > MAX_SHOWN ? text.slice(0, MAX_SHOWN) + `\n… (${text.length - MAX_SHOWN} more characters)` : text;
+}
+
+function pretty(args) {
+  try { return JSON.stringify(JSON.parse(args), null, 2); } catch { return args; }
+}
