@@ -18,6 +18,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/systemd"
+	"github.com/agnx-lite/agnx-lite/lite/webui"
 )
 
 // Shutdown bounds: running turns get drainTimeout to finish, the HTTP
@@ -114,7 +115,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		// The name the server is bound to is one clients reach it by.
 		AllowedHosts:   append(slices.Clip(sc.AllowedHosts), sc.Host),
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
-		Hooks: newHooks(app, log), Usage: app,
+		Hooks: newHooks(app, log), Usage: app, UI: webui.Embedded(),
 	})
 	srv := &http.Server{
 		Handler:           api,

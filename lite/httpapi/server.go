@@ -98,7 +98,13 @@ type Options struct {
 	// Hooks receives POST /api/v1/hooks/{name} (hooks.go); nil: 404.
 	Hooks Hooks
 	// Usage serves GET /api/v1/usage (usage.go); nil: 404.
-	Usage  Usage
+	Usage Usage
+	// UI serves the web UI's files at / and /ui/ (webui.go); nil: 404.
+	// Its sign-in cookie authorizes api routes as the API token does.
+	UI UI
+	// Health gives the daemon's checks for GET /api/v1/health
+	// (health_report.go); nil: the report has no checks.
+	Health func(ctx context.Context) HealthFacts
 	Logger *slog.Logger
 }
 
@@ -118,6 +124,8 @@ type Server struct {
 	// oaMu serializes finding or starting an OpenAI caller's session
 	// (openai.go).
 	oaMu sync.Mutex
+	// signinSlot serializes web sign-ins (webui.go): one at a time.
+	signinSlot chan struct{}
 }
 
 // New returns the API handler.
@@ -135,7 +143,8 @@ func New(o Options) *Server {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{o: o, log: o.Logger, mux: http.NewServeMux(), closing: make(chan struct{}), started: time.Now(),
-		hosts: map[string]bool{}, origins: map[string]bool{}, workspaceHash: WorkspaceHash(o.Workspace)}
+		hosts: map[string]bool{}, origins: map[string]bool{}, workspaceHash: WorkspaceHash(o.Workspace),
+		signinSlot: make(chan struct{}, 1)}
 	if o.Commit == "" || o.BuildDate == "" {
 		commit, date := buildInfo()
 		s.o.Commit = cmp.Or(o.Commit, commit)
@@ -180,11 +189,16 @@ type route struct {
 
 func (s *Server) routes() []route {
 	return []route{
+		{"GET /{$}", public, s.uiIndex},
+		{"GET /ui/{file...}", public, s.uiFile},
+		{"POST /ui/signin", public, s.signin},
+		{"POST /ui/signout", public, s.signout},
 		{"GET /livez", public, s.livez},
 		{"GET /readyz", public, s.readyz},
 		{"GET /version", public, s.version},
 		{"GET /.well-known/agent-card.json", public, s.agentCard},
 		{"GET /metrics", api, s.metrics},
+		{"GET /api/v1/health", api, s.health},
 		{"GET /api/v1/agents", api, s.listAgents},
 		{"GET /api/v1/agents/{name}", api, s.getAgent},
 		{"GET /api/v1/agents/{name}/memory/search", api, s.searchMemory},
@@ -215,11 +229,13 @@ func (s *Server) routes() []route {
 }
 
 // Routes lists the patterns the server serves ("GET /livez", ...), for
-// documentation checks.
+// documentation checks, written as OpenAPI paths are: "GET /" for the
+// exact root, "{file}" for a wildcard that takes the rest of the path.
 func Routes() []string {
 	var out []string
 	for _, r := range (&Server{}).routes() {
-		out = append(out, r.pattern)
+		p := strings.ReplaceAll(strings.ReplaceAll(r.pattern, "{$}", ""), "...}", "}")
+		out = append(out, p)
 	}
 	return out
 }
@@ -248,6 +264,10 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/v1/") {
+		// Conversation content is never kept by a browser or a proxy.
+		w.Header().Set("Cache-Control", "no-store")
+	}
 	if hookRoute(r) || s.edge(w, r) {
 		s.mux.ServeHTTP(w, r)
 	}
@@ -314,7 +334,9 @@ func refuse(w http.ResponseWriter, r *http.Request, a access, hint string) {
 // authorize returns "" when r may call a route of access a, else the
 // sentence saying what the caller must do (no quotes or backslashes: it
 // goes in a header's quoted string). Each token guards its own routes:
-// without one, only loopback clients pass.
+// without one, only loopback clients pass. The web UI's sign-in cookie
+// (webcookie.go) stands for the API token on api routes only: never
+// admin routes, hooks or the OpenAI endpoint.
 func (s *Server) authorize(a access, r *http.Request) string {
 	token, setting := s.o.APIToken, "server.api_token"
 	if a == admin {
@@ -324,6 +346,9 @@ func (s *Server) authorize(a access, r *http.Request) string {
 		if !loopback(r.RemoteAddr) {
 			return "this server answers loopback clients only: set " + setting + " to allow others"
 		}
+		return ""
+	}
+	if a == api && webCookieValid(r, token, time.Now()) {
 		return ""
 	}
 	scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
