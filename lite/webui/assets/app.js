@@ -3,7 +3,7 @@
 // step; every screen is built with DOM calls (dom.js), model output
 // through md.js, which never parses HTML.
 
-import {clear} from './dom.js';
+import {h, clear} from './dom.js';
 import {get, post, setUnauthorized} from './api.js';
 import {chatScreen} from './chat.js';
 import {pickerScreen, sessionsScreen, schedulesScreen, healthScreen, signinScreen, failed} from './screens.js';
@@ -36,7 +36,10 @@ async function route() {
   const [name, arg] = location.hash.replace(/^#\/?/, '').split('/');
   for (const a of nav.querySelectorAll('a')) {
     const on = a.dataset.screen === (name === 'chat' ? '' : name || '');
-    if (on) a.setAttribute('aria-current', 'page');
+    if (on) {
+      a.setAttribute('aria-current', 'page');
+      a.scrollIntoView({block: 'nearest', inline: 'nearest'}); // the narrow nav scrolls
+    }
     else a.removeAttribute('aria-current');
   }
   main.classList.remove('full');
@@ -45,12 +48,17 @@ async function route() {
     return;
   }
   const screen = screens[name] || screens[''];
+  // Each screen fills its own box: one still loading when the reader
+  // moves on fills a box no longer shown.
+  const box = h('div', {class: 'screen'});
+  clear(main).append(box);
   try {
-    await screen(main, go);
+    await screen(box, go);
   } catch (e) {
-    if (e.status !== 401) failed(main, e);
+    if (e.status !== 401) failed(box, e);
   }
-  main.focus({preventScroll: true});
+  // Keyboard users start at the screen (unless it focused a control).
+  if (!main.contains(document.activeElement)) main.focus({preventScroll: true});
 }
 
 function signin() {

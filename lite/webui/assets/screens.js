@@ -139,6 +139,7 @@ export async function healthScreen(main) {
       h('span', {class: 'badge ' + c.status}, c.status), ' ', h('strong', {}, c.name),
       h('div', {class: 'preview'}, c.detail || '')));
   }
+  if (!checks.firstChild) checks.append(h('li', {}, 'No checks reported.'));
   main.append(h('h2', {}, 'Checks'), checks,
     h('button', {type: 'button', onclick: () => healthScreen(main).catch((e) => failed(main, e))}, 'Refresh'));
 }

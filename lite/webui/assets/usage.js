@@ -42,15 +42,17 @@ function lastDays(n) {
 }
 
 function chart(days, series) {
-  const W = 600, H = 220, L = 44, B = 24, T = 8;
+  // As wide as the screen shows it, so that its text stays readable.
+  const W = Math.round(Math.min(600, Math.max(300, window.innerWidth - 40))), H = 220, L = 44, B = 24, T = 8;
   const totals = days.map((_, i) => series.reduce((t, se) => t + se.values[i], 0));
   const max = nice(Math.max(1, ...totals));
   const bw = (W - L) / days.length;
   const y = (v) => H - B - (v / max) * (H - B - T);
   const svg = s('svg', {viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img',
     'aria-label': `Tokens per day per agent; the busiest day used ${count(Math.max(...totals))}`});
-  for (let k = 0; k <= 4; k++) {
-    const v = (max / 4) * k;
+  const steps = String(max)[0] === '5' ? 5 : 4;
+  for (let k = 0; k <= steps; k++) {
+    const v = (max / steps) * k;
     svg.append(s('line', {x1: L, x2: W, y1: y(v), y2: y(v), class: 'grid'}),
       s('text', {x: L - 4, y: y(v) + 4, 'text-anchor': 'end', class: 'axis'}, count(v)));
   }
@@ -64,7 +66,8 @@ function chart(days, series) {
       base += v;
     });
     if (i % 7 === (days.length - 1) % 7) {
-      svg.append(s('text', {x: L + i * bw + bw / 2, y: H - 6, 'text-anchor': 'middle', class: 'axis'}, d.slice(5)));
+      const lastOne = i === days.length - 1;
+      svg.append(s('text', {x: lastOne ? W : L + i * bw + bw / 2, y: H - 6, 'text-anchor': lastOne ? 'end' : 'middle', class: 'axis'}, d.slice(5)));
     }
   });
   return h('figure', {class: 'chartbox'}, svg);

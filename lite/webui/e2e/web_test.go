@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,7 +23,8 @@ import (
 const (
 	chromium = "/usr/bin/chromium"
 	token    = "web-test-token-0123456789abcdef"
-	// budget bounds the whole run; the browser script takes seconds.
+	// budget bounds the run once the daemon is built; the browser script
+	// takes seconds.
 	budget = 100 * time.Second
 )
 
@@ -37,15 +39,9 @@ func TestBrowser(t *testing.T) {
 	require.NoError(t, err)
 	need(t, here)
 	root := filepath.Join(here, "..", "..", "..")
+	bin := buildDaemon(t, root)
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-
-	bin := filepath.Join(t.TempDir(), "agnx-lite")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/agnx-lite")
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
 
 	m := newModel()
 	fake := llmtest.NewServer(llmtest.Ollama, m.handle)
@@ -60,6 +56,7 @@ func TestBrowser(t *testing.T) {
 
 	proxy := startProxy(t, daemon)
 	shots := filepath.Join(root, "dist", "web-screens")
+	require.NoError(t, os.RemoveAll(shots)) // no screenshot of an earlier run is left
 	require.NoError(t, os.MkdirAll(shots, 0o755))
 	node := exec.CommandContext(ctx, "node", "web.test.mjs")
 	node.Dir = here
@@ -71,9 +68,27 @@ func TestBrowser(t *testing.T) {
 		"CHROMIUM="+chromium,
 		"SHOTS_DIR="+shots,
 	)
-	out, err = node.CombinedOutput()
+	out, err := node.CombinedOutput()
 	t.Logf("web.test.mjs:\n%s", out)
 	require.NoError(t, err, "the browser tests failed: see the lines marked FAIL above")
+}
+
+// buildDaemon builds agnx-lite from the tree as make build does (so the
+// build cache serves it), with the go that runs this test.
+func buildDaemon(t *testing.T, root string) string {
+	goCmd := "go"
+	if r := runtime.GOROOT(); r != "" && exists(filepath.Join(r, "bin", "go")) {
+		goCmd = filepath.Join(r, "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "agnx-lite")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(ctx, goCmd, "build", "-trimpath", "-o", bin, "./cmd/agnx-lite")
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
 }
 
 // need skips (or, under CI=true, fails) when what the tests run on is
