@@ -39,6 +39,7 @@ export function chatScreen(main, id) {
     es: null,
     closed: false,
     retry: null,
+    backoff: 1000,
   };
 
   input.addEventListener('keydown', (e) => {
@@ -74,19 +75,43 @@ export function chatScreen(main, id) {
     const es = new EventSource(sess(id, 'events') + '?events=all' + q);
     st.es = es;
     for (const name of EVENTS) es.addEventListener(name, (e) => onEvent(name, e));
-    es.onopen = () => say('');
+    es.onopen = () => {
+      st.backoff = 1000;
+      say('');
+    };
     es.onerror = () => {
       if (st.closed) return;
-      if (es.readyState === EventSource.CLOSED) {
-        // The browser gave up (the daemon answered an error): start anew.
-        say('Reconnecting…');
-        clearTimeout(st.retry);
-        st.retry = setTimeout(follow, 2000);
-      } else {
+      if (es.readyState !== EventSource.CLOSED) {
         say('Connection lost: reconnecting…');
+        return;
       }
+      // The browser gave up: the daemon answered an error. Ask it why
+      // (a 401 shows the sign-in screen), then start anew, slower each time.
+      es.close();
+      get(sess(id)).then(() => again(), (e) => {
+        if (e.status === 404) say('This session no longer exists.', true);
+        else if (e.status !== 401) again();
+      });
     };
   }
+
+  function again() {
+    if (st.closed) return;
+    say('Reconnecting…');
+    clearTimeout(st.retry);
+    st.retry = setTimeout(follow, st.backoff);
+    st.backoff = Math.min(st.backoff * 2, 30000);
+  }
+
+  // Back online (a phone back on Wi-Fi): resume now, not at the
+  // browser's next retry.
+  function online() {
+    if (st.closed || !st.es || st.es.readyState === EventSource.OPEN) return;
+    st.es.close();
+    clearTimeout(st.retry);
+    follow();
+  }
+  window.addEventListener('online', online);
 
   function onEvent(name, e) {
     let d;
@@ -277,6 +302,7 @@ export function chatScreen(main, id) {
   return () => {
     st.closed = true;
     clearTimeout(st.retry);
+    window.removeEventListener('online', online);
     if (st.es) st.es.close();
     main.classList.remove('full');
   };

@@ -153,6 +153,17 @@ test('reply survives a dropped connection', async () => {
   assert.equal(await page.locator('.msg.user', {hasText: 'gate: are you still there?'}).count(), 1, 'the resumed log shows nothing twice');
 });
 
+test('offline, then back online', async () => {
+  await page.context().setOffline(true);
+  // The conversation goes on without this browser (another client).
+  const r = await direct(`/api/v1/sessions/${encodeURIComponent(sessionID)}/messages`, {
+    method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({content: 'sent while offline'})});
+  assert.equal(r.status, 200);
+  await page.context().setOffline(false);
+  await lastAnswer(page).filter({hasText: 'echo: sent while offline'}).waitFor({timeout: 30000});
+  assert.equal(await page.locator('.msg.user', {hasText: 'sent while offline'}).count(), 1);
+});
+
 // lastSeq is the seq of the session's last stored event before now.
 async function lastSeq() {
   const r = await direct(`/api/v1/sessions/${encodeURIComponent(sessionID)}/messages`);
