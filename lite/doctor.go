@@ -177,6 +177,7 @@ func ollamaCheck(ctx context.Context, base string, want []string) Check {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/api/tags", nil)
+	req.Close = true // the daemon's health asks again in 30 s: keep no idle connection (and its goroutines) meanwhile
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return Check{Name: name, Status: "fail", Detail: "not reachable: " + err.Error(),

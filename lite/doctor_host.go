@@ -50,6 +50,9 @@ func memoryCheck(cfg *Config) Check {
 	return ok("memory", detail)
 }
 
+// noSensor is temperatureCheck's detail on a machine without a sensor.
+const noSensor = "no sensor on this machine"
+
 // temperatureCheck reads the hottest thermal zone (Raspberry Pis have
 // one); boards without a sensor just say so.
 func temperatureCheck() Check {
@@ -67,7 +70,7 @@ func temperatureCheck() Check {
 	}
 	switch {
 	case hottest < 0:
-		return ok("temperature", "no sensor on this machine")
+		return ok("temperature", noSensor)
 	case hottest >= 80:
 		return Check{Name: "temperature", Status: "warn", Detail: fmt.Sprintf("%.1f °C: the CPU throttles around 80-85 °C", hottest),
 			Fix: "add a heatsink or fan, or give the board more air"}

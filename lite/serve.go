@@ -116,6 +116,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		AllowedHosts:   append(slices.Clip(sc.AllowedHosts), sc.Host),
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
 		Hooks: newHooks(app, log), Usage: app, UI: webui.Embedded(),
+		Health: newHealthProbe(app).facts,
 	})
 	srv := &http.Server{
 		Handler:           api,

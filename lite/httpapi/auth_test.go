@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+	"github.com/agnx-lite/agnx-lite/lite/webui"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
@@ -18,6 +19,7 @@ func routeURL(pattern, sid string) (method, path string) {
 	method, path, _ = strings.Cut(pattern, " ")
 	path = strings.ReplaceAll(path, "{id}", sid)
 	path = strings.ReplaceAll(path, "{name}", "assistant")
+	path = strings.ReplaceAll(path, "{file}", "app.js")
 	return method, path
 }
 
@@ -26,6 +28,7 @@ func TestAuth_Tokens(t *testing.T) {
 	e := newAPIEnv(t, llmtest.Echo(), func(o *httpapi.Options) {
 		o.APIToken, o.AdminToken = "api-secret", "admin-secret"
 		o.Shutdown = func() { shut <- struct{}{} }
+		o.UI = webui.New(uiFS)
 	})
 	sid := e.session2("Authorization: Bearer api-secret")
 	for _, rt := range httpapi.Routes() {
@@ -59,7 +62,11 @@ func TestAuth_Tokens(t *testing.T) {
 				return
 			}
 			if public {
-				resp := e.do(method, path, "")
+				body := ""
+				if path == "/ui/signin" {
+					body = `{"token":"api-secret"}`
+				}
+				resp := e.do(method, path, body)
 				assert.Less(t, resp.StatusCode, 400, "public routes need no token")
 				return
 			}
