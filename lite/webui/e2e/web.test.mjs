@@ -239,6 +239,7 @@ test('schedules, usage and health screens', async () => {
   await page.goto(WEB + '/#/health');
   await page.locator('.facts dd').first().waitFor();
   await page.locator('.facts', {hasText: 'Agents loaded'}).waitFor();
+  await page.locator('.check.ok', {hasText: 'ollama'}).waitFor(); // the fake model is reachable
   await shot(page, 'health');
 });
 
