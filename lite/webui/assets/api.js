@@ -20,7 +20,16 @@ const TIMEOUT_MS = 30000;
 // call sends a request and returns the decoded JSON answer (null for 204).
 // body, when given, is sent as JSON. opts.wait: no time limit (a turn).
 export async function call(method, path, body, opts = {}) {
-  const init = {method, headers: {Accept: 'application/json'}, credentials: 'same-origin', cache: 'no-store'};
+  const res = await send(method, path, body, opts);
+  if (res.status === 204) return null;
+  const type = res.headers.get('Content-Type') || '';
+  return type.includes('json') ? res.json() : null;
+}
+
+// send sends a request and returns the response once it is known to be a
+// success (its headers came); it throws an APIError otherwise.
+export async function send(method, path, body, opts = {}) {
+  const init = {method, headers: {Accept: opts.accept || 'application/json'}, credentials: 'same-origin', cache: 'no-store'};
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -36,9 +45,7 @@ export async function call(method, path, body, opts = {}) {
   }
   if (res.status === 401 && !opts.quiet401) onUnauthorized();
   if (!res.ok) throw new APIError(res.status, await detail(res));
-  if (res.status === 204) return null;
-  const type = res.headers.get('Content-Type') || '';
-  return type.includes('json') ? res.json() : null;
+  return res;
 }
 
 async function detail(res) {

@@ -4,7 +4,7 @@
 
 import {h, clear} from './dom.js';
 import {render} from './md.js';
-import {get, post, sess, APIError} from './api.js';
+import {get, post, send as request, sess, APIError} from './api.js';
 
 // Shown text is capped: a huge tool result does not freeze a small phone.
 const MAX_SHOWN = 20000;
@@ -35,7 +35,6 @@ export function chatScreen(main, id) {
     calls: new Map(), // call_id -> its <details>
     approvals: new Map(), // call_id -> its card
     running: false,
-    pending: null, // text sent, until its user_message comes back
     es: null,
     closed: false,
     retry: null,
@@ -140,7 +139,6 @@ export function chatScreen(main, id) {
         st.stream.append(str(d.content));
         break;
       case 'user_message':
-        if (st.pending !== null && d.content === st.pending) st.pending = null;
         endStream();
         log.append(h('div', {class: 'msg user'}, clip(str(d.content))));
         setRunning(true);
@@ -271,21 +269,26 @@ export function chatScreen(main, id) {
       } catch (e) { say(e.message, true); }
       return;
     }
-    st.pending = text;
     setRunning(true);
+    let res;
     try {
-      // The answer is read from the event log; this waits for the turn only
-      // so that the daemon sees a client while it runs.
-      await post(sess(id, 'messages'), {content: text}, {wait: true});
+      // POST .../stream, not .../messages: its headers come at once, so a
+      // browser that loses the connection mid-turn knows the message
+      // arrived and does not send it again.
+      res = await request('POST', sess(id, 'stream'), {content: text}, {wait: true, accept: 'text/event-stream'});
     } catch (e) {
-      // Once the message is in the log, what happens to it shows there.
-      if (st.pending === text) {
-        st.pending = null;
-        setRunning(false);
-        if (!input.value) input.value = text;
-        say(e instanceof APIError ? e.message : String(e), true);
-      }
+      setRunning(false);
+      if (!input.value) input.value = text;
+      say(e instanceof APIError ? e.message : String(e), true);
+      return;
     }
+    // The message is in: its turn is read from the log. The stream is
+    // drained only so that the daemon sees a client while the turn runs;
+    // when it breaks, the log (which resumes) tells the rest.
+    try {
+      const body = res.body.getReader();
+      while (!(await body.read()).done) { /* drained */ }
+    } catch { /* the connection dropped: the event log resumes */ }
   }
 
   async function stop() {

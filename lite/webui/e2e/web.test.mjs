@@ -281,6 +281,42 @@ test('XSS battery never executes', async () => {
   await shot(page, 'xss');
 });
 
+test('markdown renderer rules', async () => {
+  const got = await page.evaluate(async (cases) => {
+    const {render} = await import('/ui/md.js');
+    // shape writes a node tree as tag(child,child) with text in quotes.
+    const shape = (n) => n.nodeType === 3 ? JSON.stringify(n.data)
+      : (n.nodeName === '#document-fragment' ? '' : n.nodeName.toLowerCase()) +
+        (n.nodeName === 'A' ? '[' + n.getAttribute('href') + ']' : '') +
+        (n.childNodes.length ? '(' + [...n.childNodes].map(shape).join(',') + ')' : '');
+    return cases.map((c) => shape(render(c)));
+  }, [
+    '# Title\ntext',
+    'a *em* **strong** `co*de*` \\*not em\\*',
+    '> quoted\n> more',
+    '3. three\n4. four',
+    '- a\n  - nested\n- b',
+    '```js\nlet x = "<b>";\n```',
+    '[ok](https://example.org/a?b=1) [mail](mailto:me@example.org) [bad](javascript:alert(1)) [rel](/x)',
+    'see https://example.org/x. and <http://example.org/y>',
+    'snake_case_name and _em_',
+    '![alt](https://example.org/i.png)',
+  ]);
+  const want = [
+    '(h3("Title"),p("text"))',
+    '(p("a ",em("em")," ",strong("strong")," ",code("co*de*")," *not em*"))',
+    '(blockquote(p("quoted",br,"more")))',
+    '(ol(li("three"),li("four")))',
+    '(ul(li(p("a"),ul(li("nested"))),li("b")))',
+    '(pre(code("let x = \\"<b>\\";")))',
+    '(p(a[https://example.org/a?b=1]("ok")," ",a[mailto:me@example.org]("mail")," [bad](javascript:alert(1)) ","[rel](/x)"))',
+    '(p("see ",a[https://example.org/x]("https://example.org/x"),". and ",a[http://example.org/y]("http://example.org/y")))',
+    '(p("snake_case_name and ",em("em")))',
+    '(p(a[https://example.org/i.png]("image: alt")))',
+  ];
+  for (let i = 0; i < want.length; i++) assert.equal(got[i], want[i], 'case ' + i);
+});
+
 test('markdown renderer fuzz', async () => {
   const bad = await page.evaluate(async () => {
     const {render} = await import('/ui/md.js');
