@@ -2,7 +2,7 @@
 // event log (GET .../events, an EventSource that resumes with
 // Last-Event-ID after a dropped connection), and a box to send messages.
 
-import {h, clear} from './dom.js';
+import {h, clear, focusFirst} from './dom.js';
 import {render} from './md.js';
 import {get, post, send as request, sess, APIError} from './api.js';
 
@@ -63,7 +63,7 @@ export function chatScreen(main, id) {
   }).catch((e) => say(e.message, true));
 
   follow();
-  input.focus();
+  focusFirst(input);
 
   function follow() {
     if (st.closed) return;
@@ -265,7 +265,9 @@ export function chatScreen(main, id) {
     if (text.trim() === '/compact') {
       try {
         const r = await post(sess(id, 'compact'));
-        log.append(h('p', {class: 'note'}, `Compacted: ${r && r.tokens_before ? r.tokens_before + ' tokens before' : 'done'}.`));
+        const said = !r || r.method === 'none' ? 'Nothing to compact yet.'
+          : `Compacted (${r.method}): ${r.tokens_before} → ${r.tokens_after} tokens of history.`;
+        log.append(h('p', {class: 'note'}, said));
       } catch (e) { say(e.message, true); }
       return;
     }

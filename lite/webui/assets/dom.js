@@ -70,3 +70,9 @@ export function count(n) {
   if (n >= 1e3) return (n / 1e3).toFixed(1) + 'k';
   return String(n);
 }
+
+// focusFirst focuses el where a keyboard is likely (a pointer that
+// hovers): on a phone it would only open the on-screen keyboard.
+export function focusFirst(el) {
+  if (el && matchMedia('(hover: hover)').matches) el.focus({preventScroll: true});
+}

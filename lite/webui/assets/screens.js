@@ -2,7 +2,7 @@
 // health. Each fills main; the data comes from the API as JSON and is
 // shown as text.
 
-import {h, clear, when, bytes, duration} from './dom.js';
+import {h, clear, when, bytes, duration, focusFirst} from './dom.js';
 import {get, post, del, sess} from './api.js';
 
 const LAST_AGENT = 'agnx.agent'; // the only thing kept in localStorage with the sign-in flag
@@ -38,8 +38,7 @@ export async function pickerScreen(main, go) {
   for (const a of invalid) {
     list.append(h('div', {class: 'card invalid'}, h('strong', {}, a.name), h('span', {}, a.error)));
   }
-  const first = list.querySelector('button');
-  if (first) first.focus();
+  focusFirst(list.querySelector('button'));
 }
 
 // sessionsScreen lists the sessions, newest first, to open, export or

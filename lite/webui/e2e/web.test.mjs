@@ -216,6 +216,8 @@ test('sessions list, continue, export, delete', async () => {
   await page.locator('.msg.user', {hasText: 'gate: are you still there?'}).waitFor();
   await send(page, 'continuing here');
   await lastAnswer(page).filter({hasText: 'echo: continuing here'}).waitFor();
+  await send(page, '/compact');
+  await page.locator('.note', {hasText: /Compacted|Nothing to compact/}).waitFor();
   await page.goto(WEB + '/#/sessions');
   const other = page.locator('li.session').filter({hasText: 'guarded'}).first();
   const otherID = await other.getAttribute('data-id');
