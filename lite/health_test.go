@@ -2,8 +2,10 @@ package lite
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+	"github.com/agnx-lite/agnx-lite/lite/webui"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
 // fakeTags is an Ollama that answers /api/tags, counting the requests;
@@ -135,4 +139,48 @@ func TestHealth(t *testing.T) {
 	assert.Equal(t, "fail", got.check(ollama).Status)
 	assert.Contains(t, got.check(ollama).Fix, "ollama serve")
 	assert.Len(t, got.Checks, len(get().Checks), "stable")
+}
+
+// TestServe_WebUI: the daemon serves the embedded page, and a browser
+// signed in with the API token reads the health report with its cookie.
+func TestServe_WebUI(t *testing.T) {
+	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	cfg := serveConfig(t, t.TempDir())
+	cfg.Server.APIToken = "web-ui-test-token"
+	cfg.Sandbox.Mode = "trust"
+	d := startServe(t, cfg)
+
+	resp, err := http.Get(d.url + "/")
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"))
+	assert.Equal(t, webui.CSP, resp.Header.Get("Content-Security-Policy"))
+	assert.Contains(t, strings.ToLower(string(page)), "<!doctype html>")
+
+	resp, err = http.Get(d.url + "/api/v1/health")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+
+	resp, err = http.Post(d.url+"/ui/signin", "application/json", strings.NewReader(`{"token":"web-ui-test-token"}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNoContent, resp.StatusCode)
+	require.Len(t, resp.Cookies(), 1)
+	req, err := http.NewRequest("GET", d.url+"/api/v1/health", nil)
+	require.NoError(t, err)
+	req.AddCookie(resp.Cookies()[0])
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var h healthJSON
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
+	assert.Equal(t, "v-test", h.Version)
+	assert.Equal(t, "ok", h.check("ollama "+fake.BaseURL()).Status, "%+v", h.Checks)
+	assert.Positive(t, h.RSSBytes)
 }

@@ -41,5 +41,16 @@
 // approvals denied (the client cannot answer them), errors in OpenAI's
 // shape.
 //
+// The web UI (webui.go) is served through the same edge: GET / and GET
+// /ui/{file...} answer with Options.UI's files (lite/webui), and POST
+// /ui/signin trades the API token for the agnx_web cookie (webcookie.go):
+// HttpOnly, SameSite=Strict, an expiry signed with HMAC-SHA256 keyed by
+// the token, so changing the token signs every browser out. The cookie
+// stands for the token on api routes only, never on admin routes, hooks
+// or /v1; wrong tokens are answered one at a time, each after a delay.
+// Every /api and /v1 answer is Cache-Control: no-store: conversations are
+// never kept by a browser or a proxy. GET /api/v1/health (health_report.go)
+// gives the web UI's dashboard doctor's facts, from Options.Health.
+//
 // httpapi imports runtime, storage and agents; lite wires it.
 package httpapi

@@ -72,17 +72,15 @@ func New(fsys fs.FS) *Assets {
 }
 
 // Embedded serves the folder built into the binary.
-func Embedded() *Assets {
+func Embedded() *Assets { return New(EmbeddedFS()) }
+
+// EmbeddedFS is the folder built into the binary (its files at the root),
+// for size checks.
+func EmbeddedFS() fs.FS {
 	sub, err := fs.Sub(embedded, "assets")
 	if err != nil {
-		panic("webui: the embedded assets folder is missing: " + err.Error()) // cannot happen: go:embed checked it
+		return embedded // cannot happen: "assets" is a valid path, and go:embed made sure it exists
 	}
-	return New(sub)
-}
-
-// EmbeddedFS is the folder built into the binary, for size checks.
-func EmbeddedFS() fs.FS {
-	sub, _ := fs.Sub(embedded, "assets")
 	return sub
 }
 

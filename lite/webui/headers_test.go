@@ -1,10 +1,13 @@
 package webui
 
 import (
+	"io/fs"
+	"path"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestAcceptsGzip(t *testing.T) {
@@ -37,4 +40,18 @@ func FuzzHeaders(f *testing.F) {
 		_ = acceptsGzip([]string{v, v})
 		_ = etagMatch([]string{v}, `"a"`)
 	})
+}
+
+// TestEmbedded_KnownTypes: every file the page ships has a media type, so
+// no script is served as application/octet-stream (which browsers refuse
+// to run as a module) and none is hidden.
+func TestEmbedded_KnownTypes(t *testing.T) {
+	require.NoError(t, fs.WalkDir(EmbeddedFS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		assert.Contains(t, contentTypes, path.Ext(p), "%s: add its media type to contentTypes", p)
+		assert.True(t, validName(p), "%s is not served: no segment may start with a dot", p)
+		return nil
+	}))
 }
