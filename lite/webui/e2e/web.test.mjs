@@ -281,6 +281,11 @@ test('XSS battery never executes', async () => {
   assert.equal(await page.evaluate(() => window.__xss), undefined);
   assert.deepEqual(await page.evaluate(() => window.__csp), []);
   await shot(page, 'xss');
+  // Session previews are that text too: shown, never parsed.
+  await page.goto(WEB + '/#/sessions');
+  await page.locator('li.session .preview', {hasText: '<script>'}).first().waitFor();
+  assert.equal(await page.locator('main script, main img, main svg, main iframe').count(), 0);
+  assert.equal(await page.evaluate(() => window.__xss), undefined);
 });
 
 test('markdown renderer rules', async () => {

@@ -163,6 +163,9 @@ func write(t *testing.T, path, text string) {
 // says it is ready. Its log is shown when the test fails.
 func startDaemon(ctx context.Context, t *testing.T, bin, dir string) string {
 	cmd := exec.CommandContext(ctx, bin, "serve", "-d", dir)
+	// Out of time: stop it as a service manager would, then kill it.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
