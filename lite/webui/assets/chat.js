@@ -22,9 +22,11 @@ export function chatScreen(main, id) {
   const cancel = h('button', {type: 'button', class: 'danger', hidden: true, onclick: () => stop()}, 'Cancel');
   const title = h('h1', {}, 'Chat');
   const form = h('form', {class: 'composer', onsubmit: (e) => { e.preventDefault(); submit(); }}, input, cancel, send);
+  const fresh = h('button', {type: 'button', disabled: true, onclick: () => newChat()}, 'New chat');
   clear(main).append(h('section', {class: 'chat'},
     h('div', {class: 'bar'}, title,
-      h('a', {class: 'button', href: sess(id, 'export'), download: id + '.jsonl'}, 'Export')),
+      h('div', {class: 'actions'}, fresh,
+        h('a', {class: 'button', href: sess(id, 'export'), download: id + '.jsonl'}, 'Export'))),
     log, status, form));
   main.classList.add('full');
 
@@ -56,11 +58,29 @@ export function chatScreen(main, id) {
     input.style.height = Math.min(input.scrollHeight, 200) + 'px';
   }
 
+  let agent = '';
   get(sess(id)).then((s) => {
+    agent = s.agent;
     title.textContent = s.agent;
     document.title = s.agent + ' · agnx-lite';
+    fresh.disabled = false;
     if (s.status === 'running') setRunning(true);
+    if (s.status === 'completed') {
+      input.disabled = true;
+      input.placeholder = 'This session has ended: start a new chat.';
+    }
   }).catch((e) => say(e.message, true));
+
+  async function newChat() {
+    fresh.disabled = true;
+    try {
+      const s = await post('/api/v1/sessions', {agent});
+      location.hash = '#/chat/' + encodeURIComponent(s.session_id);
+    } catch (e) {
+      fresh.disabled = false;
+      say(e.message, true);
+    }
+  }
 
   follow();
   focusFirst(input);

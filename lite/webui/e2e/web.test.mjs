@@ -218,6 +218,10 @@ test('sessions list, continue, export, delete', async () => {
   await lastAnswer(page).filter({hasText: 'echo: continuing here'}).waitFor();
   await send(page, '/compact');
   await page.locator('.note', {hasText: /Compacted|Nothing to compact/}).waitFor();
+  await page.getByRole('button', {name: 'New chat'}).click();
+  await page.waitForURL((u) => !u.hash.includes(encodeURIComponent(sessionID)));
+  await page.locator('.chat h1', {hasText: 'assistant'}).waitFor();
+  assert.equal(await page.locator('.msg').count(), 0, 'a new chat starts empty');
   await page.goto(WEB + '/#/sessions');
   const other = page.locator('li.session').filter({hasText: 'guarded'}).first();
   const otherID = await other.getAttribute('data-id');
