@@ -23,7 +23,14 @@ export function chatScreen(main, id) {
   const title = h('h1', {}, 'Chat');
   const form = h('form', {class: 'composer', onsubmit: (e) => { e.preventDefault(); submit(); }}, input, cancel, send);
   const fresh = h('button', {type: 'button', disabled: true, onclick: () => newChat()}, 'New chat');
-  clear(main).append(h('section', {class: 'chat'},
+  // Escape anywhere in the chat cancels the running turn.
+  const onKey = (e) => {
+    if (e.key === 'Escape' && st.running && !e.defaultPrevented) {
+      e.preventDefault();
+      stop();
+    }
+  };
+  clear(main).append(h('section', {class: 'chat', onkeydown: onKey},
     h('div', {class: 'bar'}, title,
       h('div', {class: 'actions'}, fresh,
         h('a', {class: 'button', href: sess(id, 'export'), download: id + '.jsonl'}, 'Export'))),
@@ -47,9 +54,6 @@ export function chatScreen(main, id) {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       submit();
-    } else if (e.key === 'Escape' && st.running) {
-      e.preventDefault();
-      stop();
     }
   });
   input.addEventListener('input', grow);
