@@ -40,6 +40,7 @@ test-qemu:
 deps:
 	@ci/deps.sh
 	@ci/mcp-peers.sh
+	@ci/web-peers.sh
 
 lint:
 	@out=$$($(GO)fmt -l . 2>/dev/null || gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
