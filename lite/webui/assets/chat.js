@@ -4,7 +4,7 @@
 
 import {h, clear, focusFirst} from './dom.js';
 import {render} from './md.js';
-import {get, post, send as request, sess, APIError} from './api.js';
+import {get, post, del, send as request, sess, APIError} from './api.js';
 
 // Shown text is capped: a huge tool result does not freeze a small phone.
 const MAX_SHOWN = 20000;
@@ -13,6 +13,11 @@ const EVENTS = ['token', 'user_message', 'message', 'tool_call', 'tool_result',
 
 // chatScreen fills main with the chat of session id and returns a function
 // that stops following it.
+// carry is the first message of a session a chat screen started in place
+// of one it deleted: the new session's screen sends it (and so knows it
+// sent the session's first message).
+let carry = null;
+
 export function chatScreen(main, id) {
   const log = h('div', {class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation'});
   const status = h('p', {class: 'status', role: 'status'});
@@ -48,6 +53,14 @@ export function chatScreen(main, id) {
     closed: false,
     retry: null,
     backoff: 1000,
+    // A first message that never reached a model leaves no session:
+    // users counts the session's messages, answered whether a model ever
+    // spoke, sent whether this page sent the first one, and gone that
+    // the session was deleted for it (the next message starts another).
+    users: 0,
+    answered: false,
+    sent: false,
+    gone: false,
   };
 
   input.addEventListener('keydown', (e) => {
@@ -88,6 +101,11 @@ export function chatScreen(main, id) {
 
   follow();
   focusFirst(input);
+  if (carry && carry.id === id) {
+    input.value = carry.text;
+    carry = null;
+    submit();
+  }
 
   function follow() {
     if (st.closed) return;
@@ -163,11 +181,13 @@ export function chatScreen(main, id) {
         st.stream.append(str(d.content));
         break;
       case 'user_message':
+        st.users++;
         endStream();
         log.append(h('div', {class: 'msg user'}, clip(str(d.content))));
         setRunning(true);
         break;
       case 'message': {
+        if (!d.origin) st.answered = true;
         const text = str(d.content);
         if (!text.trim()) { endStream(); break; }
         const el = st.stream || h('div', {class: 'msg assistant'});
@@ -179,6 +199,7 @@ export function chatScreen(main, id) {
         break;
       }
       case 'tool_call': {
+        st.answered = true;
         endStream();
         const det = h('details', {class: 'tool'},
           h('summary', {}, h('span', {class: 'tname'}, str(d.name)), h('span', {class: 'tstate'}, ' running…')),
@@ -200,6 +221,7 @@ export function chatScreen(main, id) {
         break;
       }
       case 'approval_required':
+        st.answered = true;
         endStream();
         approval(d);
         break;
@@ -219,6 +241,7 @@ export function chatScreen(main, id) {
         }
         closeApprovals();
         setRunning(false);
+        if (d.status === 'failed' && st.sent && st.users === 1 && !st.answered) discard();
         break;
       case 'cancelled':
         endStream();
@@ -296,6 +319,11 @@ export function chatScreen(main, id) {
       return;
     }
     setRunning(true);
+    if (st.gone) {
+      restart(text);
+      return;
+    }
+    st.sent = st.sent || st.users === 0;
     let res;
     try {
       // POST .../stream, not .../messages: its headers come at once, so a
@@ -315,6 +343,32 @@ export function chatScreen(main, id) {
       const body = res.body.getReader();
       while (!(await body.read()).done) { /* drained */ }
     } catch { /* the connection dropped: the event log resumes */ }
+  }
+
+  // discard deletes a session whose only message never reached a model
+  // (the error above says why); the next message starts a new session.
+  async function discard() {
+    try {
+      await del(sess(id));
+    } catch { return; /* kept: the next message goes on in it */ }
+    st.gone = true;
+    st.closed = true;
+    if (st.es) st.es.close();
+    say('Nothing was kept of this chat: fix what the error says, then send again.');
+  }
+
+  // restart opens a new session with the same agent, whose screen sends
+  // text as its first message.
+  async function restart(text) {
+    try {
+      const next = await post('/api/v1/sessions', {agent});
+      carry = {id: next.session_id, text};
+      location.hash = '#/chat/' + encodeURIComponent(next.session_id);
+    } catch (e) {
+      setRunning(false);
+      if (!input.value) input.value = text;
+      say(e instanceof APIError ? e.message : String(e), true);
+    }
   }
 
   async function stop() {

@@ -408,6 +408,23 @@ test('keyboard: focus is visible and reaches the controls', async () => {
   assert.ok(!outline.startsWith('none'), 'the focused control shows it: ' + outline);
 });
 
+test('a first message that never reaches a model leaves no session', async () => {
+  await newChat(page, 'offline');
+  const first = decodeURIComponent(page.url().split('#/chat/')[1]);
+  await send(page, 'is anyone there?');
+  await page.locator('.msg.error').first().waitFor();
+  await page.locator('.status', {hasText: 'Nothing was kept'}).waitFor();
+  assert.equal((await direct(`/api/v1/sessions/${first}`)).status, 404, 'the unanswered session is gone');
+  // The next message starts a new session (which the dead model fails too).
+  await send(page, 'and now?');
+  await page.waitForURL((u) => !u.hash.includes(encodeURIComponent(first)));
+  const second = decodeURIComponent(page.url().split('#/chat/')[1]);
+  await page.locator('.status', {hasText: 'Nothing was kept'}).waitFor();
+  assert.equal((await direct(`/api/v1/sessions/${second}`)).status, 404);
+  // A session that had an answer is never deleted for a later failure.
+  assert.equal((await direct(`/api/v1/sessions/${sessionID}`)).status, 200);
+});
+
 test('sign out', async () => {
   await page.getByRole('button', {name: 'Sign out'}).click();
   await page.getByLabel('API token').waitFor();

@@ -124,14 +124,20 @@ func freePort(t *testing.T) int {
 }
 
 // writeDataDir writes a config with an API token (the sign-in case) and
-// two agents on the fake model: assistant, and guarded, whose policy asks
-// before every tool call (the approval case).
+// three agents: assistant and guarded on the fake model (guarded's policy
+// asks before every tool call: the approval case), and offline, whose
+// model server is a port nothing listens on.
 func writeDataDir(t *testing.T, dir string, port int, modelURL string) {
 	cfg := "server:\n  host: 127.0.0.1\n  port: " + strconv.Itoa(port) + "\n  api_token: " + token +
 		"\n  keep_alive_interval_seconds: 1\nsandbox:\n  mode: trust\n"
 	write(t, filepath.Join(dir, "agnx.yaml"), cfg)
-	for _, name := range []string{"assistant", "guarded"} {
+	dead := "http://127.0.0.1:" + strconv.Itoa(freePort(t))
+	for _, name := range []string{"assistant", "guarded", "offline"} {
 		a := filepath.Join(dir, "agents", name)
+		base := modelURL
+		if name == "offline" {
+			base = dead
+		}
 		write(t, filepath.Join(a, "agent.yaml"), `apiVersion: agnx/v1alpha1
 kind: Agent
 metadata:
@@ -141,7 +147,7 @@ spec:
   model:
     provider: ollama
     name: qwen3:1.7b
-    base_url: `+modelURL+`
+    base_url: `+base+`
   soul: ./SOUL.md
   session:
     on_disconnect: continue
