@@ -107,3 +107,30 @@ func oaStreamed(resp *http.Response) (string, error) {
 	}
 	return "", fmt.Errorf("the stream ended without [DONE]")
 }
+
+// webEvery is how often (in turns) the workload loads the web page as a
+// browser does: the page, its script and style (gzipped) and the health
+// screen's facts.
+const webEvery = 100
+
+// webLoad fetches the web page's parts and checks each answers 200.
+func webLoad(c *http.Client, base string) error {
+	for _, p := range []string{"/", "/ui/app.js", "/ui/app.css", "/ui/chat.js", "/api/v1/health"} {
+		req, err := http.NewRequest("GET", base+p, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Accept-Encoding", "gzip")
+		resp, err := c.Do(req)
+		if err != nil {
+			return fmt.Errorf("web page %s: %w", p, err)
+		}
+		var b bytes.Buffer
+		_, err = b.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("web page %s: status %d %v: %s", p, resp.StatusCode, err, clip(b.Bytes()))
+		}
+	}
+	return nil
+}

@@ -111,6 +111,9 @@ func (w workload) run(c *http.Client, base string, ids []string) outcome {
 				if err == nil && w.act && k%actTurnEvery == 35 {
 					err = postHook(c, base, k)
 				}
+				if err == nil && k%webEvery == 60 {
+					err = webLoad(c, base)
+				}
 				d := time.Since(t0)
 				mu.Lock()
 				out.latencies = append(out.latencies, d)
