@@ -54,10 +54,11 @@ func runServe(g *globals, args []string) error {
 			if isTerminal(os.Stderr) {
 				bin := g.progName()
 				fmt.Fprintf(g.stderr, "\nagnx-lite is serving at %s (data in %s)\n"+
-					"  chat with it:  %s chat -d %s\n"+
-					"  or over HTTP:  curl %s/api/v1/agents\n"+
-					"  stop it:       Ctrl-C, or %s serve stop -d %s\n\n",
-					url, cfg.DataDir, bin, cfg.DataDir, url, bin, cfg.DataDir)
+					"  open the web page:  %s/\n"+
+					"  chat with it:       %s chat -d %s\n"+
+					"  or over HTTP:       curl %s/api/v1/agents\n"+
+					"  stop it:            Ctrl-C, or %s serve stop -d %s\n\n",
+					url, cfg.DataDir, url, bin, cfg.DataDir, url, bin, cfg.DataDir)
 			}
 			// Off the start-up path: ready does not wait for the model server.
 			probe.Go(func() { warnProvider(probeCtx, g, cfg, logger) })
