@@ -150,19 +150,23 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// resumePoint is the seq a stream resumes after: the later of
+// Last-Event-ID and ?after=. A browser's EventSource opened with ?after=
+// sends Last-Event-ID on its own when it reconnects, which is then the
+// later one; the URL's would replay what it already has.
 func resumePoint(r *http.Request) (uint64, error) {
-	v := r.Header.Get("Last-Event-ID")
-	if q := r.URL.Query().Get("after"); q != "" {
-		v = q
+	var at uint64
+	for _, v := range []string{r.Header.Get("Last-Event-ID"), r.URL.Query().Get("after")} {
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return 0, errBadResume
+		}
+		at = max(at, n)
 	}
-	if v == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseUint(v, 10, 64)
-	if err != nil {
-		return 0, errBadResume
-	}
-	return n, nil
+	return at, nil
 }
 
 var errBadResume = &resumeError{}

@@ -140,6 +140,11 @@ func TestEvents_ReplayFromZero(t *testing.T) {
 	// ?after=N is Last-Event-ID in the query.
 	_, r = e.openStream(t.Context(), sid, fmt.Sprintf("?after=%d&until=turn_end", want[2]))
 	assert.Equal(t, want[3], streamIDs(r.all())[0])
+	// With both, the later wins: a browser's EventSource opened with
+	// ?after= sends Last-Event-ID by itself when it reconnects.
+	_, r = e.openStream(t.Context(), sid, fmt.Sprintf("?after=%d&until=turn_end", want[0]),
+		fmt.Sprintf("Last-Event-ID: %d", want[2]))
+	assert.Equal(t, want[3], streamIDs(r.all())[0])
 
 	resp := e.do("GET", "/api/v1/sessions/"+sid+"/events", "", "Last-Event-ID: abc")
 	requireProblem(t, resp, http.StatusBadRequest, "invalid_request")
