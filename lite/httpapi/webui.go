@@ -7,8 +7,9 @@ import (
 )
 
 // UI serves the web UI's files (lite/webui): Serve answers r with the
-// asset called name, or returns false, having written nothing, when there
-// is none.
+// asset called name, or returns false when there is none, having written
+// nothing but headers every answer of the UI carries (its CSP), which the
+// 404 then carries too.
 type UI interface {
 	Serve(w http.ResponseWriter, r *http.Request, name string) bool
 }

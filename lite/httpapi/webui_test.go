@@ -85,7 +85,9 @@ func TestWebUI_Assets(t *testing.T) {
 	assert.Empty(t, css.Header.Get("Content-Encoding"), "gzip would not make it smaller")
 	assert.Equal(t, webui.CSP, css.Header.Get("Content-Security-Policy"))
 
-	requireProblem(t, e.do("GET", "/ui/nope.js", ""), http.StatusNotFound, "not_found")
+	missing := e.do("GET", "/ui/nope.js", "")
+	assert.Equal(t, webui.CSP, missing.Header.Get("Content-Security-Policy"), "the UI's 404 carries its CSP")
+	requireProblem(t, missing, http.StatusNotFound, "not_found")
 	requireProblem(t, e.do("GET", "/ui/", ""), http.StatusNotFound, "not_found")
 	requireProblem(t, e.do("GET", "/nope", ""), http.StatusNotFound, "not_found")
 	requireProblem(t, e.do("POST", "/", ""), http.StatusMethodNotAllowed, "method_not_allowed")

@@ -85,16 +85,16 @@ func EmbeddedFS() fs.FS {
 }
 
 // Serve answers r with the asset called name ("index.html", "app.js",
-// "img/icon.svg"), honouring HEAD, If-None-Match and Accept-Encoding. It
-// returns false, having written nothing, when there is no such asset, so
-// the caller answers 404 in its own way.
+// "img/icon.svg"), honouring HEAD, If-None-Match and Accept-Encoding. When
+// there is no such asset it returns false having set only the security
+// headers, so that the caller's own 404 carries them too.
 func (a *Assets) Serve(w http.ResponseWriter, r *http.Request, name string) bool {
+	h := w.Header()
+	SecurityHeaders(h)
 	f := a.load(name)
 	if f == nil {
 		return false
 	}
-	h := w.Header()
-	SecurityHeaders(h)
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Content-Type", f.ctype)
 	h.Add("Vary", "Accept-Encoding")
@@ -116,22 +116,6 @@ func (a *Assets) Serve(w http.ResponseWriter, r *http.Request, name string) bool
 		_, _ = w.Write(body)
 	}
 	return true
-}
-
-// ServeHTTP serves GET / as index.html and /ui/<name> as the asset name,
-// with a plain 404 for anything else; lite/httpapi calls Serve instead.
-func (a *Assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	name := Index
-	if r.URL.Path != "/" {
-		name, _ = strings.CutPrefix(r.URL.Path, "/ui/")
-		if name == r.URL.Path {
-			name = ""
-		}
-	}
-	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !a.Serve(w, r, name) {
-		SecurityHeaders(w.Header())
-		http.Error(w, "no such page: the web UI is at /", http.StatusNotFound)
-	}
 }
 
 // SecurityHeaders sets the headers every answer of the web UI carries,
