@@ -2,8 +2,8 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 	"net/http"
 	"strings"
 	"time"
@@ -222,16 +222,44 @@ func (c *oaCall) goneReason() string {
 	return "the runtime stopped before the turn ended: send the message again once the daemon is back"
 }
 
-// chunk is one chat.completion.chunk.
+// chunk is one chat.completion.chunk, written with jsonw as the other
+// SSE data are: it is sent once per token. A nil delta and finish give
+// no choice (the usage chunk).
 func (c *oaCall) chunk(delta *oaOut, finish *string, usage *usageJSON) []byte {
-	choices := []oaChoice{}
+	w := jsonw.Writer{B: make([]byte, 0, 160)}
+	w.Object()
+	w.Key("id").String(c.id)
+	w.Key("object").String("chat.completion.chunk")
+	w.Key("created").Int(c.created)
+	w.Key("model").String(c.model)
+	w.Key("choices").Array()
 	if delta != nil || finish != nil {
-		if delta == nil {
-			delta = &oaOut{}
+		w.Object()
+		w.Key("index").Int(0)
+		w.Key("delta").Object()
+		if delta != nil {
+			w.OptString("role", delta.Role)
+			if delta.Content != nil {
+				w.Key("content").String(*delta.Content)
+			}
 		}
-		choices = append(choices, oaChoice{Delta: delta, FinishReason: finish})
+		w.EndObject()
+		w.Key("finish_reason")
+		if finish != nil {
+			w.String(*finish)
+		} else {
+			w.Null()
+		}
+		w.Key("logprobs").Null()
+		w.EndObject()
 	}
-	data, _ := json.Marshal(oaCompletion{ID: c.id, Object: "chat.completion.chunk", Created: c.created, Model: c.model,
-		Choices: choices, Usage: usage})
-	return data
+	w.EndArray()
+	if usage != nil {
+		w.Key("usage").Object()
+		w.Key("prompt_tokens").Int(int64(usage.Prompt))
+		w.Key("completion_tokens").Int(int64(usage.Completion))
+		w.Key("total_tokens").Int(int64(usage.Total))
+		w.EndObject()
+	}
+	return w.EndObject().B
 }

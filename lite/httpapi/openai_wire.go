@@ -206,7 +206,6 @@ type oaCompletion struct {
 type oaChoice struct {
 	Index        int       `json:"index"`
 	Message      *oaOut    `json:"message,omitempty"`
-	Delta        *oaOut    `json:"delta,omitempty"`
 	FinishReason *string   `json:"finish_reason"`
 	Logprobs     *struct{} `json:"logprobs"`
 }
