@@ -187,11 +187,6 @@ func (p *turnPrinter) red(s string) string {
 	return "\x1b[31m" + s + "\x1b[0m"
 }
 
-// isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
 
 // notice prints what the agent's side said outside the turn (a reminder,
 // a finished process) on lines of its own, to stderr, so that an answer

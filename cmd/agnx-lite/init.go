@@ -43,7 +43,7 @@ func runInit(g *globals, args []string) error {
 	if flagged && !fresh {
 		return fmt.Errorf("%s exists already: edit its spec.model, or init another data dir", agentFile)
 	}
-	if !flagged && fresh && g.stdinIsTTY() {
+	if !flagged && fresh && g.stdinIsTerminal() {
 		if m, err = promptModel(g.stdin, g.stdout); err != nil {
 			return err
 		}
@@ -63,7 +63,7 @@ func runInit(g *globals, args []string) error {
 	if len(wrote) == 0 {
 		fmt.Fprintf(g.stdout, "%s is already set up\n", cfg.DataDir)
 	}
-	if fresh && g.stdinIsTTY() {
+	if fresh && g.stdinIsTerminal() {
 		checkModel(g, cfg)
 	}
 	fmt.Fprintf(g.stdout, "next: %s chat -d %s\n", g.progName(), cfg.DataDir)

@@ -225,11 +225,6 @@ func (g *globals) logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(g.stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// stdinIsTerminal reports whether standard input is a terminal.
-func (g *globals) stdinIsTerminal() bool {
-	f, ok := g.stdin.(*os.File)
-	return ok && isTerminal(f)
-}
 
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")

@@ -8,17 +8,20 @@ import (
 	"github.com/agnx-lite/agnx-lite/lite"
 )
 
-// stdinIsTTY reports whether standard input is a terminal someone types
-// at: unlike isTerminal, /dev/null (a character device too) is not one,
-// so that init run by a script or a service never waits on a prompt.
-func (g *globals) stdinIsTTY() bool { return isTTY(g.stdin) }
+// stdinIsTerminal reports whether standard input is a terminal someone
+// types at, so that init run by a script or a service never waits on a
+// prompt.
+func (g *globals) stdinIsTerminal() bool { return isTTY(g.stdin) }
 
-// isTTY reports whether w is a terminal.
+// isTTY reports whether w is a file that is a terminal.
 func isTTY(w any) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
+	return ok && isTerminal(f)
+}
+
+// isTerminal reports whether f is a terminal: one that answers a termios
+// request. /dev/null is a character device too, but not one.
+func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
 }
