@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -84,19 +83,14 @@ func postHook(c *http.Client, base string, k int) error {
 // schedRuns reads what the schedules did: how many are active, and how
 // many runs they made.
 func schedRuns(c *http.Client, base string) (active, runs int, err error) {
-	resp, err := c.Get(base + "/api/v1/schedules")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer resp.Body.Close()
 	var body struct {
 		Schedules []struct {
 			ID   string `json:"id"`
 			Runs int    `json:"runs"`
 		} `json:"schedules"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return 0, 0, fmt.Errorf("GET /api/v1/schedules: %w", err)
+	if err := getJSON(c, base+"/api/v1/schedules", &body); err != nil {
+		return 0, 0, err
 	}
 	for _, s := range body.Schedules {
 		if strings.HasPrefix(s.ID, "sched_") { // not the heartbeats

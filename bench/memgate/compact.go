@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -51,22 +50,14 @@ func summaryCalls(reqs []llmtest.RecordedRequest) int {
 
 // ledger reads the usage ledger's totals.
 func ledger(c *http.Client, base string) (calls, tokens int64, err error) {
-	resp, err := c.Get(base + "/api/v1/usage")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer resp.Body.Close()
 	var body struct {
 		Total struct {
 			Calls int64 `json:"calls"`
 			Total int64 `json:"total_tokens"`
 		} `json:"total"`
 	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, 0, fmt.Errorf("GET /api/v1/usage: %s", resp.Status)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		return 0, 0, fmt.Errorf("GET /api/v1/usage: %w", err)
+	if err := getJSON(c, base+"/api/v1/usage", &body); err != nil {
+		return 0, 0, err
 	}
 	return body.Total.Calls, body.Total.Total, nil
 }

@@ -171,6 +171,22 @@ func post(c *http.Client, url, body string) ([]byte, int, error) {
 	return data, resp.StatusCode, err
 }
 
+// getJSON decodes the JSON answer of a GET that must answer 200.
+func getJSON(c *http.Client, url string, v any) error {
+	resp, err := c.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("GET %s: %w", url, err)
+	}
+	return nil
+}
+
 func clip(b []byte) string {
 	if len(b) > 300 {
 		return string(b[:300]) + "…"
