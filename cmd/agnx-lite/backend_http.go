@@ -91,27 +91,11 @@ func (b *httpBackend) approve(ctx context.Context, sid, callID, decision string)
 	return b.c.Answer(ctx, sid, callID, decision)
 }
 
-// unansweredEvents is the most events a session holds whose one turn
-// failed before a model said anything: session_start, user_message,
-// error, turn_end. An answer or a tool call makes more.
-const unansweredEvents = 4
-
-// discard deletes the session when its log shows nothing from a model:
-// the daemon keeps sessions a client created by name, so the client that
-// created it decides (the CLI calls this only for its own sessions, after
-// a failed first turn in which it saw no answer, or none at all).
+// discard asks the daemon to remove the session when nothing in it came
+// from a model (POST …/discard: the check and the removal in one step).
+// The CLI calls it only for sessions it started itself.
 func (b *httpBackend) discard(ctx context.Context, sid string) (bool, error) {
-	info, err := b.c.Session(ctx, sid)
-	if err != nil {
-		return false, err
-	}
-	if info.Turns > 1 || info.Status.InTurn() || info.LastSeq > unansweredEvents || info.Usage != (runtime.Usage{}) {
-		return false, nil
-	}
-	if err := b.c.DeleteSession(ctx, sid); err != nil {
-		return false, err
-	}
-	return true, nil
+	return b.c.DiscardUnanswered(ctx, sid)
 }
 
 func (b *httpBackend) close() error { return nil }

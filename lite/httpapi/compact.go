@@ -11,6 +11,9 @@ import (
 // codeTurnRunning: a manual compaction while a turn runs (409).
 const codeTurnRunning = "turn_running"
 
+// codeSessionAnswered: a discard of a session a model answered (409).
+const codeSessionAnswered = "session_answered"
+
 // CompactResult is what POST /api/v1/sessions/{id}/compact answers.
 type CompactResult struct {
 	// Method is summary, trim (no usable summary: the oldest exchanges
@@ -66,4 +69,34 @@ func (s *Server) end(w http.ResponseWriter, r *http.Request) {
 // EndSession asks the daemon to end a session.
 func (c *Client) EndSession(ctx context.Context, id string) error {
 	return c.call(ctx, request{method: "POST", path: sessionPath(id) + "/end"}, nil, false)
+}
+
+// discard removes a session nothing from a model ever reached (a lite
+// extension; runtime.Loop.DiscardUnanswered): a front that started the
+// session for a first message which failed before any answer. The check
+// and the removal are one step, so a message that arrives first keeps
+// it: 204 removed, 409 session_answered kept.
+func (s *Server) discard(w http.ResponseWriter, r *http.Request) {
+	gone, err := s.o.Loop.DiscardUnanswered(r.Context(), r.PathValue("id"))
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	if !gone {
+		writeProblem(w, r, http.StatusConflict, codeSessionAnswered,
+			"the session holds an answer, a tool call, more than one turn or a running turn: delete it with DELETE if you mean to")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// DiscardUnanswered asks the daemon to remove a session nothing from a
+// model reached; it reports whether it did (false: the session is kept).
+func (c *Client) DiscardUnanswered(ctx context.Context, id string) (bool, error) {
+	err := c.call(ctx, request{method: "POST", path: sessionPath(id) + "/discard"}, nil, false)
+	var pe *ProblemError
+	if errors.As(err, &pe) && pe.Code == codeSessionAnswered {
+		return false, nil
+	}
+	return err == nil, err
 }

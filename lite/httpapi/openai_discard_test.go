@@ -70,3 +70,24 @@ func TestOpenAI_ExplicitSessionKeptAfterAFailedTurn(t *testing.T) {
 	assert.Equal(t, []string{"hello"}, e.userMessages(sid))
 	assert.Equal(t, runtime.SessionActive, info.Status)
 }
+
+// POST …/discard removes a session nothing from a model reached, for the
+// client that started it (the CLI, the web page), and keeps one a model
+// answered: 204, then 409 session_answered; an unknown id is 404.
+func TestDiscardUnanswered_OverHTTP(t *testing.T) {
+	var pulled atomic.Bool
+	e := newAPIEnv(t, untilPulled(&pulled))
+	sid := e.session()
+	resp := e.do("POST", "/api/v1/sessions/"+sid+"/messages", `{"content":"hello"}`)
+	require.NotEqual(t, http.StatusOK, resp.StatusCode)
+	e.call("POST", "/api/v1/sessions/"+sid+"/discard", "", http.StatusNoContent, nil)
+	requireProblem(t, e.do("GET", "/api/v1/sessions/"+sid, ""), http.StatusNotFound, "session_not_found")
+	requireProblem(t, e.do("POST", "/api/v1/sessions/"+sid+"/discard", ""), http.StatusNotFound, "session_not_found")
+
+	pulled.Store(true)
+	kept := e.session()
+	e.call("POST", "/api/v1/sessions/"+kept+"/messages", `{"content":"hello"}`, http.StatusOK, nil)
+	p := requireProblem(t, e.do("POST", "/api/v1/sessions/"+kept+"/discard", ""), http.StatusConflict, "session_answered")
+	assert.Contains(t, p.Detail, "DELETE")
+	e.call("GET", "/api/v1/sessions/"+kept, "", http.StatusOK, nil)
+}

@@ -76,7 +76,7 @@ var titles = map[string]string{
 	codeMisdirected:      "Misdirected request", codeOrigin: "Origin not allowed",
 	codeMediaType: "Unsupported media type", codeAgentInvalid: "Agent invalid",
 	codeInsufficientStorage: "Insufficient storage", codeTooMany: "Too many requests",
-	codeTokenBudget: "Daily token budget used", codeTurnRunning: "Turn running",
+	codeTokenBudget: "Daily token budget used", codeTurnRunning: "Turn running", codeSessionAnswered: "Session answered",
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {

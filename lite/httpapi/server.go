@@ -218,6 +218,7 @@ func (s *Server) routes() []route {
 		{"POST /api/v1/sessions/{id}/cancel", api, s.cancel},
 		{"POST /api/v1/sessions/{id}/compact", api, s.compact},
 		{"POST /api/v1/sessions/{id}/end", api, s.end},
+		{"POST /api/v1/sessions/{id}/discard", api, s.discard},
 		{"POST /api/v1/sessions/{id}/approve", api, s.approve},
 		{"POST /api/v1/hooks/{name}", hook, s.hook},
 		{"POST /api/admin/v1/shutdown", admin, s.shutdown},

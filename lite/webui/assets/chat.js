@@ -4,7 +4,7 @@
 
 import {h, clear, focusFirst} from './dom.js';
 import {render} from './md.js';
-import {get, post, del, send as request, sess, APIError} from './api.js';
+import {get, post, send as request, sess, APIError} from './api.js';
 
 // Shown text is capped: a huge tool result does not freeze a small phone.
 const MAX_SHOWN = 20000;
@@ -54,11 +54,10 @@ export function chatScreen(main, id) {
     retry: null,
     backoff: 1000,
     // A first message that never reached a model leaves no session:
-    // users counts the session's messages, answered whether a model ever
-    // spoke, sent whether this page sent the first one, and gone that
-    // the session was deleted for it (the next message starts another).
+    // users counts the session's messages, sent says this page sent the
+    // first one, and gone that the session was removed for it (the next
+    // message starts another).
     users: 0,
-    answered: false,
     sent: false,
     gone: false,
   };
@@ -187,7 +186,6 @@ export function chatScreen(main, id) {
         setRunning(true);
         break;
       case 'message': {
-        if (!d.origin) st.answered = true;
         const text = str(d.content);
         if (!text.trim()) { endStream(); break; }
         const el = st.stream || h('div', {class: 'msg assistant'});
@@ -199,7 +197,6 @@ export function chatScreen(main, id) {
         break;
       }
       case 'tool_call': {
-        st.answered = true;
         endStream();
         const det = h('details', {class: 'tool'},
           h('summary', {}, h('span', {class: 'tname'}, str(d.name)), h('span', {class: 'tstate'}, ' running…')),
@@ -221,7 +218,6 @@ export function chatScreen(main, id) {
         break;
       }
       case 'approval_required':
-        st.answered = true;
         endStream();
         approval(d);
         break;
@@ -241,7 +237,7 @@ export function chatScreen(main, id) {
         }
         closeApprovals();
         setRunning(false);
-        if (d.status === 'failed' && st.sent && st.users === 1 && !st.answered) discard();
+        if (d.status === 'failed' && st.sent && st.users === 1) discard();
         break;
       case 'cancelled':
         endStream();
@@ -345,12 +341,13 @@ export function chatScreen(main, id) {
     } catch { /* the connection dropped: the event log resumes */ }
   }
 
-  // discard deletes a session whose only message never reached a model
-  // (the error above says why); the next message starts a new session.
+  // discard asks the daemon to remove the session if its only message
+  // never reached a model (the error above says why; the daemon checks
+  // and removes in one step); the next message then starts a new one.
   async function discard() {
     try {
-      await del(sess(id));
-    } catch { return; /* kept: the next message goes on in it */ }
+      await post(sess(id, 'discard'));
+    } catch { return; /* kept (409: a model answered): the next message goes on in it */ }
     st.gone = true;
     st.closed = true;
     if (st.es) st.es.close();
