@@ -5,7 +5,7 @@ import {h, s, clear, count} from './dom.js';
 import {get} from './api.js';
 
 const DAYS = 30;
-const MAX_AGENTS = 6; // the rest are summed as "others"
+const MAX_AGENTS = 5; // the rest are summed as "others"
 const COLORS = 6; // .c0 … .c5 in app.css
 
 export async function usageScreen(main) {
@@ -20,24 +20,30 @@ export async function usageScreen(main) {
   const rows = byAgent.rows || [];
   if (!rows.length) return main.append(h('p', {}, 'No model calls in the last 30 days.'));
   const agents = rows.slice(0, MAX_AGENTS).map((r) => r.key);
-  const perDay = await Promise.all(agents.map((a) =>
-    get(`/api/v1/usage?by=day&since=${DAYS}d&agent=${encodeURIComponent(a)}`).then((r) => r.rows || [])));
-  const days = lastDays(DAYS);
-  const series = agents.map((name, i) => {
-    const m = new Map(perDay[i].map((r) => [r.key, r.total_tokens || 0]));
-    return {name, values: days.map((d) => m.get(d) || 0)};
-  });
+  const byDay = (agent) => get(`/api/v1/usage?by=day&since=${DAYS}d` + (agent ? '&agent=' + encodeURIComponent(agent) : ''))
+    .then((r) => new Map((r.rows || []).map((row) => [row.key, row.total_tokens || 0])));
+  // The days are the ledger's own (its time zone), not the browser's.
+  const [all, ...perDay] = await Promise.all([byDay(''), ...agents.map(byDay)]);
+  const days = lastDays(DAYS, [...all.keys()].sort().pop());
+  const series = agents.map((name, i) => ({name, values: days.map((d) => perDay[i].get(d) || 0)}));
+  if (rows.length > agents.length) {
+    // Everyone else: the day's total less the agents drawn.
+    series.push({name: 'others', values: days.map((d, i) =>
+      Math.max(0, (all.get(d) || 0) - series.reduce((t, se) => t + se.values[i], 0)))});
+  }
   main.append(chart(days, series), legend(series), table(rows, byAgent.total, byAgent.priced));
 }
 
-// lastDays returns the n local dates (YYYY-MM-DD) up to today, oldest first.
-function lastDays(n) {
+// lastDays returns the n dates (YYYY-MM-DD) up to the later of today
+// (the browser's) and the ledger's last day, oldest first.
+function lastDays(n, ledgerLast) {
+  const ymd = (x) => `${x.getFullYear()}-${String(x.getMonth() + 1).padStart(2, '0')}-${String(x.getDate()).padStart(2, '0')}`;
+  const now = new Date();
+  let end = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(ledgerLast || '');
+  if (m && ledgerLast > ymd(end)) end = new Date(+m[1], +m[2] - 1, +m[3]);
   const out = [];
-  const d = new Date();
-  for (let i = n - 1; i >= 0; i--) {
-    const x = new Date(d.getFullYear(), d.getMonth(), d.getDate() - i);
-    out.push(`${x.getFullYear()}-${String(x.getMonth() + 1).padStart(2, '0')}-${String(x.getDate()).padStart(2, '0')}`);
-  }
+  for (let i = n - 1; i >= 0; i--) out.push(ymd(new Date(end.getFullYear(), end.getMonth(), end.getDate() - i)));
   return out;
 }
 
