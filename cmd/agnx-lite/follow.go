@@ -187,7 +187,6 @@ func (p *turnPrinter) red(s string) string {
 	return "\x1b[31m" + s + "\x1b[0m"
 }
 
-
 // notice prints what the agent's side said outside the turn (a reminder,
 // a finished process) on lines of its own, to stderr, so that an answer
 // being streamed to stdout is not cut.

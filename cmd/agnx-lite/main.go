@@ -225,7 +225,6 @@ func (g *globals) logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(g.stderr, &slog.HandlerOptions{Level: level}))
 }
 
-
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	if len(s) > 60 {
