@@ -29,6 +29,9 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	w.OptString("gateway", s.Gateway)
 	w.OptString("chat_id", s.ChatID)
 	w.OptString("on_disconnect", string(s.OnDisconnect))
+	if s.Spawn != nil {
+		s.Spawn.appendJSON(w.Key("spawn"))
+	}
 	w.Key("created").Int(s.Created.UnixNano())
 	w.Key("updated").Int(s.Updated.UnixNano())
 	w.Key("turn_active").Bool(s.TurnActive)
@@ -129,6 +132,7 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 	s := &state{
 		ID: str("id"), Agent: str("agent"), Gateway: str("gateway"),
 		ChatID: str("chat_id"), OnDisconnect: agents.OnDisconnect(str("on_disconnect")),
+		Spawn:         decodeSpawn(v.Get("spawn")),
 		LastSeq:       v.GetUint64("seq"),
 		Created:       time.Unix(0, v.GetInt64("created")),
 		Updated:       time.Unix(0, v.GetInt64("updated")),
@@ -247,6 +251,9 @@ type SessionInfo struct {
 	LastSeq uint64
 	Preview string
 	Usage   Usage
+	// Parent is the session that spawned this one with the agent tool
+	// (a subagent); "" for the others.
+	Parent string
 }
 
 func (s *state) info() SessionInfo {
@@ -254,6 +261,7 @@ func (s *state) info() SessionInfo {
 		ID: s.ID, Agent: s.Agent, Gateway: s.Gateway, ChatID: s.ChatID,
 		Status: s.status(), Created: s.Created, Updated: s.Updated,
 		Turns: s.Turns, LastSeq: s.LastSeq, Preview: s.Preview, Usage: s.Usage,
+		Parent: s.parent(),
 	}
 }
 
@@ -271,6 +279,7 @@ func (i *SessionInfo) appendJSON(dst []byte) []byte {
 	w.Key("last_seq").Uint(i.LastSeq)
 	w.OptString("preview", i.Preview)
 	writeUsage(w.Key("usage"), i.Usage)
+	w.OptString("parent_id", i.Parent)
 	return w.EndObject().B
 }
 
@@ -292,6 +301,7 @@ func decodeInfo(p *fastjson.Parser, data []byte) (SessionInfo, error) {
 		Turns: v.GetInt("turns"), LastSeq: v.GetUint64("last_seq"),
 		Preview: str("preview"),
 		Usage:   readUsage(v.Get("usage")),
+		Parent:  str("parent_id"),
 	}, nil
 }
 

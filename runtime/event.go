@@ -78,6 +78,8 @@ type Event struct {
 	OnDisconnect agents.OnDisconnect
 	Gateway      string
 	ChatID       string
+	// Spawn links a subagent's session to its parent (JSON "spawn").
+	Spawn *Spawn
 
 	// user_message, assistant_response, tool_result, error, token
 	Content    string
@@ -138,6 +140,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		w.OptString("on_disconnect", string(e.OnDisconnect))
 		w.OptString("gateway", e.Gateway)
 		w.OptString("gateway_chat_id", e.ChatID)
+		if e.Spawn != nil {
+			e.Spawn.appendJSON(w.Key("spawn"))
+		}
 	case EvUserMessage:
 		w.Key("content").String(e.Content)
 		w.OptString("sender_id", e.SenderID)
@@ -300,6 +305,7 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 	case EvSessionStart:
 		e.Agent, e.OnDisconnect = str("agent"), agents.OnDisconnect(str("on_disconnect"))
 		e.Gateway, e.ChatID = str("gateway"), str("gateway_chat_id")
+		e.Spawn = decodeSpawn(v.Get("spawn"))
 	case EvUserMessage:
 		e.Content, e.SenderID, e.SenderName = str("content"), str("sender_id"), str("sender_name")
 		e.Passive, e.Steering = v.GetBool("passive"), v.GetBool("steering")

@@ -19,9 +19,11 @@ type state struct {
 	Gateway      string
 	ChatID       string
 	OnDisconnect agents.OnDisconnect
-	Created      time.Time
-	Updated      time.Time
-	LastSeq      uint64
+	// Spawn is set when the session is a subagent's.
+	Spawn   *Spawn
+	Created time.Time
+	Updated time.Time
+	LastSeq uint64
 
 	// History is the context window sent to the model: the messages of
 	// the events with seq >= WindowSeq, after Summary (state_window.go).
@@ -111,6 +113,7 @@ func (s *state) apply(e *Event) {
 	case EvSessionStart:
 		s.Agent, s.OnDisconnect = e.Agent, e.OnDisconnect
 		s.Gateway, s.ChatID = e.Gateway, e.ChatID
+		s.Spawn = e.Spawn
 		s.Created = e.Time
 		if s.WindowSeq == 0 {
 			s.WindowSeq = e.Seq

@@ -51,6 +51,14 @@ type CallInfo struct {
 	Usage   Usage
 	Created time.Time
 	Events  uint64
+	// Parent is the parent session's id when the call's session is a
+	// subagent.
+	Parent string
+	// Workspace, when set, is the folder the call's file and shell tools
+	// work in instead of the agent's own workspace (a subagent given its
+	// parent's); ReadOnly forbids writing to it.
+	Workspace string
+	ReadOnly  bool
 }
 
 type callKey struct{}
