@@ -54,7 +54,7 @@ type toolFactory struct {
 // reload_tools, memory) and lite's own file tools and skill tool (which
 // an agent with skills gets without listing it).
 var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir",
-	"glob", "grep", "skill", "schedule", "background_process"}
+	"glob", "grep", "skill", "schedule", "background_process", "agent"}
 
 // build returns the agent's tools. On error, the tools built so far are
 // closed.
@@ -166,6 +166,8 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 		return sched.NewTool(f.sched), nil
 	case "background_process":
 		return f.backgroundTool(a, ref), nil
+	case "agent":
+		return runtime.AgentTool{}, nil
 	}
 	return nil, fmt.Errorf("there is no built-in tool %q (available: %s): fix spec.tools in %s",
 		ref.Name, strings.Join(builtins, ", "), filepath.Join(a.Dir, agents.FileName))
