@@ -111,9 +111,14 @@ func exited(closed <-chan struct{}, p Process) bool {
 	case <-p.Done():
 		return true
 	case <-closed:
+		return waitExit(p)
 	default:
 		return false
 	}
+}
+
+// waitExit waits a moment for a process whose output ended to end.
+func waitExit(p Process) bool {
 	timer := time.NewTimer(2 * time.Second)
 	defer timer.Stop()
 	select {
