@@ -35,7 +35,7 @@ func (s testSandbox) Start(ctx context.Context, sp Spawn) (Process, error) {
 		env = map[string]string{}
 	}
 	env["HOME"] = sp.Home
-	p := bwrap.Policy{Workspace: sp.Dir, Network: sp.Network, Env: env, SplitStderr: true,
+	p := bwrap.Policy{Workspace: sp.Dir, Network: sp.Network, Env: env, SplitStderr: true, ReadOnly: sp.ReadOnly,
 		Writable: []string{sp.Home}, Limits: bwrap.Limits{MemoryMB: 4096}}
 	proc, err := s.r.Start(ctx, p, sp.Argv)
 	if err != nil {

@@ -30,6 +30,10 @@ type RunnerConfig struct {
 	// config and sessions, which Resume needs (claude keeps its sessions
 	// there). "": a fresh folder per run, removed after it.
 	Home string
+	// ReadOnly lists more host paths the worker reads, bound read-only
+	// at the same place: where its program lives when outside the system
+	// folders (an absolute Argv[0] or Binary is bound by itself).
+	ReadOnly []string
 	// Timeout bounds a run whose Job says nothing; 0: DefaultTimeout.
 	Timeout time.Duration
 	// Sandbox starts the worker's process tree.
@@ -69,8 +73,10 @@ type Spawn struct {
 	// Home is the host folder bound read-write as HOME.
 	Home string
 	// Env is the whole environment besides PATH, HOME and LANG.
-	Env     map[string]string
-	Network bool
+	Env map[string]string
+	// ReadOnly lists host paths bound read-only at the same place.
+	ReadOnly []string
+	Network  bool
 }
 
 // Process is a started worker.
@@ -126,7 +132,12 @@ func (c RunnerConfig) start(ctx context.Context, job Job, argv []string) (Proces
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := c.Sandbox.Start(ctx, Spawn{Argv: argv, Dir: job.Dir, Home: home, Env: spawnEnv(c), Network: c.Network})
+	ro := c.ReadOnly
+	if filepath.IsAbs(argv[0]) {
+		ro = append(ro[:len(ro):len(ro)], argv[0])
+	}
+	p, err := c.Sandbox.Start(ctx, Spawn{Argv: argv, Dir: job.Dir, Home: home, Env: spawnEnv(c), ReadOnly: ro,
+		Network: c.Network})
 	if err != nil {
 		cleanup()
 		return nil, nil, fmt.Errorf("worker %q cannot start: %w", c.Name, err)

@@ -2,7 +2,7 @@
 // subprocess, built with the SDK's agent side. Each prompt line is a
 // step: "say TEXT", "tool TITLE", "exec CMD" (asks permission),
 // "write PATH TEXT", "read PATH", "hang" (until session/cancel),
-// "deaf" (ignores cancel), "garbage", "huge". Sessions are files under
+// "deaf" (ignores cancel), "garbage", "huge", "getenv NAME", "pwd". Sessions are files under
 // $HOME/sessions, so a later process can load them. With --no-load it
 // does not advertise loadSession.
 package main
@@ -139,6 +139,11 @@ func (a *agent) step(ctx context.Context, sid acp.SessionId, line string) (acp.S
 		} else {
 			a.say(ctx, sid, acp.UpdateAgentMessageText("read "+r.Content))
 		}
+	case "getenv":
+		a.say(ctx, sid, acp.UpdateAgentMessageText(rest+"="+os.Getenv(rest)+"\n"))
+	case "pwd":
+		wd, _ := os.Getwd()
+		a.say(ctx, sid, acp.UpdateAgentMessageText(wd+"\n"))
 	case "hang":
 		a.say(ctx, sid, acp.StartToolCall("t3", "waiting", acp.WithStartKind(acp.ToolKindThink)))
 		<-ctx.Done()
