@@ -55,3 +55,35 @@ func TestWorkerSandbox(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkerSandbox_Claude runs the workers package's fake claude
+// through lite's sandbox: claude -p works in the job's folder and keeps
+// its session in its own home, so the next run resumes it.
+func TestWorkerSandbox_Claude(t *testing.T) {
+	bin, err := filepath.Abs("workers/testdata/claude_fake.sh")
+	require.NoError(t, err)
+	for _, mode := range []string{"bwrap", "trust"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "bwrap" {
+				needSandbox(t)
+			}
+			dir, home := t.TempDir(), t.TempDir()
+			require.NoError(t, os.Chmod(dir, 0o777))
+			cfg := &Config{DataDir: t.TempDir()}
+			cfg.Sandbox.Mode = mode
+			s := newSandboxes(cfg, slog.New(slog.DiscardHandler))
+			defer s.close()
+			r := workers.NewClaudeRunner(workers.RunnerConfig{Name: "cc", Binary: bin, Home: home,
+				Sandbox: s.forWorkers(false)})
+			out, err := r.Run(t.Context(), workers.Job{Dir: dir, Prompt: "hello"})
+			require.NoError(t, err)
+			assert.Equal(t, "All done: made.txt written.", out.Text)
+			b, err := os.ReadFile(filepath.Join(dir, "made.txt"))
+			require.NoError(t, err)
+			assert.Equal(t, "made by claude\n", string(b))
+			again, err := r.Run(t.Context(), workers.Job{Dir: dir, Prompt: "again", Resume: out.SessionID})
+			require.NoError(t, err)
+			assert.Equal(t, "resumed "+out.SessionID, again.Text)
+		})
+	}
+}
