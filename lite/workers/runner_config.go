@@ -144,7 +144,15 @@ func (c RunnerConfig) start(ctx context.Context, job Job, argv []string) (Proces
 	}
 	return p, func() {
 		p.Kill()
-		<-p.Done()
+		// Under bwrap the tree dies with its pid namespace; in trust mode
+		// a process that left the group may hold its output open, and
+		// the run must not wait for it.
+		timer := time.NewTimer(5 * time.Second)
+		defer timer.Stop()
+		select {
+		case <-p.Done():
+		case <-timer.C:
+		}
 		cleanup()
 	}, nil
 }
