@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -166,14 +168,37 @@ func TestACPRunner_Cancel(t *testing.T) {
 	}
 }
 
+// A worker past its timeout is killed with everything it started.
 func TestACPRunner_Timeout(t *testing.T) {
-	r, _ := acpRunner(t, "")
-	start := time.Now()
-	out, err := r.Run(t.Context(), Job{Dir: t.TempDir(), Prompt: "deaf", Timeout: 300 * time.Millisecond})
+	home := t.TempDir()
+	r, _ := acpRunner(t, home)
+	out, err := r.Run(t.Context(), Job{Dir: t.TempDir(), Prompt: "deaf", Timeout: 2 * time.Second})
 	require.Error(t, err)
-	assert.Equal(t, "the worker did not finish within 300ms: raise timeout in its workers: entry or give it a smaller task", err.Error())
+	assert.Equal(t, "the worker did not finish within 2s: raise timeout in its workers: entry or give it a smaller task", err.Error())
 	assert.Equal(t, "error", out.Stop)
-	assert.Less(t, time.Since(start), 20*time.Second)
+	b, err := os.ReadFile(filepath.Join(home, "pids"))
+	require.NoError(t, err, "the agent got as far as starting its child")
+	for _, f := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(f)
+		require.NoError(t, err)
+		assertGone(t, pid)
+	}
+}
+
+// assertGone checks that process pid has ended (a zombie counts), or
+// ends within seconds, told by its pidfd rather than by polling.
+func assertGone(t *testing.T, pid int) {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return
+	}
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 10_000)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "process %d still runs", pid)
 }
 
 func TestACPRunner_Garbage(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -149,6 +150,16 @@ func (a *agent) step(ctx context.Context, sid acp.SessionId, line string) (acp.S
 		<-ctx.Done()
 		return acp.StopReasonCancelled, nil
 	case "deaf":
+		// A child too, and both pids in $HOME/pids: the test checks that
+		// the whole tree is gone.
+		child := exec.Command("sleep", "1000")
+		if err := child.Start(); err != nil {
+			return "", err
+		}
+		pids := fmt.Sprintf("%d %d", os.Getpid(), child.Process.Pid)
+		if err := os.WriteFile(filepath.Join(os.Getenv("HOME"), "pids"), []byte(pids), 0o600); err != nil {
+			return "", err
+		}
 		a.say(ctx, sid, acp.StartToolCall("t4", "waiting", acp.WithStartKind(acp.ToolKindThink)))
 		select {}
 	case "garbage":
