@@ -104,8 +104,8 @@ type Options struct {
 	Usage UsageOptions
 	// Subagents bounds what the agent tool lets one session delegate.
 	Subagents SubagentLimits
-	Logger *slog.Logger
-	Now    func() time.Time
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // Loop is the single event loop. One goroutine, Run, owns every session;

@@ -121,6 +121,9 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 		}
 	case runtime.EvApprovalDecision:
 		fmt.Fprintf(p.errw, "%s\n", p.dim("  ↳ "+strings.ReplaceAll(e.Decision, "_", " ")+" ("+e.Reason+")"))
+	case runtime.EvToolProgress:
+		p.endLine()
+		fmt.Fprintf(p.errw, "%s\n", p.dim("  … "+oneLine(e.Content)))
 	case runtime.EvError:
 		p.endLine()
 		if runtime.Advisory(e.Code) { // a notice: the turn went on

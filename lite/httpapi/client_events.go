@@ -43,7 +43,7 @@ func decodeSSE(ev sseEvent) (e runtime.Event, known bool, err error) {
 	var d sseData
 	switch ev.Name {
 	case "token", "user_message", "message", "tool_call", "tool_result", "error", "done",
-		"approval_required", "approval_decision":
+		"approval_required", "approval_decision", "tool_progress":
 		if err := json.Unmarshal(ev.Data, &d); err != nil {
 			return e, false, fmt.Errorf("event stream: %s event: %w", ev.Name, err)
 		}
@@ -75,6 +75,8 @@ func decodeSSE(ev sseEvent) (e runtime.Event, known bool, err error) {
 		e.Type, e.CallID, e.Content, e.ToolName = runtime.EvApprovalRequired, d.CallID, d.Command, d.ToolName
 	case "approval_decision":
 		e.Type, e.CallID, e.Decision, e.Reason = runtime.EvApprovalDecision, d.CallID, d.Decision, d.Reason
+	case "tool_progress":
+		e.Type, e.CallID, e.ToolName, e.Content = runtime.EvToolProgress, d.CallID, d.ToolName, d.Content
 	case "error":
 		e.Type, e.Code, e.Content = runtime.EvError, d.Code, d.Message
 	case "done":

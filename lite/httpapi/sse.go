@@ -76,6 +76,7 @@ func (s *sseWriter) event(e *runtime.Event) error {
 //	tool_result {call_id, content, success, details?}
 //	approval_required {call_id, command, tool_name}   a call waits for POST .../approve
 //	approval_decision {call_id, decision, reason}     (extension)
+//	tool_progress {call_id, tool_name, content}       what a long call does (extension; never replayed)
 //	error {message, code}
 //	done {message_id, usage, status}  the turn ended (completed, failed, interrupted, paused)
 //	cancelled {}               the turn was cancelled
@@ -122,6 +123,11 @@ func encodeSSE(e *runtime.Event) (string, []byte) {
 		w.Key("call_id").String(e.CallID)
 		w.Key("command").String(e.Content)
 		w.Key("tool_name").String(e.ToolName)
+	case runtime.EvToolProgress:
+		name = "tool_progress"
+		w.Key("call_id").String(e.CallID)
+		w.Key("tool_name").String(e.ToolName)
+		w.Key("content").String(e.Content)
 	case runtime.EvApprovalDecision:
 		name = "approval_decision"
 		w.Key("call_id").String(e.CallID)

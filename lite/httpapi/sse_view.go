@@ -24,7 +24,7 @@ import (
 // approval_required: the turn goes on once POST .../approve answers it.
 
 // extEvents are the events a client may ask for, beyond Agnx's six.
-var extEvents = []string{"user_message", "message", "tool_call", "tool_result", "approval_decision"}
+var extEvents = []string{"user_message", "message", "tool_call", "tool_result", "approval_decision", "tool_progress"}
 
 // maxEventsParam bounds ?events= and X-Agnx-Events.
 const maxEventsParam = 512

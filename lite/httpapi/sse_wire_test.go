@@ -128,6 +128,9 @@ func TestEncodeSSE_EveryType(t *testing.T) {
 			in:   runtime.Event{Reason: runtime.TurnCompleted, Usage: runtime.Usage{PromptTokens: 3, CompletionTokens: 4}},
 			want: runtime.Event{Reason: runtime.TurnCompleted, Usage: runtime.Usage{PromptTokens: 3, CompletionTokens: 4}}},
 		runtime.EvToken: {name: "token", in: runtime.Event{Content: "He"}, want: runtime.Event{Content: "He"}},
+		runtime.EvToolProgress: {name: "tool_progress",
+			in:   runtime.Event{CallID: "1", ToolName: "worker", Content: "editing"},
+			want: runtime.Event{CallID: "1", ToolName: "worker", Content: "editing"}},
 	}
 	for i, info := range runtime.EventTypes() {
 		t.Run(string(info.Type), func(t *testing.T) {
