@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -146,8 +148,8 @@ func (e *Entry) checkCommand(p string) *FieldError {
 	} else {
 		prog = e.ACP[0]
 	}
-	if prog == "" {
-		return &FieldError{Key: key, Msg: fmt.Sprintf("%s.%s must name a program", p, key)}
+	if prog == "" || !filepath.IsAbs(prog) && strings.ContainsRune(prog, '/') {
+		return &FieldError{Key: key, Msg: fmt.Sprintf("%s.%s must name a program on PATH or by its absolute path", p, key)}
 	}
 	for _, a := range append(append([]string{prog}, e.ACP...), e.Args...) {
 		if len(a) > maxArgLen || containsNUL(a) {
@@ -185,14 +187,7 @@ func envName(s string) bool {
 	return true
 }
 
-func containsNUL(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			return true
-		}
-	}
-	return false
-}
+func containsNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
 // clip cuts s for an error message.
 func clip(s string) string {
