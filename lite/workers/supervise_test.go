@@ -176,3 +176,67 @@ func TestSupervisor_Refusals(t *testing.T) {
 	res := f.call(t, Args{Action: "list"})
 	assert.Equal(t, "No worker jobs yet. Workers: coder.", res.Content)
 }
+
+// With no retries left, reject ends the job: rejected, staging gone,
+// the user told; retry false does the same while retries remain.
+func TestSupervisor_RejectForGood(t *testing.T) {
+	f := newFixture(t, time.Minute,
+		writes("s1", "one", map[string]string{"a.txt": "1\n"}),
+		writes("s1", "two", map[string]string{"a.txt": "2\n"}),
+		writes("s1", "three", map[string]string{"a.txt": "3\n"}),
+		writes("s2", "other", map[string]string{"b.txt": "b\n"}))
+	res := f.call(t, Args{Action: "run", Worker: "coder", Task: "t"})
+	id := recordOf(t, res).ID
+	for i := 0; i < 2; i++ {
+		res = f.call(t, Args{Action: "reject", Job: id, Feedback: "again"})
+		require.False(t, res.IsError, res.Content)
+	}
+	assert.Contains(t, res.Content, "attempt 3 of 3")
+	assert.Contains(t, res.Content, "to discard them (no retries left)")
+	res = f.call(t, Args{Action: "reject", Job: id, Feedback: "still wrong"})
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, "Job "+id+" rejected: no retries left after 3 attempts; nothing reached the workspace.", res.Content)
+	rec := recordOf(t, res)
+	assert.Equal(t, StatusRejected, rec.Status)
+	assert.NoDirExists(t, rec.Dir)
+	assert.NoFileExists(t, filepath.Join(f.ws, "a.txt"))
+
+	res = f.call(t, Args{Action: "run", Worker: "coder", Task: "t2"})
+	id2 := recordOf(t, res).ID
+	no := false
+	res = f.call(t, Args{Action: "reject", Job: id2, Retry: &no})
+	assert.Equal(t, "Job "+id2+" rejected after 1 attempt(s); nothing reached the workspace.", res.Content)
+	assert.Len(t, f.runner.got(), 4, "retry false runs nothing")
+	notes := f.notes.all()
+	require.Len(t, notes, 2)
+	assert.Contains(t, notes[0].Title, "rejected")
+}
+
+// A run whose call ends (the turn cancelled, the daemon stopping) is
+// interrupted: its staging is kept and reject with feedback runs the
+// worker again there, resuming its session when it had one.
+func TestSupervisor_CallCancelledInterrupts(t *testing.T) {
+	started := make(chan struct{})
+	block := func(ctx context.Context, job Job) (Outcome, error) {
+		require.NoError(t, os.WriteFile(filepath.Join(job.Dir, "part.txt"), []byte("part\n"), 0o644))
+		close(started)
+		<-ctx.Done()
+		return Outcome{SessionID: "w9", Stop: "cancelled"}, errors.New("the worker was stopped: its call ended")
+	}
+	f := newFixture(t, time.Hour, block, writes("w9", "finished", map[string]string{"rest.txt": "rest\n"}))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	res := f.callCtx(t, ctx, Args{Action: "run", Worker: "coder", Task: "long work"})
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "was interrupted before the worker finished: call worker with action reject")
+	ids := f.call(t, Args{Action: "list"}).Content
+	assert.Contains(t, ids, "status=interrupted attempts=1/3")
+	id := ids[:20]
+	res = f.call(t, Args{Action: "reject", Job: id, Feedback: "finish it"})
+	require.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, "+++ b/part.txt", "the staging was kept")
+	assert.Contains(t, res.Content, "+++ b/rest.txt")
+	jobs := f.runner.got()
+	assert.Equal(t, "w9", jobs[1].Resume)
+	assert.Empty(t, f.notes.all(), "an interruption is no end: nobody is told yet")
+}
