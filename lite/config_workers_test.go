@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/workers"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -172,4 +173,28 @@ func TestWorkerTool_EndToEnd(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(a.Spec.Workspace, "done.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "say hi\n", string(data))
+}
+
+// FuzzConfigWorkers: no workers: section panics the loader; a refusal is
+// one line at a line of the file; an accepted one validates again.
+func FuzzConfigWorkers(f *testing.F) {
+	f.Add([]byte("workers:\n  claude:\n    acp: [claude-code-acp]\n  h:\n    claude: claude\n    args: [--model, sonnet]\n" +
+		"    network: true\n    timeout: 45m\n    max_retries: 3\n    env: {K: v}\n    sandbox: trust\n"))
+	f.Add([]byte("workers:\n  w:\n    acp: []\n    claude: ''\n"))
+	f.Add([]byte("workers: [a, b]\n"))
+	f.Add([]byte("workers:\n  w:\n    claude: c\n    timeout: -1s\n    max_retries: -1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseConfig("agnx.yaml", data)
+		if err == nil {
+			require.NoError(t, c.Validate(), "an accepted config validates again")
+			for name, e := range c.Workers {
+				assert.True(t, workers.ValidName(name))
+				assert.GreaterOrEqual(t, e.RunTimeout, workers.MinTimeout)
+			}
+			return
+		}
+		var e *agents.Error
+		require.ErrorAs(t, err, &e)
+		assert.NotContains(t, e.Msg, "\n")
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -179,4 +180,30 @@ func cut(s string, n int) string {
 		i--
 	}
 	return s[:i] + " …[cut]"
+}
+
+func countKinds(cs []Change) string {
+	n := map[ChangeKind]int{}
+	for _, c := range cs {
+		n[c.Kind]++
+	}
+	return fmt.Sprintf("%d changed, %d added, %d deleted", n[Changed], n[Added], n[Deleted])
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// checkText refuses an empty or oversized task or feedback.
+func checkText(what, s string) string {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return what + " is required: say what the worker should do"
+	case len(s) > maxTask:
+		return fmt.Sprintf("%s is %d bytes, over %d: say it shorter, or put the details in a file of the workspace", what, len(s), maxTask)
+	}
+	return ""
 }

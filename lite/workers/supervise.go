@@ -279,29 +279,3 @@ func (s *Supervisor) changes(ctx context.Context, rec *Record) (cs *changeSet, w
 	}
 	return cs, ws, staging, base, nil
 }
-
-func countKinds(cs []Change) string {
-	n := map[ChangeKind]int{}
-	for _, c := range cs {
-		n[c.Kind]++
-	}
-	return fmt.Sprintf("%d changed, %d added, %d deleted", n[Changed], n[Added], n[Deleted])
-}
-
-func orNone(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "(none)"
-	}
-	return s
-}
-
-// checkText refuses an empty or oversized task or feedback.
-func checkText(what, s string) string {
-	switch {
-	case strings.TrimSpace(s) == "":
-		return what + " is required: say what the worker should do"
-	case len(s) > maxTask:
-		return fmt.Sprintf("%s is %d bytes, over %d: say it shorter, or put the details in a file of the workspace", what, len(s), maxTask)
-	}
-	return ""
-}

@@ -41,6 +41,10 @@ func openStore(t *testing.T, path string) *storage.Store {
 	return s
 }
 
+// openStoreSynced opens the store as the daemon does, every commit
+// synced: for the process that is killed.
+func openStoreSynced(path string) (*storage.Store, error) { return storage.Open(path, nil) }
+
 // scriptRunner is a worker that really works in Job.Dir: each run calls
 // the next step, which edits files there and says what it did. It keeps
 // the jobs it got, and hands out one session id per new session.
