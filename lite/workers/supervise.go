@@ -45,6 +45,27 @@ type Notice struct {
 // Supervisor runs workers on copies of agents' workspaces and applies
 // what they did once the supervising agent approves. It holds no
 // goroutine: each job runs in the tool call that started it.
+//
+// A job's life: run copies the workspace into <DataDir>/workers/<job>/work
+// (the only folder the worker's sandbox gets) and notes each file's size
+// and sha256 beside it (base.json, out of the worker's reach); the worker
+// runs there; its change set (files added, changed, deleted against that
+// note) and diff go to the model, status awaiting_review. approve writes
+// the change set into the workspace; reject resumes the worker's session
+// with the feedback in the same folder, up to Entry.Retries times, then
+// ends the job. An end (approved, rejected, failed) removes the folder
+// and tells the user through Notify.
+//
+// # Caveats
+//
+//   - approve checks only the files the change set touches: a file the
+//     worker did not touch may have changed in the workspace meanwhile.
+//   - Symlinks and special files are never copied nor applied, and
+//     empty folders are not applied: the change set is regular files.
+//   - The apply is file by file, each atomic; a failure midway (disk
+//     full) leaves the files before it applied and says so.
+//   - A job is owned by its agent: any session of the agent may approve
+//     or reject it. An agent's list keeps its last 100 jobs.
 type Supervisor struct {
 	o Options
 	// mu guards busy (the jobs a call of this process is working on)

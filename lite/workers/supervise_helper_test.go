@@ -158,10 +158,14 @@ func (f *fixture) callCtx(t *testing.T, ctx context.Context, args Args) runtime.
 	t.Helper()
 	raw, err := json.Marshal(args)
 	require.NoError(t, err)
-	ctx = runtime.WithCall(ctx, runtime.CallInfo{SessionID: "sess-a", Agent: "boss", CallID: "call-1"})
-	res, err := f.tool.Run(ctx, raw)
+	res, err := f.tool.Run(runtimeCall(ctx), raw)
 	require.NoError(t, err)
 	return res
+}
+
+// runtimeCall is ctx as the loop gives it to a call of agent boss.
+func runtimeCall(ctx context.Context) context.Context {
+	return runtime.WithCall(ctx, runtime.CallInfo{SessionID: "sess-a", Agent: "boss", CallID: "call-1"})
 }
 
 func (f *fixture) write(t *testing.T, name, content string) {

@@ -240,3 +240,29 @@ func TestSupervisor_CallCancelledInterrupts(t *testing.T) {
 	assert.Equal(t, "w9", jobs[1].Resume)
 	assert.Empty(t, f.notes.all(), "an interruption is no end: nobody is told yet")
 }
+
+// One worker runs at a time by default: a second run is refused while
+// the first works, in one sentence, and goes once it is done.
+func TestSupervisor_MaxRunning(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	slow := func(ctx context.Context, job Job) (Outcome, error) {
+		close(started)
+		<-release
+		return Outcome{SessionID: "s", Text: "ok", Stop: "end_turn"}, nil
+	}
+	f := newFixture(t, time.Minute, slow, writes("s2", "ok", nil))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		raw := []byte(`{"action":"run","worker":"coder","task":"first"}`)
+		_, _ = f.tool.Run(runtimeCall(context.Background()), raw)
+	}()
+	<-started
+	res := f.call(t, Args{Action: "run", Worker: "coder", Task: "second"})
+	assert.True(t, res.IsError)
+	assert.Equal(t, "1 worker(s) already running, the most at once: wait for one to finish, then try again", res.Content)
+	close(release)
+	<-done
+	res = f.call(t, Args{Action: "run", Worker: "coder", Task: "second"})
+	assert.False(t, res.IsError, res.Content)
+}
