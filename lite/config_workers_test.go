@@ -153,9 +153,13 @@ func TestWorkerTool_EndToEnd(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no notification came")
 	}
+	var progress []string
 	for done := false; !done; {
 		select {
 		case e := <-sub.C():
+			if e.Type == runtime.EvToolProgress {
+				progress = append(progress, e.ToolName+": "+e.Content)
+			}
 			done = e.Type == runtime.EvAssistant && e.Content == "done"
 		case <-ctx.Done():
 			t.Fatal("the turn did not end")
@@ -163,6 +167,7 @@ func TestWorkerTool_EndToEnd(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	assert.Contains(t, progress, "worker: copying the workspace for worker coder", "the run's progress reaches followers")
 	assert.Contains(t, hook.body, `"origin":"worker:`)
 	assert.Contains(t, hook.body, "approved")
 	require.Len(t, results, 2)

@@ -173,7 +173,7 @@ func (s *Supervisor) run(ctx context.Context, c caller, worker, task string) run
 		return runtime.ErrorResult(err.Error())
 	}
 	runtime.Progress(ctx, "copying the workspace for worker "+worker)
-	st, err := stage(ctx, c.Workspace, filepath.Join(rec.Dir, "work"), s.o.Limits, func(p string) { runtime.Progress(ctx, p) })
+	st, err := stage(ctx, c.Workspace, filepath.Join(rec.Dir, "work"), s.o.Limits, throttled(ctx))
 	if err == nil {
 		err = saveManifest(rec.Dir, st.base)
 	}
@@ -300,3 +300,17 @@ func (s *Supervisor) changes(ctx context.Context, rec *Record) (cs *changeSet, w
 	}
 	return cs, ws, staging, base, nil
 }
+
+// throttled passes progress on at most every progressEvery: a fast copy
+// of many files does not flood the session's followers.
+func throttled(ctx context.Context) func(string) {
+	var last time.Time
+	return func(text string) {
+		if now := time.Now(); now.Sub(last) >= progressEvery {
+			last = now
+			runtime.Progress(ctx, text)
+		}
+	}
+}
+
+const progressEvery = 250 * time.Millisecond
