@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -265,4 +266,19 @@ func TestSupervisor_MaxRunning(t *testing.T) {
 	<-done
 	res = f.call(t, Args{Action: "run", Worker: "coder", Task: "second"})
 	assert.False(t, res.IsError, res.Content)
+}
+
+// A call whose workspace is read-only (a subagent given its parent's)
+// may run a worker and read its diff, never apply it.
+func TestSupervisor_ReadOnlyCallCannotApprove(t *testing.T) {
+	f := newFixture(t, time.Minute, writes("s", "ok", map[string]string{"a.txt": "new\n"}))
+	res := f.call(t, Args{Action: "run", Worker: "coder", Task: "t"})
+	require.False(t, res.IsError, res.Content)
+	ctx := runtime.WithCall(context.Background(), runtime.CallInfo{SessionID: "child", Agent: "boss", CallID: "c",
+		Workspace: f.ws, ReadOnly: true})
+	res, err := f.tool.Run(ctx, []byte(`{"action":"approve","job":"`+recordOf(t, res).ID+`"}`))
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "this session's workspace is read-only")
+	assert.NoFileExists(t, filepath.Join(f.ws, "a.txt"))
 }
