@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/workers"
 )
 
 // Config is agnx.yaml. Each subsystem is handed only its own sub-struct.
@@ -50,6 +51,9 @@ type Config struct {
 	Prices map[string]PriceConfig `yaml:"prices"`
 	// Subagents bounds the agent tool (config_subagents.go).
 	Subagents SubagentsConfig `yaml:"subagents"`
+	// Workers are the coding agents the worker tool runs, by name
+	// (config_workers.go).
+	Workers map[string]workers.Entry `yaml:"workers"`
 
 	// RouteFallback is the agent for a chat no route matches: "" (drop the
 	// message, as Agnx does) when the file sets no runtime.default_agent,

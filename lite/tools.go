@@ -10,6 +10,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
+	"github.com/agnx-lite/agnx-lite/lite/workers"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/memory"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
@@ -48,13 +49,16 @@ type toolFactory struct {
 	// bg runs the background_process tool's processes; nil outside a
 	// daemon.
 	bg *bgproc.Manager
+	// workers runs the worker tool's jobs; nil outside a daemon or
+	// without workers (config_workers.go).
+	workers *workers.Supervisor
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session, schedule,
 // reload_tools, memory) and lite's own file tools and skill tool (which
 // an agent with skills gets without listing it).
 var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir",
-	"glob", "grep", "skill", "schedule", "background_process", "agent"}
+	"glob", "grep", "skill", "schedule", "background_process", "agent", "worker"}
 
 // build returns the agent's tools. On error, the tools built so far are
 // closed.
@@ -168,6 +172,8 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 		return f.backgroundTool(a, ref), nil
 	case "agent":
 		return runtime.AgentTool{}, nil
+	case "worker":
+		return f.workerTool(a), nil
 	}
 	return nil, fmt.Errorf("there is no built-in tool %q (available: %s): fix spec.tools in %s",
 		ref.Name, strings.Join(builtins, ", "), filepath.Join(a.Dir, agents.FileName))

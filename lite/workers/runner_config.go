@@ -44,9 +44,6 @@ type RunnerConfig struct {
 	Allowed func(tool string) bool
 }
 
-// DefaultTimeout bounds a run when neither the Job nor the entry does.
-const DefaultTimeout = 30 * time.Minute
-
 func (c RunnerConfig) timeout(j Job) time.Duration {
 	switch {
 	case j.Timeout > 0:

@@ -1,0 +1,89 @@
+package lite
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/workers"
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// validateWorkers checks workers: and fills in each entry's defaults.
+func (c *Config) validateWorkers() error {
+	name, ferr := workers.CheckAll(c.Workers)
+	if ferr == nil {
+		return nil
+	}
+	path := "workers"
+	if name != "" {
+		path += "." + name
+		if ferr.Key != "" {
+			path += "." + ferr.Key
+		}
+	}
+	return c.errorf(path, "%s", ferr.Msg)
+}
+
+// newWorkerRunner builds the Runner of a workers: entry (an ACP client
+// or Claude Code's headless CLI, in the sandbox cfg describes). The one
+// hook the worker runners are wired through; nil: this build has none,
+// and the worker tool is left out with a warning.
+var newWorkerRunner func(cfg *Config, name string, e workers.Entry) (workers.Runner, error)
+
+// errNoWorkerRunners is why Runners built nothing.
+var errNoWorkerRunners = errors.New("this build has no coding-agent workers: remove workers: from agnx.yaml or use a build that has them")
+
+// Runners builds the Runner of every configured worker, by name.
+func Runners(cfg *Config) (map[string]workers.Runner, error) {
+	if len(cfg.Workers) == 0 {
+		return nil, nil
+	}
+	if newWorkerRunner == nil {
+		return nil, errNoWorkerRunners
+	}
+	out := make(map[string]workers.Runner, len(cfg.Workers))
+	for _, name := range slices.Sorted(maps.Keys(cfg.Workers)) {
+		r, err := newWorkerRunner(cfg, name, cfg.Workers[name])
+		if err != nil {
+			return nil, fmt.Errorf("worker %s: %w", name, err)
+		}
+		out[name] = r
+	}
+	return out, nil
+}
+
+// newSupervisor is the worker tool's supervisor over the loop's kv, the
+// data dir and the notification path; nil (logged) when no worker is
+// configured or none can be built.
+func newSupervisor(cfg *Config, loop *runtime.Loop, app func() *App, log *slog.Logger) *workers.Supervisor {
+	runners, err := Runners(cfg)
+	if err != nil {
+		log.Warn("workers unavailable; the worker tool is left out", "err", err)
+		return nil
+	}
+	if len(runners) == 0 {
+		return nil
+	}
+	return workers.New(workers.Options{Entries: cfg.Workers, Runners: runners, KV: loop, DataDir: cfg.DataDir, Logger: log,
+		Notify: func(n workers.Notice) {
+			app().Notify(Notification{Agent: n.Agent, SessionID: n.Session, Gateway: n.Gateway, ChatID: n.ChatID,
+				Title: n.Title, Text: n.Text, Origin: "worker:" + n.Job})
+		}})
+}
+
+// workerTool is the agent's worker tool; without workers (agent
+// validate, none configured) it is left out with a warning.
+func (f *toolFactory) workerTool(a *agents.Agent) runtime.Tool {
+	if f.workers == nil {
+		if !f.checkOnly {
+			a.Warnings = append(a.Warnings, "spec.tools lists the worker tool but agnx.yaml configures no workers it can run: "+
+				"add a workers: section (see the README), or remove the tool")
+		}
+		return nil
+	}
+	return f.workers.Tool(a.Workspace)
+}
