@@ -55,6 +55,10 @@ func toSession(i runtime.SessionInfo) sessionJSON {
 		ParentID: i.Parent}
 }
 
+// SessionJSON is a session as the API shows it (parent_id included), for
+// the CLI's JSON output.
+func SessionJSON(i runtime.SessionInfo) any { return toSession(i) }
+
 // sessionError answers for an error of the loop or the store. An agent
 // whose files are invalid is 422 with the file:line sentence: the request
 // was fine, the agent it names cannot be built until its files are fixed.
