@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
@@ -100,4 +102,45 @@ func TestSandbox_WorkspaceOverrideTrust(t *testing.T) {
 
 	res := callIn(t, a, parent, false, "bash", `{"command":"pwd"}`)
 	assert.Equal(t, parent+"\n", res.Content)
+}
+
+// runBackground starts a command as background_process does, in a call
+// working in dir, and returns what it printed.
+func runBackground(t *testing.T, a *runtime.LoadedAgent, dir string, readOnly bool, script string) (string, error) {
+	t.Helper()
+	ctx := runtime.WithCall(context.Background(), runtime.CallInfo{SessionID: "s_child", CallID: "c1",
+		Workspace: dir, ReadOnly: readOnly})
+	start := sandboxOf(t, a).startBackground(a.Spec.Workspace, false, nil)
+	p, err := start(ctx, "/workspace", []string{"/bin/sh", "-c", script})
+	if err != nil {
+		return "", err
+	}
+	_ = p.Stdin.Close()
+	out, err := io.ReadAll(p.Stdout)
+	require.NoError(t, err)
+	require.NoError(t, p.Wait())
+	return string(out), nil
+}
+
+// A background process of a subagent runs in the call's folder, bound
+// read-only when the call is; trust mode refuses a read-only one.
+func TestSandbox_BackgroundOverride(t *testing.T) {
+	needSandbox(t)
+	a := toolAgent(t, "bwrap", overrideTools, scribble)
+	parent := parentWorkspace(t)
+	out, err := runBackground(t, a, parent, true, "cat p.txt; echo x > p.txt; echo rc=$?")
+	require.NoError(t, err)
+	assert.Contains(t, out, "parent's\nrc=")
+	assert.NotContains(t, out, "rc=0", "the write failed")
+	data, _ := os.ReadFile(filepath.Join(parent, "p.txt"))
+	assert.Equal(t, "parent's\n", string(data))
+
+	out, err = runBackground(t, a, parent, false, "echo bg > bg.txt; echo rc=$?")
+	require.NoError(t, err)
+	assert.Equal(t, "rc=0\n", out)
+	assert.FileExists(t, filepath.Join(parent, "bg.txt"))
+
+	sandboxOf(t, a).cfg.Mode = "trust"
+	_, err = runBackground(t, a, parent, true, "echo x > p.txt")
+	require.ErrorIs(t, err, bwrap.ErrTrustReadOnly)
 }
