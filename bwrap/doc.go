@@ -23,6 +23,10 @@
 // re-executed as a tiny init (see Init) before it execs the command.
 // Probe says whether bwrap is installed and works here.
 //
+// Policy.WorkspaceReadOnly binds the workspace read-only instead (a
+// subagent working in its parent's workspace); trust mode, which could
+// not enforce it, refuses such a policy (ErrTrustReadOnly).
+//
 // A daemon running as root sets Policy.RunAs: the command then runs as
 // that unprivileged host user (no user namespace; the init drops to it),
 // so RLIMIT_NPROC binds. An Owner marks each sandbox with the daemon

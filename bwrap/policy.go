@@ -14,6 +14,10 @@ type Policy struct {
 	Workspace string
 	// WorkDir is where the workspace appears inside; default /workspace.
 	WorkDir string
+	// WorkspaceReadOnly binds the workspace read-only (a subagent working
+	// in its parent's workspace): the command writes only to its private
+	// /tmp. Trust mode cannot enforce it, so it refuses to run.
+	WorkspaceReadOnly bool
 	// ReadOnly lists more host paths bound read-only at the same place.
 	ReadOnly []string
 	// Writable lists more host folders bound read-write at the same
@@ -152,7 +156,10 @@ func Args(p Policy, initPath string, command []string) []string {
 		}
 		a = append(a, "--ro-bind-try", f, f)
 	}
-	if p.Workspace != "" {
+	switch {
+	case p.Workspace != "" && p.WorkspaceReadOnly:
+		a = append(a, "--ro-bind", p.Workspace, wd)
+	case p.Workspace != "":
 		a = append(a, "--bind", p.Workspace, wd)
 	}
 	for _, f := range p.Writable {

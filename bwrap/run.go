@@ -58,6 +58,11 @@ type Runner struct {
 // says how to fix it.
 var ErrUnavailable = errors.New("the bubblewrap sandbox is not available")
 
+// ErrTrustReadOnly is returned in trust mode for a policy whose workspace
+// is read-only: without the sandbox nothing keeps the command from
+// writing there.
+var ErrTrustReadOnly = errors.New("sandbox.mode is trust, which cannot keep a command from writing to a read-only workspace: use the file tools (read_file, list_dir, glob, grep) instead, or set sandbox.mode: bwrap")
+
 // Run runs command under p with stdin as its input. It returns an error
 // only when the sandbox itself could not run; what the command did, a
 // non-zero exit or a timeout included, is in the Result.
@@ -148,6 +153,9 @@ func (r *Runner) run(ctx context.Context, p Policy, command []string, stdin []by
 // namespace and everything in it.
 func (r *Runner) command(p Policy, lim Limits, bin, initPath string, command []string, n *netns) (*exec.Cmd, error) {
 	if r.Trust {
+		if p.WorkspaceReadOnly {
+			return nil, ErrTrustReadOnly
+		}
 		return r.finish(trusted(p, lim, initPath, command)), nil
 	}
 	var opts []string

@@ -129,7 +129,8 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 		}
 		p.RunAs = a.s.runAs
 	}
-	room, full, err := a.s.roomFor(p.Workspace, p.RunAs)
+	p.Workspace, p.WorkspaceReadOnly = tools.WorkspaceFor(ctx, p.Workspace)
+	room, full, err := a.s.roomForCall(p)
 	if err != nil {
 		return tools.ExecResult{}, err
 	}
@@ -149,7 +150,7 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 	var watch sync.WaitGroup
 	defer watch.Wait() // after stop: the watcher returns when ctx ends
 	defer stop(nil)
-	if room > 0 {
+	if room > 0 && !p.WorkspaceReadOnly {
 		// Only a command that may grow files is watched: on a disk already
 		// under the floor, rm and du must still run to the end.
 		watch.Go(func() { a.s.watchDisk(ctx, p.Workspace, stop) })

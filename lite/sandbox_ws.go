@@ -11,6 +11,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
 // maxWorkspaceEntries and maxWorkspaceDepth bound the walk that measures
@@ -155,6 +156,27 @@ func (s *sandboxes) roomFor(ws string, owner *bwrap.User) (int, string, error) {
 	return room, "", nil
 }
 
+// roomForCall is roomFor the workspace p binds. A read-only workspace
+// (a subagent in its parent's) is not measured: nothing is written there
+// and only /tmp, capped on its own, can grow; trust mode, which cannot
+// keep a command from writing to it, refuses (bwrap.ErrTrustReadOnly).
+func (s *sandboxes) roomForCall(p bwrap.Policy) (int, string, error) {
+	if !p.WorkspaceReadOnly {
+		return s.roomFor(p.Workspace, p.RunAs)
+	}
+	if s.cfg.Mode == "trust" {
+		return 0, "", bwrap.ErrTrustReadOnly
+	}
+	if p.RunAs != nil {
+		// Handed to the sandbox user, as the parent's own commands would,
+		// or that user could not read it.
+		if _, err := prepareWorkspace(p.Workspace, 0, p.RunAs); err != nil {
+			return 0, "", err
+		}
+	}
+	return bwrap.DefaultFileMB, "", nil
+}
+
 // watchDisk stops a sandboxed command, through stop, once the disk
 // holding ws has less than the floor free: RLIMIT_FSIZE bounds one file,
 // not how many a command writes.
@@ -214,8 +236,14 @@ type cappedTool struct {
 
 var _ runtime.Subjecter = (*cappedTool)(nil)
 
+// Run measures the folder the call works in (tools.WorkspaceFor); a
+// read-only call goes straight to the tool, which refuses it.
 func (c *cappedTool) Run(ctx context.Context, args []byte) (runtime.Result, error) {
-	_, full, err := c.s.roomFor(c.ws, nil)
+	ws, readOnly := tools.WorkspaceFor(ctx, c.ws)
+	if readOnly {
+		return c.Tool.Run(ctx, args)
+	}
+	_, full, err := c.s.roomFor(ws, nil)
 	if err != nil {
 		return runtime.ErrorResult("error: " + err.Error()), nil
 	}

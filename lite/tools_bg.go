@@ -11,6 +11,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
 // noticeTimeout bounds the posting of one process notice.
@@ -92,6 +93,9 @@ func (s *sandboxes) startBackground(ws string, network bool, skills []string) bg
 	return func(ctx context.Context, dir string, command []string) (*bwrap.Process, error) {
 		r := s.runner(true)
 		p := bwrap.Policy{Workspace: ws, Network: network, Chdir: dir, ReadOnly: skillMounts(skills)}
+		// A subagent's process runs in the folder its call works in; its
+		// log stays in the agent's own workspace, where the manager keeps it.
+		p.Workspace, p.WorkspaceReadOnly = tools.WorkspaceFor(ctx, ws)
 		if !r.Trust {
 			st := s.probe()
 			if !st.Usable {
@@ -102,7 +106,7 @@ func (s *sandboxes) startBackground(ws string, network bool, skills []string) bg
 			}
 			p.RunAs = s.runAs
 		}
-		room, full, err := s.roomFor(ws, p.RunAs)
+		room, full, err := s.roomForCall(p)
 		if err != nil {
 			return nil, err
 		}

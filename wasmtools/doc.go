@@ -47,7 +47,8 @@
 //
 // # Imports
 //
-// wasmtools imports wazero, runtime (for the Tool and Result types) and
+// wasmtools imports wazero, runtime (for the Tool and Result types),
+// runtime/tools (for the call's workspace override, WorkspaceFor) and
 // agents (for the YAML helpers that give "file:line: msg" errors). Since
 // runtime imports agents, agents must never import wasmtools: lite loads
 // an agent's WASM tools when it builds the agent's tools.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/tools"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
@@ -79,7 +80,7 @@ func (t *Tool) Run(ctx context.Context, args []byte) (runtime.Result, error) {
 		mem: memLimit{limit: uint64(lim.MemoryMB) << 20}}
 	callCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
-	cfg, unmount, err := t.mount(t.config.WithStdin(bytes.NewReader(args)).WithStdout(&r.stdout).WithStderr(&r.stderr))
+	cfg, unmount, err := t.mount(ctx, t.config.WithStdin(bytes.NewReader(args)).WithStdout(&r.stdout).WithStderr(&r.stderr))
 	if err != nil {
 		return runtime.Result{}, err
 	}
@@ -101,14 +102,18 @@ func (t *Tool) Run(ctx context.Context, args []byte) (runtime.Result, error) {
 
 // mount adds the workspace to cfg, opened for this call only: a workspace
 // moved or recreated since the tool loaded is the one the call sees, and
-// no descriptor is held between calls.
-func (t *Tool) mount(cfg wazero.ModuleConfig) (wazero.ModuleConfig, func(), error) {
+// no descriptor is held between calls. A call with a workspace override
+// (a subagent in its parent's workspace: tools.WorkspaceFor) mounts that
+// folder instead, read-only when the call is; a tool granted no
+// workspace gets none either way.
+func (t *Tool) mount(ctx context.Context, cfg wazero.ModuleConfig) (wazero.ModuleConfig, func(), error) {
 	if t.workspace == "" {
 		return cfg, func() {}, nil
 	}
-	fs, err := openRootFS(t.workspace, t.m.Workspace != WorkspaceRW)
+	dir, readOnly := tools.WorkspaceFor(ctx, t.workspace)
+	fs, err := openRootFS(dir, readOnly || t.m.Workspace != WorkspaceRW)
 	if err != nil {
-		return nil, nil, fmt.Errorf("run wasm tool %s: cannot open the workspace %s (%w): create it again, or reload the agent", t.m.Name, t.workspace, err)
+		return nil, nil, fmt.Errorf("run wasm tool %s: cannot open the workspace %s (%w): create it again, or reload the agent", t.m.Name, dir, err)
 	}
 	mounted := wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(fs, "/workspace")
 	return cfg.WithFSConfig(mounted), func() { _ = fs.root.Close() }, nil

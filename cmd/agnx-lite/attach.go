@@ -65,7 +65,7 @@ func attachList(g *globals, server string) error {
 	if err != nil {
 		return err
 	}
-	return printSessions(g, list)
+	return printSessions(g, list, false)
 }
 
 // attachView shows a session as it happens and sends what the user types.

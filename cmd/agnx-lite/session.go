@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"text/tabwriter"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/lite"
@@ -20,6 +19,7 @@ func runSession(g *globals, args []string) error {
 	dir := fs.String("dir", "", "export: write Agnx's session folder DIR/<id>/ (events.jsonl, state.json); DIR is Agnx's {workspace}/sessions")
 	format := fs.String("format", "agnx", "export: agnx (Agnx's events.jsonl) or lite (agnx-lite's own log, with turn_end and tool_call lines)")
 	server := fs.StringP("server", "s", "", "the daemon's URL (default: the running one, if any)")
+	asJSON := fs.Bool("json", false, "list: print JSON (a flat list; a subagent's session has parent_id) instead of a tree")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func runSession(g *globals, args []string) error {
 		if err != nil {
 			return err
 		}
-		return printSessions(g, list)
+		return printSessions(g, list, *asJSON)
 	case "show":
 		return showSession(g, src, rest[0])
 	case "export":
@@ -125,21 +125,6 @@ func openSessions(g *globals, server string, write bool) (*sessionSource, error)
 		events: func(id string, fn func(runtime.Event) error) error { return runtime.ReadEvents(st, id, 0, fn) },
 		close:  func() { st.Close() },
 	}, nil
-}
-
-// printSessions prints sessions as a table, most recent first.
-func printSessions(g *globals, list []runtime.SessionInfo) error {
-	if len(list) == 0 {
-		fmt.Fprintln(g.stdout, "no sessions yet: start one with \"agnx-lite chat\"")
-		return nil
-	}
-	w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tAGENT\tGATEWAY\tSTATUS\tTURNS\tUPDATED\tFIRST MESSAGE")
-	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.ID, s.Agent, s.Gateway, s.Status, s.Turns,
-			s.Updated.Local().Format(time.DateTime), oneLine(s.Preview))
-	}
-	return w.Flush()
 }
 
 func showSession(g *globals, src *sessionSource, id string) error {

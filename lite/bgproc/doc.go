@@ -4,7 +4,9 @@
 //
 // Every process runs in its agent's sandbox (the wiring's Start, bubblewrap
 // unless sandbox.mode is trust), with the sandbox's minimal environment,
-// starting in the agent's workspace. spawn is matched by policies as the
+// starting in the agent's workspace, or in the call's own folder when it
+// has one (a subagent in its parent's workspace: tools.WorkspaceFor; the
+// log stays in the agent's workspace). spawn is matched by policies as the
 // bash command it runs (runtime.CallInvoked), the other actions as
 // builtin background_process:<action>.
 //

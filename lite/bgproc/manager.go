@@ -15,6 +15,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
 // Defaults of Options.
@@ -150,7 +151,10 @@ func (m *Manager) spawn(ctx context.Context, start Start, r spawnReq) (*proc, er
 // left, not even the log.
 func (m *Manager) launch(ctx context.Context, start Start, root *os.Root, p *proc, r spawnReq) error {
 	if r.workdir != "" {
-		if fi, err := root.Stat(r.workdir); err != nil || !fi.IsDir() {
+		// The process works in the call's folder (a subagent's may be its
+		// parent's: tools.WorkspaceFor); the log stays in root.
+		dir, _ := tools.WorkspaceFor(ctx, r.workspace)
+		if fi, err := statIn(dir, r.workdir); err != nil || !fi.IsDir() {
 			return fmt.Errorf("workdir %q is not a folder of the workspace: create it first, or leave workdir out", r.workdir)
 		}
 	}
@@ -173,6 +177,16 @@ func (m *Manager) launch(ctx context.Context, start Start, root *os.Root, p *pro
 		_ = root.Remove(p.rec.Log) // no record names it
 	}
 	return err
+}
+
+// statIn stats p inside the folder dir, refusing a way out of it.
+func statIn(dir, p string) (os.FileInfo, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.Stat(p)
 }
 
 // register records p, running as bp, and starts its goroutine and

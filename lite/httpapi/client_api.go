@@ -150,7 +150,7 @@ func sessionPath(id string) string { return "/api/v1/sessions/" + url.PathEscape
 func (j *sessionJSON) info() runtime.SessionInfo {
 	return runtime.SessionInfo{ID: j.ID, Agent: j.Agent, Gateway: j.Gateway, ChatID: j.ChatID, Status: runtime.SessionStatus(j.Status),
 		Created: j.CreatedAt, Updated: j.UpdatedAt, Turns: j.Turns, LastSeq: j.LastSeq, Preview: j.Preview,
-		Usage: runtime.Usage{PromptTokens: j.Usage.Prompt, CompletionTokens: j.Usage.Completion}}
+		Usage: runtime.Usage{PromptTokens: j.Usage.Prompt, CompletionTokens: j.Usage.Completion}, Parent: j.ParentID}
 }
 
 // Ready reports whether the daemon is ready (GET /readyz).

@@ -22,6 +22,9 @@ type sessionJSON struct {
 	LastSeq   uint64    `json:"last_seq"`
 	Preview   string    `json:"preview,omitempty"`
 	Usage     usageJSON `json:"usage"`
+	// ParentID is the session that spawned this one with the agent tool
+	// (a subagent), a lite extension; Agnx's sessions have none.
+	ParentID string `json:"parent_id,omitempty"`
 	// PendingApproval is the tool call waiting for a user's decision, on
 	// GET of one session: the extension Agnx's client reserves. It has
 	// expires_at only when runtime.approval_timeout_seconds is set (by
@@ -48,8 +51,13 @@ func toUsage(u runtime.Usage) usageJSON {
 
 func toSession(i runtime.SessionInfo) sessionJSON {
 	return sessionJSON{ID: i.ID, Agent: i.Agent, Status: string(i.Status), CreatedAt: i.Created.UTC(), UpdatedAt: i.Updated.UTC(),
-		Gateway: i.Gateway, ChatID: i.ChatID, Turns: i.Turns, LastSeq: i.LastSeq, Preview: i.Preview, Usage: toUsage(i.Usage)}
+		Gateway: i.Gateway, ChatID: i.ChatID, Turns: i.Turns, LastSeq: i.LastSeq, Preview: i.Preview, Usage: toUsage(i.Usage),
+		ParentID: i.Parent}
 }
+
+// SessionJSON is a session as the API shows it (parent_id included), for
+// the CLI's JSON output.
+func SessionJSON(i runtime.SessionInfo) any { return toSession(i) }
 
 // sessionError answers for an error of the loop or the store. An agent
 // whose files are invalid is 422 with the file:line sentence: the request
@@ -86,10 +94,11 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 		sessionError(w, r, err)
 		return
 	}
-	agent := r.URL.Query().Get("agent")
+	// ?agent= and ?parent= (a session's subagents) narrow the list.
+	agent, parent := r.URL.Query().Get("agent"), r.URL.Query().Get("parent")
 	out := make([]sessionJSON, 0, len(list))
 	for _, i := range list {
-		if agent == "" || i.Agent == agent {
+		if (agent == "" || i.Agent == agent) && (parent == "" || i.Parent == parent) {
 			out = append(out, toSession(i))
 		}
 	}

@@ -10,6 +10,13 @@
 // hard links (checked on the open descriptor, before truncating): a link
 // made on the host may name a file outside, which os.Root cannot see.
 //
+// A call may work in another folder than its agent's workspace: a
+// subagent given its parent's workspace (runtime.CallInfo's Workspace and
+// ReadOnly). WorkspaceFor is the one place tools read that override; the
+// file tools open the override folder instead, with the same rules, and
+// write_file and edit_file answer a read-only call with ReadOnlyRefusal.
+// The subject policies match stays the path relative to the folder.
+//
 // Workspace files are hostile input, so no file tool can hang or exhaust
 // the daemon:
 //   - Only regular files are read or written. Files are opened with

@@ -71,9 +71,9 @@ func (t *ReadFile) Run(ctx context.Context, raw []byte) (runtime.Result, error) 
 	if a.Path == "" {
 		return runtime.ErrorResult("error: read_file: path is required"), nil
 	}
-	root, err := os.OpenRoot(t.Workspace)
-	if err != nil {
-		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
+	root, refused, err := openWorkspace(ctx, t.Workspace, false)
+	if root == nil {
+		return refused, err
 	}
 	defer root.Close()
 	f, _, err := openRegular(root, cleanPath(t.Workspace, a.Path), os.O_RDONLY, 0)

@@ -48,9 +48,9 @@ func (t *ListDir) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	if err := decodeArgs(raw, &a); err != nil {
 		return runtime.ErrorResult("error: list_dir: " + err.Error()), nil
 	}
-	root, err := os.OpenRoot(t.Workspace)
-	if err != nil {
-		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
+	root, refused, err := openWorkspace(ctx, t.Workspace, false)
+	if root == nil {
+		return refused, err
 	}
 	defer root.Close()
 	shown := a.Path

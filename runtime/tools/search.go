@@ -71,9 +71,9 @@ func (t *Glob) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	}
 	var out []string
 	more := 0
-	root, err := os.OpenRoot(t.Workspace)
-	if err != nil {
-		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
+	root, refused, err := openWorkspace(ctx, t.Workspace, false)
+	if root == nil {
+		return refused, err
 	}
 	defer root.Close()
 	base := cleanPath(t.Workspace, a.Path)
@@ -262,9 +262,9 @@ func (t *Grep) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	if err != nil || a.Pattern == "" {
 		return runtime.ErrorResult(fmt.Sprintf("error: grep: %q is not a valid regular expression", a.Pattern)), nil
 	}
-	root, err := os.OpenRoot(t.Workspace)
-	if err != nil {
-		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
+	root, refused, err := openWorkspace(ctx, t.Workspace, false)
+	if root == nil {
+		return refused, err
 	}
 	defer root.Close()
 	g := grepper{ctx: ctx, root: root, re: re, budget: maxGrepScan}

@@ -61,9 +61,9 @@ func (t *WriteFile) Run(ctx context.Context, raw []byte) (runtime.Result, error)
 	if len(a.Content) > maxWriteBytes {
 		return runtime.ErrorResult(fmt.Sprintf("error: write_file: content is larger than %d MiB", maxWriteBytes>>20)), nil
 	}
-	root, err := os.OpenRoot(t.Workspace)
-	if err != nil {
-		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
+	root, refused, err := openWorkspace(ctx, t.Workspace, true)
+	if root == nil {
+		return refused, err
 	}
 	defer root.Close()
 	p := cleanPath(t.Workspace, a.Path)
@@ -137,9 +137,9 @@ func (t *EditFile) Run(ctx context.Context, raw []byte) (runtime.Result, error) 
 	if len(a.NewString) > maxWriteBytes {
 		return runtime.ErrorResult(fmt.Sprintf("error: edit_file: new_string is larger than %d MiB; write the file with write_file in parts instead", maxWriteBytes>>20)), nil
 	}
-	root, err := os.OpenRoot(t.Workspace)
-	if err != nil {
-		return runtime.Result{}, fmt.Errorf("open workspace: %w", err)
+	root, refused, err := openWorkspace(ctx, t.Workspace, true)
+	if root == nil {
+		return refused, err
 	}
 	defer root.Close()
 	p := cleanPath(t.Workspace, a.Path)

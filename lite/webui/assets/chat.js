@@ -26,6 +26,7 @@ export function chatScreen(main, id) {
   const send = h('button', {type: 'submit', class: 'primary'}, 'Send');
   const cancel = h('button', {type: 'button', class: 'danger', hidden: true, onclick: () => stop()}, 'Cancel');
   const title = h('h1', {}, 'Chat');
+  const parent = h('p', {class: 'parent meta', hidden: true});
   const form = h('form', {class: 'composer', onsubmit: (e) => { e.preventDefault(); submit(); }}, input, cancel, send);
   const fresh = h('button', {type: 'button', disabled: true, onclick: () => newChat()}, 'New chat');
   // Escape anywhere in the chat cancels the running turn.
@@ -36,7 +37,7 @@ export function chatScreen(main, id) {
     }
   };
   clear(main).append(h('section', {class: 'chat', onkeydown: onKey},
-    h('div', {class: 'bar'}, title,
+    h('div', {class: 'bar'}, h('div', {class: 'who'}, title, parent),
       h('div', {class: 'actions'}, fresh,
         h('a', {class: 'button', href: sess(id, 'export'), download: id + '.jsonl'}, 'Export'))),
     log, status, form));
@@ -80,12 +81,22 @@ export function chatScreen(main, id) {
     title.textContent = s.agent;
     document.title = s.agent + ' · agnx-lite';
     fresh.disabled = false;
+    if (s.parent_id) showParent(s.parent_id);
     if (s.status === 'running') setRunning(true);
     if (s.status === 'completed') {
       input.disabled = true;
       input.placeholder = 'This session has ended: start a new chat.';
     }
   }).catch((e) => say(e.message, true));
+
+  // showParent links a subagent's chat to the session that spawned it,
+  // named by its agent once known.
+  function showParent(pid) {
+    const link = h('a', {href: '#/chat/' + encodeURIComponent(pid), title: pid}, 'its parent session');
+    parent.append('subagent of ', link);
+    parent.hidden = false;
+    get(sess(pid)).then((p) => { link.textContent = p.agent + '’s session'; }, () => {});
+  }
 
   async function newChat() {
     fresh.disabled = true;

@@ -42,28 +42,57 @@ export async function pickerScreen(main, go) {
 }
 
 // sessionsScreen lists the sessions, newest first, to open, export or
-// delete.
+// delete: a subagent's session right under the session that spawned it.
 export async function sessionsScreen(main) {
   const list = h('ul', {class: 'rows'});
   clear(main).append(h('h1', {}, 'Sessions'), list);
   const {sessions = []} = await get('/api/v1/sessions');
   if (!sessions.length) list.append(h('li', {}, 'No sessions yet.'));
-  for (const s of sessions) list.append(sessionRow(s));
+  for (const [s, depth] of treeOrder(sessions)) list.append(sessionRow(s, depth));
 }
 
-function sessionRow(s) {
+// treeOrder puts each session's subagents under it (depth 1, theirs at 2,
+// ...), each level in the list's order. One whose parent is not listed
+// (deleted) stays at the top, as does any session of a parent loop, so
+// every session shows once.
+function treeOrder(sessions) {
+  const ids = new Set(sessions.map((s) => s.session_id));
+  const kids = new Map();
+  for (const s of sessions) {
+    if (s.parent_id && s.parent_id !== s.session_id && ids.has(s.parent_id)) {
+      if (!kids.has(s.parent_id)) kids.set(s.parent_id, []);
+      kids.get(s.parent_id).push(s);
+    }
+  }
+  const out = [], done = new Set();
+  const add = (s, depth) => {
+    done.add(s.session_id);
+    out.push([s, depth]);
+    for (const c of kids.get(s.session_id) || []) if (!done.has(c.session_id)) add(c, depth + 1);
+  };
+  for (const s of sessions) if (!done.has(s.session_id) && !ids.has(s.parent_id)) add(s, 0);
+  for (const s of sessions) if (!done.has(s.session_id)) add(s, 0);
+  return out;
+}
+
+function sessionRow(s, depth) {
   const id = s.session_id;
   const href = '#/chat/' + encodeURIComponent(id);
   const actions = h('div', {class: 'actions'},
     h('a', {class: 'button primary', href}, 'Open'),
     h('a', {class: 'button', href: sess(id, 'export'), download: id + '.jsonl'}, 'Export'),
     h('button', {type: 'button', class: 'danger', onclick: ask}, 'Delete'));
-  const row = h('li', {class: 'session', 'data-id': id},
+  const row = h('li', {class: 'session' + (depth ? ' child' : ''), 'data-id': id, 'data-parent': s.parent_id,
+    'aria-level': depth ? depth + 1 : undefined},
     h('a', {class: 'what', href},
       h('strong', {}, s.agent), ' ', h('span', {class: 'badge ' + s.status}, s.status),
+      s.parent_id && [' ', h('span', {class: 'badge subagent'}, 'subagent')],
+      s.parent_id && !depth && h('span', {class: 'meta'}, 'subagent of ' + s.parent_id),
       h('span', {class: 'preview'}, s.preview || '(no messages)'),
       h('span', {class: 'meta'}, `${when(s.updated_at)} · ${s.turns} turn${s.turns === 1 ? '' : 's'}`)),
     actions);
+  // Set through the CSSOM, which the CSP allows (a style attribute it would not).
+  if (depth) row.style.setProperty('--depth', Math.min(depth, 4));
   function ask() {
     const keep = h('button', {type: 'button', onclick: () => confirm.replaceWith(actions)}, 'Keep');
     const confirm = h('div', {class: 'actions confirm', role: 'group'},

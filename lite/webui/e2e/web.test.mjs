@@ -201,6 +201,40 @@ test('approval by button', async () => {
   await lastAnswer(page).filter({hasText: /denied/i}).waitFor();
 });
 
+test('subagent sessions as a tree', async () => {
+  // web_test.go stored a session of assistant and a subagent session of
+  // guarded it spawned.
+  const PARENT = env('PARENT_ID'), CHILD = env('CHILD_ID');
+  await page.goto(WEB + '/#/sessions');
+  const parentRow = page.locator(`li.session[data-id="${PARENT}"]`);
+  const childRow = page.locator(`li.session[data-id="${CHILD}"]`);
+  await childRow.waitFor();
+  assert.equal(await parentRow.evaluate((el) => el.nextElementSibling?.dataset.id), CHILD, 'the child is right under its parent');
+  assert.ok(await childRow.evaluate((el) => el.classList.contains('child')));
+  assert.ok(!(await parentRow.evaluate((el) => el.classList.contains('child'))));
+  await childRow.locator('.badge.subagent', {hasText: 'subagent'}).waitFor();
+  await childRow.locator('strong', {hasText: 'guarded'}).waitFor();
+  assert.equal(await parentRow.locator('.badge.subagent').count(), 0);
+  const [pl, cl] = await Promise.all([parentRow, childRow].map((r) => r.evaluate((el) => el.getBoundingClientRect().left)));
+  assert.ok(cl > pl, `the child is indented (${cl} > ${pl})`);
+  await shot(page, 'sessions-tree');
+
+  await childRow.getByRole('link', {name: 'Open'}).click();
+  await page.locator('.chat h1', {hasText: 'guarded'}).waitFor();
+  await page.locator('.msg.user', {hasText: "the subagent's task"}).waitFor();
+  await page.locator('.chat .parent', {hasText: 'subagent of'}).waitFor();
+  const link = page.locator('.chat .parent a');
+  await link.filter({hasText: 'assistant’s session'}).waitFor();
+  assert.equal(await link.getAttribute('href'), '#/chat/' + encodeURIComponent(PARENT));
+  const box = await link.boundingBox();
+  assert.ok(box.height >= 44, `the parent link is ${box.height}px high`);
+  await shot(page, 'chat-subagent');
+  await link.click();
+  await page.waitForURL((u) => u.hash === '#/chat/' + encodeURIComponent(PARENT));
+  await page.locator('.msg.user', {hasText: "the parent's task"}).waitFor();
+  assert.equal(await page.locator('.chat .parent a').count(), 0, 'a session nobody spawned has no parent link');
+});
+
 test('sessions list, continue, export, delete', async () => {
   await page.goto(WEB + '/#/sessions');
   const row = page.locator(`li.session[data-id="${sessionID}"]`);
@@ -223,7 +257,7 @@ test('sessions list, continue, export, delete', async () => {
   await page.locator('.chat h1', {hasText: 'assistant'}).waitFor();
   assert.equal(await page.locator('.msg').count(), 0, 'a new chat starts empty');
   await page.goto(WEB + '/#/sessions');
-  const other = page.locator('li.session').filter({hasText: 'guarded'}).first();
+  const other = page.locator('li.session:not(.child)').filter({hasText: 'guarded'}).first();
   const otherID = await other.getAttribute('data-id');
   await other.getByRole('button', {name: 'Delete'}).click();
   await other.getByRole('button', {name: 'Keep'}).click();

@@ -52,6 +52,7 @@ func TestBrowser(t *testing.T) {
 	dir := t.TempDir()
 	port := freePort(t)
 	writeDataDir(t, dir, port, fake.BaseURL())
+	parent, child := seedSubagent(t, dir)
 	daemon := startDaemon(ctx, t, bin, dir)
 
 	proxy := startProxy(t, daemon)
@@ -67,6 +68,8 @@ func TestBrowser(t *testing.T) {
 		"API_TOKEN="+token,
 		"CHROMIUM="+chromium,
 		"SHOTS_DIR="+shots,
+		"PARENT_ID="+parent,
+		"CHILD_ID="+child,
 	)
 	out, err := node.CombinedOutput()
 	t.Logf("web.test.mjs:\n%s", out)
