@@ -21,12 +21,12 @@ import (
 
 // home is a data dir with the default agent, and a fake Ollama behind it.
 type home struct {
-	t    *testing.T
+	t    testing.TB
 	cfg  *lite.Config
 	fake *llmtest.Server
 }
 
-func newHome(t *testing.T, h llmtest.Handler, policy string) *home {
+func newHome(t testing.TB, h llmtest.Handler, policy string) *home {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, h)
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	t.Setenv("AGNX_LITE_HOME", "")
@@ -45,7 +45,7 @@ func newHome(t *testing.T, h llmtest.Handler, policy string) *home {
 // rig is the ACP server over an App opened on home, driven by the SDK's
 // client side over pipes.
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	app    *lite.App
 	conn   *acp.ClientSideConnection
 	client *recorder
