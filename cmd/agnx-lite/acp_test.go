@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/lite/acpserver"
+)
+
+// acpText is an ACP client that keeps the agent's message text.
+type acpText struct {
+	mu   sync.Mutex
+	text strings.Builder
+}
+
+func (c *acpText) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
+	if m := n.Update.AgentMessageChunk; m != nil && m.Content.Text != nil {
+		c.mu.Lock()
+		c.text.WriteString(m.Content.Text.Text)
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+func (c *acpText) take() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.text.String()
+	c.text.Reset()
+	return s
+}
+
+func (c *acpText) RequestPermission(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(acp.PermissionOptionId("allow_once"))}, nil
+}
+
+func (c *acpText) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	return acp.ReadTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsReadTextFile)
+}
+
+func (c *acpText) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	return acp.WriteTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsWriteTextFile)
+}
+
+func (c *acpText) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	return acp.CreateTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalCreate)
+}
+
+func (c *acpText) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
+	return acp.KillTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalKill)
+}
+
+func (c *acpText) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
+	return acp.TerminalOutputResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalOutput)
+}
+
+func (c *acpText) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
+	return acp.ReleaseTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalRelease)
+}
+
+func (c *acpText) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
+	return acp.WaitForTerminalExitResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalWaitForExit)
+}
+
+// jsonLines checks, as it passes them on, that the lines the command
+// writes to standard output are JSON objects only.
+type jsonLines struct {
+	t   *testing.T
+	buf []byte
+	w   io.Writer
+}
+
+func (j *jsonLines) Write(p []byte) (int, error) {
+	j.buf = append(j.buf, p...)
+	for {
+		i := bytes.IndexByte(j.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := j.buf[:i]
+		var m map[string]any
+		assert.NoError(j.t, json.Unmarshal(line, &m), "stdout carries only JSON-RPC: %q", line)
+		j.buf = j.buf[i+1:]
+	}
+	return j.w.Write(p)
+}
+
+// agnx-lite acp serves the agent in-process, or through the daemon when
+// one runs (as chat does); its sessions are "acp" ones, and nothing but
+// JSON-RPC reaches standard output.
+func TestCLI_ACP(t *testing.T) {
+	for _, viaDaemon := range []bool{false, true} {
+		t.Run(map[bool]string{false: "in-process", true: "daemon"}[viaDaemon], func(t *testing.T) {
+			c := newCLI(t)
+			code, _, errs := c.run("init")
+			require.Equal(t, 0, code, errs)
+			if viaDaemon {
+				c.serve()
+			}
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			errb := newSyncBuffer()
+			exited := make(chan int, 1)
+			go func() {
+				code := runWith(&globals{stdin: inR, stdout: &jsonLines{t: t, w: outW}, stderr: errb}, c.args([]string{"acp", "-v"}))
+				outW.Close()
+				exited <- code
+			}()
+			client := &acpText{}
+			conn := acp.NewClientSideConnection(client, inW, outR)
+			conn.SetLogger(slog.New(slog.DiscardHandler))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			init, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
+			require.NoError(t, err, errb.String())
+			assert.Equal(t, "agnx-lite", init.AgentInfo.Name)
+			s, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: "/", McpServers: []acp.McpServer{}})
+			require.NoError(t, err, errb.String())
+			resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: s.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("hi from an editor")}})
+			require.NoError(t, err, errb.String())
+			assert.Equal(t, acp.StopReasonEndTurn, resp.StopReason)
+			assert.Equal(t, "echo: hi from an editor", client.take())
+
+			inW.Close()
+			select {
+			case code := <-exited:
+				assert.Equal(t, 0, code, errb.String())
+			case <-time.After(time.Minute):
+				t.Fatal("agnx-lite acp did not exit when its input ended")
+			}
+			assert.Contains(t, errb.String(), `"msg":"acp session created"`, "logs go to stderr")
+			code, out, errs := c.run("session", "list")
+			require.Equal(t, 0, code, errs)
+			assert.Regexp(t, string(s.SessionId)+`\s+assistant\s+`+acpserver.Gateway+`\s`, out)
+			code, out, errs = c.run("session", "show", string(s.SessionId))
+			require.Equal(t, 0, code, errs)
+			assert.Contains(t, out, "you> hi from an editor\nassistant> echo: hi from an editor")
+		})
+	}
+}
+
+// peersDir is where ci/mcp-peers.sh installs the reference SDKs (the
+// module root's .peers, or $MCP_PEERS_DIR); the test skips, saying why,
+// without node or the ACP SDK, and fails instead when CI=true.
+func acpPeers(t *testing.T) (node, dir string) {
+	t.Helper()
+	missing := func(why string) {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(why)
+		}
+		t.Skip(why)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node is not installed: the reference ACP client cannot run (install Node.js, then make deps)")
+	}
+	dir = os.Getenv("MCP_PEERS_DIR")
+	if dir == "" {
+		dir, err = filepath.Abs(filepath.Join("..", "..", ".peers"))
+		require.NoError(t, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err != nil {
+		missing("@agentclientprotocol/sdk is not installed in " + dir + ": run make deps (ci/mcp-peers.sh)")
+	}
+	return node, dir
+}
+
+// The reference SDK's client (@agentclientprotocol/sdk, driven by
+// testdata/acp_client.mjs) talks to the built binary: initialize,
+// session/new, a prompt with a tool call it is asked permission for, and
+// an unknown method answered -32601.
+func TestCLI_ACPReferenceClient(t *testing.T) {
+	node, peers := acpPeers(t)
+	c := newCLI(t)
+	code, _, errs := c.run("init")
+	require.Equal(t, 0, code, errs)
+	require.NoError(t, os.WriteFile(filepath.Join(c.dir, "agents", "assistant", "policy.yaml"), []byte("mode: ask\n"), 0o644))
+	bin := filepath.Join(t.TempDir(), "agnx-lite")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("testdata", "acp_client.mjs"), peers, bin}, c.args([]string{"acp"})...)...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "OLLAMA_HOST=" + c.fake.BaseURL(), "ACP_PROMPT=use list_dir {}"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	require.NoError(t, err, stderr.String())
+	var got struct {
+		ProtocolVersion   int      `json:"protocolVersion"`
+		LoadSession       bool     `json:"loadSession"`
+		AgentName         string   `json:"agentName"`
+		SessionID         string   `json:"sessionId"`
+		StopReason        string   `json:"stopReason"`
+		UnknownMethodCode int      `json:"unknownMethodCode"`
+		Text              string   `json:"text"`
+		Updates           []string `json:"updates"`
+	}
+	sc := bufio.NewScanner(bytes.NewReader(stdout))
+	require.True(t, sc.Scan(), "no output; stderr: %s", stderr.String())
+	require.NoError(t, json.Unmarshal(sc.Bytes(), &got), sc.Text())
+	assert.Equal(t, 1, got.ProtocolVersion)
+	assert.True(t, got.LoadSession)
+	assert.Equal(t, "agnx-lite", got.AgentName)
+	assert.True(t, strings.HasPrefix(got.SessionID, "session_"), got.SessionID)
+	assert.Equal(t, "end_turn", got.StopReason)
+	assert.Equal(t, -32601, got.UnknownMethodCode)
+	assert.Equal(t, "list_dir said: . is empty", got.Text)
+	assert.Equal(t, []string{
+		"tool_call in_progress",
+		"request_permission allow_once,allow_always,reject_once",
+		"tool_call_update completed",
+	}, got.Updates[:3], "%q", got.Updates)
+	t.Logf("reference client: %s", sc.Text())
+}
