@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite/acpserver"
+	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
 // acpText is an ACP client that keeps the agent's message text.
@@ -100,50 +101,74 @@ func (j *jsonLines) Write(p []byte) (int, error) {
 	return j.w.Write(p)
 }
 
+// acpRun is agnx-lite acp running in this process, driven by the Go
+// SDK's client.
+type acpRun struct {
+	conn   *acp.ClientSideConnection
+	client *acpText
+	in     *io.PipeWriter
+	errb   *syncBuffer
+	exited chan int
+}
+
+func (c *cli) acp(t *testing.T) *acpRun {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	r := &acpRun{client: &acpText{}, in: inW, errb: newSyncBuffer(), exited: make(chan int, 1)}
+	go func() {
+		code := runWith(&globals{stdin: inR, stdout: &jsonLines{t: t, w: outW}, stderr: r.errb}, c.args([]string{"acp", "-v"}))
+		outW.Close()
+		r.exited <- code
+	}()
+	r.conn = acp.NewClientSideConnection(r.client, inW, outR)
+	r.conn.SetLogger(slog.New(slog.DiscardHandler))
+	return r
+}
+
+// close ends the input and waits for the command to exit 0.
+func (r *acpRun) close(t *testing.T) {
+	r.in.Close()
+	select {
+	case code := <-r.exited:
+		assert.Equal(t, 0, code, r.errb.String())
+	case <-time.After(time.Minute):
+		t.Fatal("agnx-lite acp did not exit when its input ended")
+	}
+}
+
 // agnx-lite acp serves the agent in-process, or through the daemon when
-// one runs (as chat does); its sessions are "acp" ones, and nothing but
-// JSON-RPC reaches standard output.
+// one runs (as chat does): prompts, permission requests answered as
+// approvals, and session/load by a later run. Its sessions are "acp"
+// ones, and nothing but JSON-RPC reaches standard output.
 func TestCLI_ACP(t *testing.T) {
 	for _, viaDaemon := range []bool{false, true} {
 		t.Run(map[bool]string{false: "in-process", true: "daemon"}[viaDaemon], func(t *testing.T) {
-			c := newCLI(t)
-			code, _, errs := c.run("init")
-			require.Equal(t, 0, code, errs)
-			if viaDaemon {
-				c.serve()
-			}
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			errb := newSyncBuffer()
-			exited := make(chan int, 1)
-			go func() {
-				code := runWith(&globals{stdin: inR, stdout: &jsonLines{t: t, w: outW}, stderr: errb}, c.args([]string{"acp", "-v"}))
-				outW.Close()
-				exited <- code
-			}()
-			client := &acpText{}
-			conn := acp.NewClientSideConnection(client, inW, outR)
-			conn.SetLogger(slog.New(slog.DiscardHandler))
+			c := askingCLI(t, llmtest.Echo(), viaDaemon)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			init, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
-			require.NoError(t, err, errb.String())
+			r := c.acp(t)
+			init, err := r.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
+			require.NoError(t, err, r.errb.String())
 			assert.Equal(t, "agnx-lite", init.AgentInfo.Name)
-			s, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: "/", McpServers: []acp.McpServer{}})
-			require.NoError(t, err, errb.String())
-			resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: s.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("hi from an editor")}})
-			require.NoError(t, err, errb.String())
-			assert.Equal(t, acp.StopReasonEndTurn, resp.StopReason)
-			assert.Equal(t, "echo: hi from an editor", client.take())
-
-			inW.Close()
-			select {
-			case code := <-exited:
-				assert.Equal(t, 0, code, errb.String())
-			case <-time.After(time.Minute):
-				t.Fatal("agnx-lite acp did not exit when its input ended")
+			s, err := r.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: "/", McpServers: []acp.McpServer{}})
+			require.NoError(t, err, r.errb.String())
+			for _, msg := range []string{"hi from an editor", "use list_dir {}"} {
+				resp, err := r.conn.Prompt(ctx, acp.PromptRequest{SessionId: s.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(msg)}})
+				require.NoError(t, err, r.errb.String())
+				assert.Equal(t, acp.StopReasonEndTurn, resp.StopReason)
 			}
-			assert.Contains(t, errb.String(), `"msg":"acp session created"`, "logs go to stderr")
+			assert.Equal(t, "echo: hi from an editorlist_dir said: . is empty", r.client.take(), "the call was allowed once")
+			r.close(t)
+			assert.Contains(t, r.errb.String(), `"msg":"acp session created"`, "logs go to stderr")
+
+			r = c.acp(t)
+			_, err = r.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
+			require.NoError(t, err, r.errb.String())
+			_, err = r.conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: s.SessionId, Cwd: "/", McpServers: []acp.McpServer{}})
+			require.NoError(t, err, r.errb.String())
+			assert.Equal(t, "echo: hi from an editorlist_dir said: . is empty", r.client.take(), "the history replayed")
+			r.close(t)
+
 			code, out, errs := c.run("session", "list")
 			require.Equal(t, 0, code, errs)
 			assert.Regexp(t, string(s.SessionId)+`\s+assistant\s+`+acpserver.Gateway+`\s`, out)
