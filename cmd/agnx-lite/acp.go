@@ -38,6 +38,11 @@ func runACP(g *globals, args []string) error {
 	if *agent == "" {
 		*agent = cfg.Runtime.DefaultAgent
 	}
+	// An agent that cannot load fails here, where the editor shows the
+	// sentence as the agent's exit, not at each session/new.
+	if _, err := b.model(context.Background(), *agent); err != nil {
+		return err
+	}
 	ab, err := acpBackend(b, cfg)
 	if err != nil {
 		return err

@@ -179,6 +179,21 @@ func TestCLI_ACP(t *testing.T) {
 	}
 }
 
+// An agent that cannot be served fails at start, on stderr, with nothing
+// on stdout.
+func TestCLI_ACPUnknownAgent(t *testing.T) {
+	for _, viaDaemon := range []bool{false, true} {
+		t.Run(map[bool]string{false: "in-process", true: "daemon"}[viaDaemon], func(t *testing.T) {
+			c := askingCLI(t, llmtest.Echo(), viaDaemon)
+			var out bytes.Buffer
+			code, errs := c.runIn(strings.NewReader(""), &out, "acp", "-a", "nope")
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errs, "nope")
+			assert.Empty(t, out.String())
+		})
+	}
+}
+
 // peersDir is where ci/mcp-peers.sh installs the reference SDKs (the
 // module root's .peers, or $MCP_PEERS_DIR); the test skips, saying why,
 // without node or the ACP SDK, and fails instead when CI=true.
