@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite/acpserver"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -226,15 +228,12 @@ func acpPeers(t *testing.T) (node, dir string) {
 // an unknown method answered -32601.
 func TestCLI_ACPReferenceClient(t *testing.T) {
 	node, peers := acpPeers(t)
+	testenv.SkipIfNoReexec(t, "it runs the built binary")
 	c := newCLI(t)
 	code, _, errs := c.run("init")
 	require.Equal(t, 0, code, errs)
 	require.NoError(t, os.WriteFile(filepath.Join(c.dir, "agents", "assistant", "policy.yaml"), []byte("mode: ask\n"), 0o644))
-	bin := filepath.Join(t.TempDir(), "agnx-lite")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := buildBinary(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -270,4 +269,63 @@ func TestCLI_ACPReferenceClient(t *testing.T) {
 		"tool_call_update completed",
 	}, got.Updates[:3], "%q", got.Updates)
 	t.Logf("reference client: %s", sc.Text())
+}
+
+// buildBinary builds agnx-lite into the test's temporary folder.
+func buildBinary(t *testing.T) string {
+	bin := filepath.Join(t.TempDir(), "agnx-lite")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return bin
+}
+
+// startACPChild runs the binary's acp command as a child process, driven
+// by the Go SDK's client over its stdin and stdout.
+func startACPChild(t *testing.T, c *cli, bin string) (*exec.Cmd, *acp.ClientSideConnection, *acpText) {
+	cmd := exec.Command(bin, c.args([]string{"acp"})...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "OLLAMA_HOST=" + c.fake.BaseURL()}
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	client := &acpText{}
+	conn := acp.NewClientSideConnection(client, in, out)
+	conn.SetLogger(slog.New(slog.DiscardHandler))
+	return cmd, conn, client
+}
+
+// A session an editor used survives the agent being killed: the next
+// agnx-lite acp loads it, with what was said.
+func TestCLI_ACPSessionSurvivesKill(t *testing.T) {
+	testenv.SkipIfNoReexec(t, "it kills a child process")
+	c := newCLI(t)
+	code, _, errs := c.run("init")
+	require.Equal(t, 0, code, errs)
+	bin := buildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	cmd, conn, client := startACPChild(t, c, bin)
+	_, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
+	require.NoError(t, err)
+	s, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: "/", McpServers: []acp.McpServer{}})
+	require.NoError(t, err)
+	resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: s.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock("remember this")}})
+	require.NoError(t, err)
+	assert.Equal(t, acp.StopReasonEndTurn, resp.StopReason)
+	assert.Equal(t, "echo: remember this", client.take())
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+
+	_, conn, client = startACPChild(t, c, bin)
+	_, err = conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
+	require.NoError(t, err)
+	_, err = conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: s.SessionId, Cwd: "/", McpServers: []acp.McpServer{}})
+	require.NoError(t, err)
+	assert.Equal(t, "echo: remember this", client.take())
 }
