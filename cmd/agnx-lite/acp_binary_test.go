@@ -91,8 +91,9 @@ func TestCLI_ACPReferenceClient(t *testing.T) {
 	assert.Equal(t, []string{
 		"tool_call in_progress",
 		"request_permission allow_once,allow_always,reject_once",
+		"tool_call_update in_progress",
 		"tool_call_update completed",
-	}, got.Updates[:3], "%q", got.Updates)
+	}, got.Updates[:4], "%q", got.Updates)
 	t.Logf("reference client: %s", sc.Text())
 }
 

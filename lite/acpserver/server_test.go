@@ -102,7 +102,28 @@ func TestServe_PermissionMapping(t *testing.T) {
 			resp, err := r.prompt(sid, "use list_dir {}")
 			require.NoError(t, err)
 			assert.Equal(t, acp.StopReasonEndTurn, resp.StopReason)
-			assert.Equal(t, tc.answer, text(r.client.take()))
+			// The permission request is handled beside the notifications,
+			// in no order with them: set it apart.
+			var lines, asked []string
+			for _, l := range r.client.take() {
+				if strings.HasPrefix(l, "permission ") {
+					asked = append(asked, l)
+				} else {
+					lines = append(lines, l)
+				}
+			}
+			assert.Equal(t, tc.answer, text(lines))
+			require.Len(t, asked, 1)
+			require.GreaterOrEqual(t, len(lines), 3, "%q", lines)
+			assert.Regexp(t, `^tool_call \S+ read in_progress: list_dir$`, lines[0])
+			assert.Equal(t, "permission "+strings.Fields(lines[0])[1], asked[0])
+			lines = lines[1:]
+			if strings.HasPrefix(string(tc.option), "allow") {
+				assert.Regexp(t, `^tool_call_update \S+ in_progress: $`, lines[0], "allowed: it runs")
+				assert.Regexp(t, `^tool_call_update \S+ completed: `, lines[1])
+			} else {
+				assert.Regexp(t, `^tool_call_update \S+ failed: `, lines[0], "denied: its result failed")
+			}
 			r.client.mu.Lock()
 			defer r.client.mu.Unlock()
 			require.Len(t, r.client.asked, 1)

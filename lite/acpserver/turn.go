@@ -167,7 +167,11 @@ func (t *turn) decided(e *runtime.Event) error {
 		delete(t.asks, e.CallID)
 	}
 	if _, known := t.calls[e.CallID]; known {
-		return nil // its tool_result follows
+		if e.Decision == runtime.DenyCall {
+			return nil // its failed tool_result follows
+		}
+		// The request showed it pending: it runs now.
+		return t.send(acp.UpdateToolCall(acp.ToolCallId(e.CallID), acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 	}
 	status := acp.ToolCallStatusCompleted
 	if e.Decision == runtime.DenyCall {
