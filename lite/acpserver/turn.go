@@ -11,10 +11,6 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// evToolProgress is runtime.EvToolProgress ("tool_progress", ephemeral:
-// what a long call is doing), named here until the runtime declares it.
-const evToolProgress runtime.EventType = "tool_progress"
-
 // maxAsks bounds the permission requests one turn keeps open at once.
 const maxAsks = 8
 
@@ -51,7 +47,7 @@ func (t *turn) event(e runtime.Event) error {
 		return t.send(startCall(&e))
 	case runtime.EvToolResult:
 		return t.send(resultUpdate(&e))
-	case evToolProgress:
+	case runtime.EvToolProgress:
 		return t.send(acp.UpdateToolCall(acp.ToolCallId(e.CallID), acp.WithUpdateStatus(acp.ToolCallStatusInProgress),
 			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(cut(e.Content, 2<<10)))})))
 	case runtime.EvApprovalRequired:

@@ -94,7 +94,7 @@ func TestTurn_ProgressAskAndEnds(t *testing.T) {
 		{Type: runtime.EvToken, Content: "Let me "},
 		{Type: runtime.EvAssistant, Content: "Let me look."}, // a token was lost: the rest is sent
 		{Type: runtime.EvToolCall, CallID: "c1", ToolName: "worker", Arguments: `{"action":"run"}`},
-		{Type: evToolProgress, CallID: "c1", ToolName: "worker", Content: "editing main.go"},
+		{Type: runtime.EvToolProgress, CallID: "c1", ToolName: "worker", Content: "editing main.go"},
 		{Type: runtime.EvApprovalRequired, CallID: "c1.1", ToolName: "bash", Content: "go test ./..."},
 	} {
 		require.NoError(t, tr.event(e))
