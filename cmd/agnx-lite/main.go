@@ -39,6 +39,8 @@ func commands() map[string]command {
 			"agnx-lite chat -a assistant", nil, runChat},
 		"run": {"run [-a AGENT] [-s URL] [--approve] -m MESSAGE", "send one message, print the answer",
 			`agnx-lite run -m "what is the time in Tokyo?"`, nil, runRun},
+		"acp": {"acp [-a AGENT] [-s URL]", "serve an agent to an editor (Zed, ...) over ACP on stdin/stdout",
+			"agnx-lite acp -a assistant", nil, runACP},
 		"serve": {"serve [--host H] [-p PORT] [--agents-dir D] | serve status | stop | reload-agents", "run the daemon (HTTP API), or talk to the running one",
 			"agnx-lite serve --host 0.0.0.0 -p 8080", []string{"status", "stop", "reload-agents"}, runServe},
 		"attach": {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events",
