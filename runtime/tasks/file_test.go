@@ -147,4 +147,3 @@ func TestFile_Restart(t *testing.T) {
 	assert.Equal(t, Low, task.Priority)
 	assert.Equal(t, "priority medium → low", task.History[1].What)
 }
-

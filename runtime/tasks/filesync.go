@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -239,4 +240,28 @@ func (s *Store) bad(name string, st fs.FileInfo, line int, msg string) error {
 	}
 	s.files[name] = &fileMemo{mod: st.ModTime(), size: st.Size(), err: fe}
 	return fe
+}
+
+// SyncAll syncs every board the store has and every board file a person
+// made in Dir, and returns the mistakes found.
+func (s *Store) SyncAll(ctx context.Context) []error {
+	names, err := s.Boards()
+	if err != nil {
+		return []error{err}
+	}
+	if s.o.Dir != "" {
+		files, _ := filepath.Glob(filepath.Join(s.o.Dir, "*.md"))
+		for _, f := range files {
+			if n := strings.TrimSuffix(filepath.Base(f), ".md"); CheckBoard(n) == nil && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	var errs []error
+	for _, n := range names {
+		if err := s.Sync(ctx, n); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }
