@@ -112,7 +112,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		RequestTimeout: seconds(sc.RequestTimeoutSeconds, 0),
 		Shutdown:       stop, BaseURL: base, Logger: log, Metrics: app.WriteMetrics,
 		Gateways: app.GatewayStates, MCPServers: app.MCPServers, RSS: app.RSS, SearchMemory: app.searchMemoryAPI,
-		Schedules: app.Schedules(),
+		Schedules: app.Schedules(), Tasks: app.Tasks(),
 		// The name the server is bound to is one clients reach it by.
 		AllowedHosts:   append(slices.Clip(sc.AllowedHosts), sc.Host),
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
