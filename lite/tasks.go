@@ -53,8 +53,10 @@ type taskHost struct {
 	workWG  sync.WaitGroup
 
 	// Test seams (nil in the daemon): ticked after each look at the
-	// boards, recorded after each turn end is recorded on its task.
-	ticked, recorded func()
+	// boards, recorded after each turn end is recorded on its task;
+	// inCommit runs in the transaction that stores a task's first
+	// message and starts it, started once that is committed.
+	ticked, recorded, inCommit, started func()
 }
 
 func newTaskHost(a *App, now func() time.Time) *taskHost {
@@ -184,6 +186,10 @@ func (h *taskHost) start(ctx context.Context, t tasks.Task) error {
 		return err
 	}
 	_, err = h.store.Begin(ctx, t.Board, t.ID, tasks.ByAgent(t.Assignee), info.ID, func(fn func(*storage.Tx) error) error {
+		if h.inCommit != nil {
+			inner := fn
+			fn = func(tx *storage.Tx) error { h.inCommit(); return inner(tx) }
+		}
 		_, err := h.a.Loop.Send(ctx, info.ID, runtime.Input{Content: prompt, Origin: taskOrigin, Commit: fn})
 		return err
 	})
@@ -195,6 +201,9 @@ func (h *taskHost) start(ctx context.Context, t tasks.Task) error {
 			return nil // taken meanwhile: nothing to retry
 		}
 		return err
+	}
+	if h.started != nil {
+		h.started()
 	}
 	h.log.Info("an agent is started on its task", "board", t.Board, "task", t.ID, "agent", t.Assignee, "session", info.ID)
 	return nil

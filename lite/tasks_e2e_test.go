@@ -141,3 +141,40 @@ func reorder(what string) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// An agent given the tasks tool adds a task with it: the history names
+// the agent.
+func TestTasks_ToolInATurn(t *testing.T) {
+	fake := llmtest.NewHandler(t, llmtest.Ollama, func(r llmtest.RecordedRequest) llmtest.Reply {
+		if last := r.Messages[len(r.Messages)-1]; last.Role == "tool" {
+			return llmtest.Reply{Text: "noted: " + last.Content}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "tasks",
+			Arguments: `{"action":"add","title":"buy milk","priority":"low"}`}}}
+	})
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	cfg := serveConfig(t, t.TempDir())
+	cfg.Runtime.MemoryLimitMB = 0
+	setSpec(t, cfg.AgentsDir+"/assistant", "  tools:\n    - {type: builtin, name: tasks}\n")
+	app, err := Open(cfg, &Options{NoSync: true})
+	require.NoError(t, err)
+	defer app.Close()
+	ctx := context.Background()
+	info, err := app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "assistant", Gateway: "cli"})
+	require.NoError(t, err)
+	sub, err := app.Loop.Follow(ctx, info.ID, 0)
+	require.NoError(t, err)
+	defer sub.Close()
+	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "remember to buy milk"})
+	require.NoError(t, err)
+	for e := range sub.C() {
+		if e.Type == runtime.EvTurnEnd {
+			break
+		}
+	}
+	task, err := app.Tasks().Get(ctx, "", "T-1")
+	require.NoError(t, err)
+	assert.Equal(t, "buy milk", task.Title)
+	assert.Equal(t, tasks.Low, task.Priority)
+	assert.Equal(t, "agent:assistant", task.History[0].By)
+}
