@@ -192,8 +192,8 @@ func (s *Store) apply(ctx context.Context, e edit) ([]*Task, error) {
 		return nil, err
 	}
 	changed, err := e.fn(b)
-	if err != nil {
-		return nil, err
+	if err != nil || (len(changed) == 0 && !e.force) {
+		return changed, err // nothing to store
 	}
 	for _, t := range changed {
 		if err := checkFields(t); err != nil {

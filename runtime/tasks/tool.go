@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,7 +43,7 @@ type toolArgs struct {
 const toolSchema = `{"type":"object","properties":{` +
 	`"action":{"type":"string","enum":["add","list","show","move","assign","update","comment"],"description":"add a task; list tasks; show one with its history; move it to another status; assign it to an agent; update its fields; comment on it"},` +
 	`"board":{"type":"string","description":"The board (default: 'default')"},` +
-	`"id":{"type":"string","description":"(show, move, assign, update, comment) The task's id, e.g. T-3"},` +
+	`"id":{"type":"string","description":"(show, move, assign, update, comment) The task's id, e.g. T-3 (or board/T-3)"},` +
 	`"title":{"type":"string","description":"(add, update) One line, at most 200 characters"},` +
 	`"description":{"type":"string","description":"(add, update) What to do, at most 8 KiB"},` +
 	`"priority":{"type":"string","enum":["low","medium","high","critical"],"description":"(add, update) Default medium"},` +
@@ -76,15 +77,18 @@ func (t *tool) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 	if !ok || info.Agent == "" {
 		return runtime.ErrorResult("The tasks tool works only in an agent's turn."), nil
 	}
+	by := ByAgent(info.Agent)
+	if b, id, ok := strings.Cut(a.ID, "/"); ok {
+		a.Board, a.ID = b, id // board/T-3, as lists across boards write it
+	}
+	if a.Action == "list" {
+		return t.list(ctx, info.Agent, &a) // no board: every board's
+	}
 	if a.Board == "" {
 		a.Board = DefaultBoard
 	}
-	by := ByAgent(info.Agent)
-	switch a.Action {
-	case "add":
+	if a.Action == "add" {
 		return t.add(ctx, by, &a)
-	case "list":
-		return t.list(ctx, info.Agent, &a)
 	}
 	if a.ID == "" {
 		return runtime.ErrorResult("Give the task's id (e.g. T-3) for " + a.Action + "."), nil
@@ -185,7 +189,7 @@ func (t *tool) list(ctx context.Context, agent string, a *toolArgs) (runtime.Res
 		return toolErr(err)
 	}
 	var b strings.Builder
-	if fe := t.s.FileErr(a.Board); fe != nil {
+	if fe := t.s.FileErr(cmp.Or(a.Board, DefaultBoard)); fe != nil {
 		fmt.Fprintf(&b, "(The board's file has a mistake a person must fix, so their edit is not applied yet: %v)\n", fe)
 	}
 	if len(list) == 0 {
@@ -196,10 +200,18 @@ func (t *tool) list(ctx context.Context, agent string, a *toolArgs) (runtime.Res
 			fmt.Fprintf(&b, "… and %d more: filter by status or agent.\n", len(list)-i)
 			break
 		}
-		fmt.Fprintf(&b, "%s [%s] %s — %s\n", task.ID, task.Status, task.Title, brief(task))
+		fmt.Fprintf(&b, "%s%s [%s] %s — %s\n", boardOf(task, a.Board), task.ID, task.Status, task.Title, brief(task))
 	}
 	details, _ := json.Marshal(list)
 	return runtime.Result{Content: strings.TrimSuffix(b.String(), "\n"), Details: details}, nil
+}
+
+// boardOf prefixes an id with its board when the list spans boards.
+func boardOf(t Task, listed string) string {
+	if listed != "" || t.Board == DefaultBoard {
+		return ""
+	}
+	return t.Board + "/"
 }
 
 // brief is a task's status, priority, assignee and dependencies in words.

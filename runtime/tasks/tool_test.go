@@ -79,3 +79,21 @@ func TestTool_ConcurrentClaim(t *testing.T) {
 	assert.Len(t, task.History, 2)
 	assert.Contains(t, []string{"agent:a", "agent:b"}, task.History[1].By)
 }
+
+func TestTool_Boards(t *testing.T) {
+	r := newRig(t)
+	tl := NewTool(r.Store)
+	res := call(t, tl, "planner", `{"action":"add","board":"ops","title":"deploy"}`)
+	require.False(t, res.IsError, res.Content)
+	call(t, tl, "planner", `{"action":"add","title":"write"}`)
+	res = call(t, tl, "planner", `{"action":"list"}`)
+	assert.Contains(t, res.Content, "T-1 [todo] write")
+	assert.Contains(t, res.Content, "ops/T-1 [todo] deploy")
+	res = call(t, tl, "planner", `{"action":"list","board":"ops"}`)
+	assert.Equal(t, "T-1 [todo] deploy — todo, medium priority", res.Content)
+	res = call(t, tl, "planner", `{"action":"move","id":"ops/T-1","status":"in_progress"}`)
+	require.False(t, res.IsError, res.Content)
+	got, err := r.Get(context.Background(), "ops", "T-1")
+	require.NoError(t, err)
+	assert.Equal(t, InProgress, got.Status)
+}
