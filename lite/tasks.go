@@ -180,6 +180,10 @@ func (h *taskHost) tick(ctx context.Context) time.Time {
 // task moves to in_progress, with the session's id, in the transaction
 // that stores the message, so it is started once.
 func (h *taskHost) start(ctx context.Context, t tasks.Task) error {
+	// A stop must not cut the start in half (the message stored, the
+	// caller told it was not): only a stuck loop ends it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	defer cancel()
 	prompt := h.prompt(ctx, t)
 	info, err := h.a.Loop.CreateSession(ctx, runtime.NewSession{Agent: t.Assignee, Gateway: TaskGateway, ChatID: t.Board + "/" + t.ID})
 	if err != nil {
@@ -194,6 +198,9 @@ func (h *taskHost) start(ctx context.Context, t tasks.Task) error {
 		return err
 	})
 	if err != nil {
+		if now, gerr := h.store.Get(ctx, t.Board, t.ID); gerr == nil && now.Session == info.ID {
+			return nil // stored after all: the session works on it
+		}
 		if derr := h.a.Loop.DeleteSession(ctx, info.ID); derr != nil {
 			h.log.Warn("cannot remove the unused session of a task", "session", info.ID, "err", derr)
 		}
@@ -208,6 +215,10 @@ func (h *taskHost) start(ctx context.Context, t tasks.Task) error {
 	h.log.Info("an agent is started on its task", "board", t.Board, "task", t.ID, "agent", t.Assignee, "session", info.ID)
 	return nil
 }
+
+// startTimeout bounds starting one task (a session and its first
+// message).
+const startTimeout = 30 * time.Second
 
 // maxDepResult bounds each dependency's result quoted in a task's prompt.
 const maxDepResult = 1 << 10
