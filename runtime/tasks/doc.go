@@ -53,5 +53,8 @@
 // file cannot both run (agnx.db's lock excludes the second). Methods wait
 // for the loop's commit, so they must not be called on the loop's
 // goroutine. A task removed from the file is not deleted (move it under
-// Cancelled); start_at and results are not in the file.
+// Cancelled); start_at and results are not in the file. An edit is
+// noticed by the file's modification time and size: one that keeps the
+// size within the file system's time granularity of the store's own
+// write is seen only with the next change of the file.
 package tasks
