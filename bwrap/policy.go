@@ -16,6 +16,9 @@ type Policy struct {
 	WorkDir string
 	// ReadOnly lists more host paths bound read-only at the same place.
 	ReadOnly []string
+	// Writable lists more host folders bound read-write at the same
+	// place: a worker's own home.
+	Writable []string
 	// Chdir is where the command starts; default WorkDir. It is under
 	// WorkDir, or one of ReadOnly or under one (bound at the same path
 	// inside): a CLI tool's folder.
@@ -151,6 +154,12 @@ func Args(p Policy, initPath string, command []string) []string {
 	}
 	if p.Workspace != "" {
 		a = append(a, "--bind", p.Workspace, wd)
+	}
+	for _, f := range p.Writable {
+		if p.RunAs != nil {
+			a = appendParents(a, f)
+		}
+		a = append(a, "--bind", f, f)
 	}
 	switch {
 	case p.Chdir != "":

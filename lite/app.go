@@ -108,6 +108,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 		ApprovalTimeout: seconds(cfg.Runtime.ApprovalTimeoutSeconds, 0),
 		IdleAfter:       seconds(cfg.Runtime.SessionIdleSeconds, 0),
 		Usage:           cfg.UsageOptions(),
+		Subagents:       cfg.SubagentLimits(),
 		Notify:          notify.notify,
 		Logger:          log,
 	})

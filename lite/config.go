@@ -50,6 +50,8 @@ type Config struct {
 	// Prices are what models cost, by spec.model.name, for cost estimates
 	// (config_usage.go); a model without one is shown unpriced.
 	Prices map[string]PriceConfig `yaml:"prices"`
+	// Subagents bounds the agent tool (config_subagents.go).
+	Subagents SubagentsConfig `yaml:"subagents"`
 
 	// RouteFallback is the agent for a chat no route matches: "" (drop the
 	// message, as Agnx does) when the file sets no runtime.default_agent,

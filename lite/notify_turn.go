@@ -19,7 +19,7 @@ const turnNoticeChars = 300
 // agent's spec.notify.when. Heartbeats notify on their own (only an
 // answer worth saying). On the loop goroutine: it only queues.
 func (a *App) turnNotice(te runtime.TurnEnd) {
-	if a.chatGateway(te.Gateway, te.ChatID) || te.Agent == "" || te.Origin == OriginHeartbeat {
+	if a.chatGateway(te.Gateway, te.ChatID) || te.Agent == "" || te.Origin == OriginHeartbeat || te.Gateway == runtime.GatewaySubagent {
 		return
 	}
 	unwatched := !te.Watched || te.Origin != ""

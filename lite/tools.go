@@ -57,7 +57,7 @@ type toolFactory struct {
 // reload_tools, memory) and lite's own file tools and skill tool (which
 // an agent with skills gets without listing it).
 var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir",
-	"glob", "grep", "skill", "schedule", "background_process", "tasks"}
+	"glob", "grep", "skill", "schedule", "background_process", "agent", "tasks"}
 
 // build returns the agent's tools. On error, the tools built so far are
 // closed.
@@ -169,6 +169,8 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 		return sched.NewTool(f.sched), nil
 	case "background_process":
 		return f.backgroundTool(a, ref), nil
+	case "agent":
+		return runtime.AgentTool{}, nil
 	case "tasks":
 		if f.tasks == nil {
 			return nil, nil // agent validate, tool run: no boards there

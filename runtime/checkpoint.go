@@ -77,6 +77,21 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 		}
 		w.EndArray()
 	}
+	if len(s.Children) > 0 {
+		w.Key("children").Array()
+		for _, c := range s.Children {
+			w.Object()
+			w.Key("id").String(c.ID)
+			w.Key("seq").Uint(c.Seq)
+			w.EndObject()
+		}
+		w.EndArray()
+	}
+	if s.TurnSeq > 0 {
+		w.Key("turn_seq").Uint(s.TurnSeq)
+	}
+	w.OptString("last_end", s.LastEnd)
+	w.OptString("last_error", s.LastError)
 	if len(s.AlwaysAllowed) > 0 {
 		w.Key("always_allowed").Array()
 		for _, a := range s.AlwaysAllowed {
@@ -149,6 +164,12 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 		TrimNoticed:   v.GetBool("trim_noticed"),
 		Pending:       decodeMessages(v.GetArray("pending")),
 		OpenCalls:     decodeToolCalls(v.GetArray("open_calls")),
+		LastEnd:       str("last_end"),
+		TurnSeq:       v.GetUint64("turn_seq"),
+		LastError:     str("last_error"),
+	}
+	for _, c := range v.GetArray("children") {
+		s.Children = append(s.Children, ChildRef{ID: string(c.GetStringBytes("id")), Seq: c.GetUint64("seq")})
 	}
 	s.PendingReply = v.GetBool("pending_reply") || (v.Get("pending_reply") == nil && len(s.Pending) > 0)
 	for _, n := range v.GetArray("silent") {

@@ -35,6 +35,8 @@ var crashCases = map[string]crashCase{
 	"rounds": {tool: func(dir string) runtime.Tool { return stepTool{dir} }, rounds: 3, message: "keep stepping"},
 	// A first message killed while its model call runs (crash_discard_test.go).
 	"unanswered": {tool: func(dir string) runtime.Tool { return appendTool{dir} }, rounds: 10, message: "hello"},
+	// A parent waiting on two children (subagent_crash_test.go).
+	"subagents": {tool: func(string) runtime.Tool { return runtime.AgentTool{} }, rounds: 10, message: "delegate: alpha; beta"},
 }
 
 // The child's environment: the case, the data dir, the fake model's URL.

@@ -52,6 +52,9 @@ const (
 // Ephemeral event types: sent to live subscribers, never stored, Seq 0.
 const (
 	EvToken EventType = "token"
+	// EvToolProgress says what a long tool call is doing (Progress):
+	// CallID, ToolName, Content.
+	EvToolProgress EventType = "tool_progress"
 )
 
 // Turn outcomes, the Reason of a turn_end event.
@@ -205,6 +208,10 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		e.appendCompaction(&w)
 	case EvToken:
 		w.Key("content").String(e.Content)
+	case EvToolProgress:
+		w.Key("call_id").String(e.CallID)
+		w.Key("tool_name").String(e.ToolName)
+		w.Key("content").String(e.Content)
 	}
 	return w.EndObject().B
 }
@@ -352,6 +359,8 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 		e.decodeCompaction(v)
 	case EvToken:
 		e.Content = str("content")
+	case EvToolProgress:
+		e.CallID, e.ToolName, e.Content = str("call_id"), str("tool_name"), str("content")
 	default:
 		return e, fmt.Errorf("decode event %d: unknown type %q", e.Seq, e.Type)
 	}

@@ -31,6 +31,7 @@ var eventTypes = [...]EventTypeInfo{
 	{EvSilentMessage, true, "a group message kept out of the conversation: Content (prefixed with its sender's name), SenderID, SenderName; the model sees the recent ones (spec.access.groups.context_buffer) as background when it is next addressed"},
 	{EvHistoryCompaction, true, "the context window was compacted: messages before Compaction.Upto (JSON \"upto\") are no longer sent to the model; Content (\"content\") is the summary that stands for them, \"\" for a plain trim; Compaction.Method (summary or trim), CoversFrom/CoversTo the seqs it replaced, TokensBefore/TokensAfter the window's estimated size, Usage the summary call's tokens"},
 	{EvToken, false, "a piece of the answer as the model streams it: Content; the assistant_response that follows holds the whole text"},
+	{EvToolProgress, false, "what a long tool call is doing (a coding worker's steps): CallID, ToolName, Content; the tool_result that follows holds the outcome"},
 }
 
 // EventTypes returns every event type, durable ones first.

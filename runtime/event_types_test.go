@@ -21,7 +21,8 @@ import (
 // sampleEvents has one event of every type with all of its fields set, so
 // that a type AppendJSON or DecodeEvent forgets comes back different.
 var sampleEvents = map[EventType]Event{
-	EvSessionStart:  {Agent: "assistant", OnDisconnect: "continue", Gateway: "telegram", ChatID: "42"},
+	EvSessionStart: {Agent: "assistant", OnDisconnect: "continue", Gateway: "telegram", ChatID: "42",
+		Spawn: &Spawn{Parent: "session_p", Call: "c9", Depth: 1, Ceiling: []string{"boss"}, Workspace: WorkspaceParent}},
 	EvUserMessage:   {Content: "hi \"there\"\n", SenderID: "telegram:1", SenderName: "Ada", Passive: true, Steering: true},
 	EvSilentMessage: {Content: "Bob: later", SenderID: "7", SenderName: "Bob"},
 	EvAssistant: {Agent: "assistant", Content: "ok", Usage: Usage{PromptTokens: 10, CompletionTokens: 2},
@@ -34,6 +35,7 @@ var sampleEvents = map[EventType]Event{
 	EvTurnEnd:          {Reason: TurnCompleted, Usage: Usage{PromptTokens: 12, CompletionTokens: 3}},
 	EvSessionEnd:       {Reason: "deleted"},
 	EvToken:            {Content: "Hel"},
+	EvToolProgress:     {CallID: "c1", ToolName: "worker", Content: "editing main.go"},
 	EvHistoryCompaction: {Content: "Ada asked about milk.", Usage: Usage{PromptTokens: 90, CompletionTokens: 8},
 		Compaction: &Compaction{Upto: 7, Method: CompactSummary, CoversFrom: 1, CoversTo: 6, TokensBefore: 900, TokensAfter: 200}},
 }
@@ -52,7 +54,7 @@ func TestEventTypes_Declared(t *testing.T) {
 	for _, info := range EventTypes() {
 		table = append(table, info.Type)
 		assert.NotEmpty(t, info.Doc, "%s: say what it means", info.Type)
-		assert.Equal(t, info.Type != EvToken, (&Event{Type: info.Type}).Durable(), "%s", info.Type)
+		assert.Equal(t, info.Type != EvToken && info.Type != EvToolProgress, (&Event{Type: info.Type}).Durable(), "%s", info.Type)
 	}
 	assert.ElementsMatch(t, consts, table, "event.go's EventType constants and eventTypes (event_types.go)")
 	assert.Len(t, table, len(slices.Compact(slices.Sorted(slices.Values(table)))), "a type is listed twice")

@@ -101,7 +101,9 @@ type Options struct {
 	// is called on the loop goroutine and must not block.
 	TurnEnded func(TurnEnd)
 	// Usage configures the usage ledger and the daily token budget.
-	Usage  UsageOptions
+	Usage UsageOptions
+	// Subagents bounds what the agent tool lets one session delegate.
+	Subagents SubagentLimits
 	Logger *slog.Logger
 	Now    func() time.Time
 }
@@ -145,6 +147,9 @@ type Loop struct {
 	builds      agentBuilds
 	policy      policyState // allow_always answers (loop_policy.go)
 	usage       usageState  // today's token totals (usage.go)
+	// waits are the agent-tool waits by the child they wait on
+	// (subagent_wait.go).
+	waits map[string][]*waiter
 
 	// The batch being built for the next group commit.
 	ops     []func(*storage.Tx) error
@@ -174,6 +179,9 @@ type session struct {
 	// compacting is the compaction under way (loop_compact.go); the
 	// session's next turn waits for it.
 	compacting *compaction
+	// closing is set while its parent closes a child: the end of its turn
+	// is no report.
+	closing bool
 }
 
 type published struct {
@@ -326,10 +334,12 @@ func (l *Loop) closeSubscribers() {
 
 // interruptAll ends the running turns of agents whose on_disconnect is
 // pause as interrupted, keeping what was streamed; turns of agents that
-// continue stay active and are resumed by the next Run.
+// continue, and turns waiting for a person or for subagents, stay active
+// and are resumed by the next Run.
 func (l *Loop) interruptAll() {
 	for _, s := range l.sessions {
-		if !s.st.TurnActive || s.st.OnDisconnect == agents.OnDisconnectContinue || len(s.st.Approvals) > 0 {
+		if !s.st.TurnActive || s.st.OnDisconnect == agents.OnDisconnectContinue || len(s.st.Approvals) > 0 ||
+			s.turn != nil && len(s.turn.waiting) > 0 {
 			continue
 		}
 		if t := s.turn; t != nil && t.partial.Len() > 0 {

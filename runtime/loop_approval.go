@@ -117,6 +117,9 @@ func (l *Loop) decide(s *session, callID, decision, reason string) {
 	}
 	subject := s.st.approvalSubject(callID)
 	l.record(s, Event{Type: EvApprovalDecision, CallID: callID, Decision: decision, Reason: reason})
+	if l.answerAsk(s, callID, decision) {
+		return
+	}
 	var c ToolCall
 	for _, oc := range s.st.OpenCalls {
 		if oc.ID == callID {

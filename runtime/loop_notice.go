@@ -91,15 +91,8 @@ func (l *Loop) turnEnded(s *session, reason, origin string) {
 	}
 	te := TurnEnd{SessionID: s.st.ID, Agent: s.st.Agent, Gateway: s.st.Gateway, ChatID: s.st.ChatID,
 		Reason: reason, Origin: origin, Watched: len(s.subs) > 0}
-	h := s.st.History
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role == RoleUser {
-			break
-		}
-		if h[i].Role == RoleAssistant && h[i].Content != "" {
-			te.Answer = cutRunes(h[i].Content, maxTurnEndAnswer)
-			break
-		}
+	if ans := s.st.lastAnswer(); ans != "" {
+		te.Answer = cutRunes(ans, maxTurnEndAnswer)
 	}
 	l.afterCommit(func(err error) {
 		if err == nil {

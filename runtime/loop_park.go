@@ -26,10 +26,22 @@ func (l *Loop) park(s *session) {
 	l.parking.parked++
 }
 
-// parkIfWaiting parks the turn when all it still waits on is people:
-// every call of its round without a result waits for a decision.
+// parkIfWaiting parks the turn when all it still waits on is people and
+// subagents: every call of its round without a result waits for a
+// decision or is an agent-tool wait. (A call that asks a person from
+// inside, with Ask, parks the turn itself.)
 func (l *Loop) parkIfWaiting(s *session) {
-	if t := s.turn; t != nil && t.calls > 0 && t.calls == len(s.st.Approvals) {
+	t := s.turn
+	if t == nil || t.calls == 0 {
+		return
+	}
+	blocked := len(t.waiting)
+	for _, a := range s.st.Approvals {
+		if _, asked := t.asks[a.CallID]; !asked {
+			blocked++
+		}
+	}
+	if t.calls == blocked {
 		l.park(s)
 	}
 }

@@ -11,7 +11,8 @@ const interruptedByRestart = "error: this tool call was interrupted by a restart
 // or in full, and an append or a payment must not happen twice: such a
 // call is never run again. It gets a durable error result saying so, and
 // the model, told, decides what to do. A call still waiting for a user's
-// approval never started; it waits on.
+// approval never started; it waits on. An agent-tool call runs again
+// (see AgentTool).
 func (l *Loop) resumeCalls(s *session) {
 	t := s.turn
 	var waiting []ToolCall
@@ -20,6 +21,13 @@ func (l *Loop) resumeCalls(s *session) {
 			waiting = append(waiting, c)
 			continue
 		}
+		if _, ok := t.agent.tool(c.Name).(AgentTool); ok {
+			// Its effects are committed with its result: open, it never
+			// happened, and a wait only reads.
+			waiting = append(waiting, c)
+			continue
+		}
+		l.endAsks(s, c.ID)
 		l.log.Warn("tool call interrupted by a restart; not run again", "session", s.st.ID, "tool", c.Name, "call", c.ID)
 		l.record(s, Event{Type: EvToolResult, CallID: c.ID, ToolName: c.Name, Content: interruptedByRestart})
 	}

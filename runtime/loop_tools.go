@@ -95,7 +95,7 @@ func (l *Loop) startTools(s *session, calls []ToolCall) {
 			continue
 		}
 		pc := t.agent.policyCall(c)
-		decision, rule := t.agent.decide(pc)
+		decision, rule := l.decideFor(s, t, pc, false)
 		shown := approvalSubject(pc)
 		if decision == agents.Ask && (s.st.alwaysAllowed(c.Name, shown) || l.alwaysAllowed(s.st.Agent, pc)) {
 			decision = agents.Allow
@@ -107,6 +107,7 @@ func (l *Loop) startTools(s *session, calls []ToolCall) {
 			l.record(s, Event{Type: EvApprovalRequired, CallID: c.ID, ToolName: c.Name, Content: shown})
 			a, _ := s.st.approval(c.ID)
 			l.armApproval(s, t, a)
+			l.subagentBlocked(s)
 		default:
 			l.tools.queue = append(l.tools.queue, toolJob{s: s, t: t, call: c})
 		}
@@ -139,11 +140,18 @@ func (l *Loop) runTools() {
 			l.toolResult(j, ErrorResult(unknownTool(j.call.Name, j.t.agent)))
 			continue
 		}
+		if _, ok := tool.(AgentTool); ok {
+			l.agentCall(j) // on the loop: it only records and reads
+			continue
+		}
 		l.tools.running++
 		l.wg.Add(1)
 		st := j.s.st
+		ws := j.t.callWorkspace(j.s)
 		ctx := WithCall(j.t.ctx, CallInfo{SessionID: st.ID, Agent: st.Agent, Gateway: st.Gateway, ChatID: st.ChatID, CallID: j.call.ID,
-			Turns: st.Turns, Usage: st.Usage, Created: st.Created, Events: st.LastSeq})
+			Turns: st.Turns, Usage: st.Usage, Created: st.Created, Events: st.LastSeq,
+			Parent: st.parent(), Workspace: ws, ReadOnly: ws != "",
+			loop: l, turn: j.t.id, tool: j.call.Name})
 		go l.runTool(ctx, j, tool, j.t.agent.Spec.Session.Context)
 	}
 }
@@ -250,6 +258,7 @@ func (r *toolDone) handle(l *Loop) {
 // turn back to the model once it is committed.
 func (l *Loop) toolResult(j toolJob, res Result) {
 	s, t := j.s, j.t
+	l.endAsks(s, j.call.ID)
 	l.record(s, Event{Type: EvToolResult, CallID: j.call.ID, ToolName: j.call.Name,
 		Success: !res.IsError, Content: res.Content, Details: res.Details})
 	t.calls--

@@ -44,6 +44,18 @@ type turn struct {
 	// steering are the after_tool hooks' messages of the round, recorded
 	// with its last result (loop_hooks.go).
 	steering []string
+	// asks are the questions running calls put to a person (Ask), by
+	// approval id; asked numbers them.
+	asks  map[string]chan result[string]
+	asked int
+	// ceiling are the agents whose policies bound a subagent's calls
+	// (subagent_policy.go); waiting its agent-tool waits.
+	ceiling []*LoadedAgent
+	waiting []*waiter
+	// spawning counts spawns whose agent is being built; delivered are
+	// the children whose answers a wait of this turn returned.
+	spawning  int
+	delivered map[string]bool
 }
 
 // schedule starts queued turns while the turn limit allows, then queued
@@ -97,7 +109,13 @@ func (l *Loop) runTurn(s *session, t *turn, ag *LoadedAgent, err error) {
 	}
 	t.agent = ag
 	s.budget = historyBudget(ag)
-	if len(s.st.OpenCalls) == 0 && l.refuseOverBudget(s, ag) {
+	l.withCeiling(s, t, func() { l.goOn(s, t, ag) })
+}
+
+// goOn starts or resumes the turn once its agent and, for a subagent,
+// its ceiling are loaded.
+func (l *Loop) goOn(s *session, t *turn, ag *LoadedAgent) {
+	if len(s.st.OpenCalls) == 0 && (l.refuseOverBudget(s, ag) || l.refuseSubagentTokens(s)) {
 		return
 	}
 	if len(s.st.OpenCalls) > 0 {
@@ -112,6 +130,10 @@ func (l *Loop) runTurn(s *session, t *turn, ag *LoadedAgent, err error) {
 // endTurn closes the turn with a turn_end event. Messages that arrived
 // during the turn start the next one.
 func (l *Loop) endTurn(s *session, reason string) {
+	var unreported []*session
+	if len(s.st.Children) > 0 {
+		unreported = l.unreported(s)
+	}
 	var usage Usage
 	if t := s.turn; t != nil {
 		if o := l.opts.Observer; o != nil {
@@ -122,6 +144,10 @@ func (l *Loop) endTurn(s *session, reason string) {
 		for _, tm := range t.timers {
 			tm.Stop()
 		}
+		l.dropWaits(t)
+		for _, reply := range t.asks {
+			reply <- result[string]{err: fmt.Errorf("the turn ended (%s) before a person answered", reason)}
+		}
 		usage = t.usage
 		l.release(t)
 		s.turn = nil
@@ -129,6 +155,12 @@ func (l *Loop) endTurn(s *session, reason string) {
 	origin := s.st.Origin
 	l.record(s, Event{Type: EvTurnEnd, Reason: reason, Usage: usage})
 	l.turnEnded(s, reason, origin)
+	l.subagentChanged(s)
+	for _, c := range unreported {
+		if !s.st.Ended {
+			l.report(s, c)
+		}
+	}
 	l.takeEarly(s, nil) // the turn_end cleared its approvals: ErrNoApproval
 }
 

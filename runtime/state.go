@@ -74,6 +74,18 @@ type state struct {
 	Turns   int
 	Preview string
 	Ended   bool
+
+	// Children are the sessions this one spawned with the agent tool, in
+	// order (from the spawn calls' results).
+	Children []ChildRef
+	// TurnSeq is the seq the active (or last) turn started at: children
+	// with a later Seq were spawned in it.
+	TurnSeq uint64
+	// LastEnd is the outcome of the last turn_end; LastError the last
+	// error's sentence since the last turn started (what a parent is told
+	// of a child that failed).
+	LastEnd   string
+	LastError string
 }
 
 // Note is a silent message as the model may see it.
@@ -138,7 +150,7 @@ func (s *state) apply(e *Event) {
 		s.push(m)
 		s.TurnActive = !e.Passive
 		if !e.Passive {
-			s.Origin = e.Origin
+			s.Origin, s.LastError, s.TurnSeq = e.Origin, "", e.Seq
 		}
 	case EvSilentMessage:
 		if len(s.Silent) >= maxSilent {
@@ -165,6 +177,9 @@ func (s *state) apply(e *Event) {
 		s.Usage = s.Usage.Add(e.Usage)
 	case EvToolResult:
 		s.answer(e.CallID, e.ToolName, e.Content, !e.Success)
+		if e.ToolName == AgentToolName && e.Success {
+			s.noteSpawn(e.Details, e.Seq)
+		}
 	case EvApprovalRequired:
 		s.Approvals = append(s.Approvals, Approval{CallID: e.CallID, Tool: e.ToolName, Subject: e.Content, At: e.Time})
 	case EvApprovalDecision:
@@ -187,6 +202,7 @@ func (s *state) apply(e *Event) {
 		s.TurnActive = false
 		s.Rounds = 0
 		s.Turns++
+		s.LastEnd = e.Reason
 		if len(s.Pending) == 0 {
 			// A quiet point: the window may start here (state_window.go).
 			s.marks = append(s.marks, mark{at: len(s.History), seq: e.Seq + 1})
@@ -197,7 +213,7 @@ func (s *state) apply(e *Event) {
 			s.Pending = nil
 			s.TurnActive = s.PendingReply
 			if s.PendingReply {
-				s.Origin = s.PendingOrigin
+				s.Origin, s.LastError, s.TurnSeq = s.PendingOrigin, "", e.Seq
 			}
 			s.PendingReply, s.PendingOrigin = false, ""
 		}
@@ -208,6 +224,9 @@ func (s *state) apply(e *Event) {
 		s.Usage = s.Usage.Add(e.Usage) // the summary call's
 	case EvError:
 		s.TrimNoticed = s.TrimNoticed || e.Code == CodeHistoryTrimmed
+		if e.Code != CodeHistoryTrimmed && e.Code != CodeToolLimit {
+			s.LastError = cutRunes(e.Content, maxLastError)
+		}
 	default:
 		// tool_call (assistant_response brought the calls) changes
 		// nothing the model sees; token is never applied.

@@ -72,3 +72,50 @@ func (s *state) parent() string {
 	}
 	return s.Spawn.Parent
 }
+
+// maxLastError bounds the error sentence a session keeps for its parent.
+const maxLastError = 1 << 10
+
+// ChildRef is a child a session spawned: its session id, and the seq of
+// the spawn call's result in the parent.
+type ChildRef struct {
+	ID  string
+	Seq uint64
+}
+
+// noteSpawn adds the child a spawn call's result (at seq) names.
+func (s *state) noteSpawn(details []byte, seq uint64) {
+	if len(details) == 0 {
+		return
+	}
+	if id := fastjson.GetString(details, "spawned"); id != "" && !s.hasChild(id) {
+		s.Children = append(s.Children, ChildRef{ID: id, Seq: seq})
+	}
+}
+
+func (s *state) hasChild(id string) bool {
+	for _, c := range s.Children {
+		if c.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// spawnedThisTurn reports whether child c was spawned in the active turn.
+func (s *state) spawnedThisTurn(c ChildRef) bool { return s.TurnActive && c.Seq > s.TurnSeq }
+
+// lastAnswer is the text of the session's last answer since its last
+// user message, "" when none.
+func (s *state) lastAnswer() string {
+	h := s.History
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role == RoleUser {
+			break
+		}
+		if h[i].Role == RoleAssistant && h[i].Content != "" {
+			return h[i].Content
+		}
+	}
+	return ""
+}

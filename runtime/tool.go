@@ -59,6 +59,11 @@ type CallInfo struct {
 	// parent's); ReadOnly forbids writing to it.
 	Workspace string
 	ReadOnly  bool
+
+	// What Ask and Progress need: the loop, the turn and the tool.
+	loop *Loop
+	turn uint64
+	tool string
 }
 
 type callKey struct{}

@@ -4,4 +4,23 @@
 // sandbox, with their permission requests put through the supervising
 // agent's policy and approvals, and their work reviewed (approve, reject
 // with feedback, retry) before it reaches the workspace.
+//
+// # Runners
+//
+// ACPRunner speaks ACP as a client (github.com/coder/acp-go-sdk): the
+// agent's permission requests are mapped to our tools (execute → bash,
+// edit/delete/move → write_file, read/search → read_file, fetch → web,
+// anything else → the worker's name) and put through runtime.Ask, so the
+// supervising agent's policy decides and only what it would ask about
+// reaches a person; its file requests are confined to the job's folder.
+// ClaudeRunner drives `claude -p`, which cannot ask anyone while it runs:
+// it gets up front, in --allowedTools, only the tools the policy allows
+// without asking (RunnerConfig.Allowed), the read-only ones it would use
+// unasked are put in --disallowedTools otherwise, and what it was refused
+// (the result's permission_denials) ends its outcome, for the supervisor
+// to ask the user about before resuming it.
+//
+// Both start the worker through a Sandbox (lite's bwrap one) with only
+// the entry's environment and a home of its own, kill its whole process
+// tree before Run returns, and bound what they read from it.
 package workers
