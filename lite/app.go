@@ -37,6 +37,8 @@ type App struct {
 	turnEnds []func(runtime.TurnEnd)
 	// sched is the schedules (sched.go); their timer runs in Serve only.
 	sched *schedHost
+	// tasks is the task boards (tasks.go); their timer runs in Serve only.
+	tasks *taskHost
 	// hb keeps the agents' heartbeats (heartbeat.go).
 	hb *heartbeats
 	// bg runs the agents' background processes (tools_bg.go).
@@ -120,6 +122,9 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	a.sched = newSchedHost(a, o.Clock)
 	cache.tools.sched = a.sched.svc
 	a.onTurnEnd(a.sched.turnEnded)
+	a.tasks = newTaskHost(a, o.Clock)
+	cache.tools.tasks = a.tasks.store
+	a.onTurnEnd(a.tasks.turnEnded)
 	a.hb = newHeartbeats(a, cache, log)
 	a.hb.sched, a.hb.loc = a.sched.svc, cfg.Scheduler.Location()
 	a.onTurnEnd(a.hb.turnEnded)
@@ -144,6 +149,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 func (a *App) Close() error {
 	a.bg.Close()      // first: the processes die with the daemon, and none starts now
 	a.sched.close(a)  // before the loop: it reports through it
+	a.tasks.close()   // the same
 	a.hb.work.close() // its jobs use the loop
 	a.retain.close()  // its sweep uses the loop
 	a.cancel()

@@ -46,6 +46,8 @@ type Config struct {
 	// Scheduler is the schedules' time zone (config_sched.go); usage is
 	// counted in days of the same zone.
 	Scheduler SchedulerConfig `yaml:"scheduler"`
+	// Tasks is when agents are started on their tasks (config_tasks.go).
+	Tasks TasksConfig `yaml:"tasks"`
 	// Prices are what models cost, by spec.model.name, for cost estimates
 	// (config_usage.go); a model without one is shown unpriced.
 	Prices map[string]PriceConfig `yaml:"prices"`

@@ -100,6 +100,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		return err
 	}
 	app.runSchedules() // after the gateways: a firing finds its chat's
+	app.runTasks()
 	base := "http://" + ln.Addr().String()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -111,7 +112,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		RequestTimeout: seconds(sc.RequestTimeoutSeconds, 0),
 		Shutdown:       stop, BaseURL: base, Logger: log, Metrics: app.WriteMetrics,
 		Gateways: app.GatewayStates, MCPServers: app.MCPServers, RSS: app.RSS, SearchMemory: app.searchMemoryAPI,
-		Schedules: app.Schedules(),
+		Schedules: app.Schedules(), Tasks: app.Tasks(),
 		// The name the server is bound to is one clients reach it by.
 		AllowedHosts:   append(slices.Clip(sc.AllowedHosts), sc.Host),
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
@@ -155,6 +156,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	log.Info("shutting down")
 	_ = systemd.Notify("STOPPING=1\nSTATUS=draining running turns")
 	app.stopSchedules() // nothing fires while the turns drain
+	app.stopTasks()     // nor starts
 	drain := o.DrainTimeout
 	if drain <= 0 {
 		drain = drainTimeout

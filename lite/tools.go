@@ -14,6 +14,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/memory"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
+	"github.com/agnx-lite/agnx-lite/runtime/tasks"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
@@ -46,6 +47,8 @@ type toolFactory struct {
 	// sched is the schedule service the schedule tool uses; nil outside
 	// an App (agent validate): the tool is then left out.
 	sched *sched.Service
+	// tasks is the task boards the tasks tool uses; nil outside an App.
+	tasks *tasks.Store
 	// bg runs the background_process tool's processes; nil outside a
 	// daemon.
 	bg *bgproc.Manager
@@ -58,7 +61,7 @@ type toolFactory struct {
 // reload_tools, memory) and lite's own file tools and skill tool (which
 // an agent with skills gets without listing it).
 var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir",
-	"glob", "grep", "skill", "schedule", "background_process", "agent", "worker"}
+	"glob", "grep", "skill", "schedule", "background_process", "agent", "worker", "tasks"}
 
 // build returns the agent's tools. On error, the tools built so far are
 // closed.
@@ -174,6 +177,11 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 		return runtime.AgentTool{}, nil
 	case "worker":
 		return f.workerTool(a), nil
+	case "tasks":
+		if f.tasks == nil {
+			return nil, nil // agent validate, tool run: no boards there
+		}
+		return tasks.NewTool(f.tasks), nil
 	}
 	return nil, fmt.Errorf("there is no built-in tool %q (available: %s): fix spec.tools in %s",
 		ref.Name, strings.Join(builtins, ", "), filepath.Join(a.Dir, agents.FileName))

@@ -63,6 +63,8 @@ func commands() map[string]command {
 			"agnx-lite skill validate ./my-skill", []string{"list", "validate"}, runSkill},
 		"schedule": {scheduleUsage, "list, show and cancel the schedules agents made",
 			"agnx-lite schedule list --all", []string{"list", "show", "cancel"}, runSchedule},
+		"task": {taskUsage, "add, list, show, move and assign the tasks of the task boards",
+			`agnx-lite task add "write the report" -p high -a writer --after T-1`, []string{"add", "list", "show", "move", "assign"}, runTask},
 		"usage": {usageUsage, "tokens the models used and their estimated cost, by agent, model or day",
 			"agnx-lite usage --by day --since 7d", nil, runUsage},
 		"mcp": {mcpUsage, "list an agent's MCP servers and their tools, or test one (connect, list, call)",

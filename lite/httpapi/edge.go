@@ -64,7 +64,7 @@ func (s *Server) edge(w http.ResponseWriter, r *http.Request) bool {
 		h.Set("Access-Control-Allow-Origin", origin)
 		h.Add("Vary", "Origin")
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+			h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE")
 			h.Set("Access-Control-Allow-Headers", allowedHeaders)
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)

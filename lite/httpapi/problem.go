@@ -77,6 +77,7 @@ var titles = map[string]string{
 	codeMediaType: "Unsupported media type", codeAgentInvalid: "Agent invalid",
 	codeInsufficientStorage: "Insufficient storage", codeTooMany: "Too many requests",
 	codeTokenBudget: "Daily token budget used", codeTurnRunning: "Turn running", codeSessionAnswered: "Session answered",
+	codeTaskNotFound: "Task not found", codeTaskConflict: "Task conflict", codeTaskInvalid: "Task invalid",
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {

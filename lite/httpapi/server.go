@@ -81,6 +81,8 @@ type Options struct {
 	// Schedules serves /api/v1/schedules and the status's schedule
 	// figures; nil: 404.
 	Schedules Schedules
+	// Tasks serves /api/v1/tasks (tasks.go); nil: 404.
+	Tasks Tasks
 	// BaseURL is the server's address as clients reach it, for the agent
 	// card ("http://127.0.0.1:8080").
 	BaseURL string
@@ -205,6 +207,10 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/schedules", api, s.listSchedules},
 		{"GET /api/v1/schedules/{id}", api, s.getSchedule},
 		{"DELETE /api/v1/schedules/{id}", api, s.cancelSchedule},
+		{"GET /api/v1/tasks", api, s.listTasks},
+		{"POST /api/v1/tasks", api, s.addTask},
+		{"GET /api/v1/tasks/{board}/{id}", api, s.getTask},
+		{"PATCH /api/v1/tasks/{board}/{id}", api, s.patchTask},
 		{"GET /api/v1/usage", api, s.getUsage},
 		{"GET /api/v1/sessions", api, s.listSessions},
 		{"POST /api/v1/sessions", api, s.createSession},

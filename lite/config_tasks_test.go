@@ -1,0 +1,21 @@
+package lite
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestConfig_Tasks(t *testing.T) {
+	cfg := DefaultConfig()
+	require.NoError(t, cfg.validateTasks())
+	assert.Equal(t, 30, int(cfg.Tasks.every().Seconds()))
+	cfg.Tasks = TasksConfig{Start: TasksStartNow, CheckSeconds: 10}
+	require.NoError(t, cfg.validateTasks())
+	assert.Equal(t, 10, int(cfg.Tasks.every().Seconds()))
+	cfg.Tasks = TasksConfig{Start: "later"}
+	assert.ErrorContains(t, cfg.Validate(), `tasks.start "later" is not manual or now: use one of them`)
+	cfg.Tasks = TasksConfig{CheckSeconds: 1}
+	assert.ErrorContains(t, cfg.Validate(), "tasks.check_seconds 1 is not between 5 and 3600")
+}

@@ -1,0 +1,281 @@
+package lite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/tasks"
+	"github.com/agnx-lite/agnx-lite/storage"
+)
+
+// TaskGateway is the Gateway of the sessions agents work on tasks in; the
+// ChatID is "<board>/<id>".
+const TaskGateway = "task"
+
+// taskOrigin is the Origin of a task's first message.
+const taskOrigin = "task"
+
+// maxTaskEnds bounds the turn ends waiting to be recorded on their tasks;
+// past it one is dropped (logged) and its task stays in_progress.
+const maxTaskEnds = 256
+
+// retryStart is how long a task whose agent could not be started waits
+// before it is tried again.
+const retryStart = 10 * time.Minute
+
+// taskHost is the daemon's side of the task boards: the store (created in
+// Open, so the CLI works on a stopped daemon's boards), the one timer
+// that picks up edits of the boards' files and starts the agents of ready
+// tasks (Serve only), and the worker that records how a task's turn ended
+// (started by the first such end, off the loop goroutine).
+type taskHost struct {
+	a     *App
+	store *tasks.Store
+	cfg   TasksConfig
+	log   *slog.Logger
+	now   func() time.Time
+
+	wake chan struct{} // a change that may have made a task ready
+	ends chan runtime.TurnEnd
+
+	mu      sync.Mutex
+	stop    context.CancelFunc // ends the timer; nil when it does not run
+	working bool
+	closed  bool
+	failed  map[string]time.Time // board/id → when starting it last failed
+	timerWG sync.WaitGroup
+	workWG  sync.WaitGroup
+
+	// Test seams (nil in the daemon): ticked after each look at the
+	// boards, recorded after each turn end is recorded on its task;
+	// inCommit runs in the transaction that stores a task's first
+	// message and starts it, started once that is committed.
+	ticked, recorded, inCommit, started func()
+}
+
+func newTaskHost(a *App, now func() time.Time) *taskHost {
+	if now == nil {
+		now = time.Now
+	}
+	h := &taskHost{a: a, cfg: a.Config.Tasks, log: a.log, now: now, wake: make(chan struct{}, 1),
+		ends: make(chan runtime.TurnEnd, maxTaskEnds), failed: map[string]time.Time{}}
+	h.store = tasks.New(tasks.Options{DB: a.Loop, Dir: a.Config.TasksDir(), Now: now, Logger: a.log, Changed: h.changed})
+	return h
+}
+
+// Tasks is the task boards' store.
+func (a *App) Tasks() *tasks.Store { return a.tasks.store }
+
+// changed is the store's hook: with start: now, a change may have made a
+// task ready, so the timer looks at once. It never blocks.
+func (h *taskHost) changed(string) {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// runTasks starts the task timer (Serve).
+func (a *App) runTasks() {
+	h := a.tasks
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stop != nil || h.closed {
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	h.stop = stop
+	h.timerWG.Go(func() { h.run(ctx) })
+}
+
+// stopTasks stops the timer and waits for it: no task starts from now on.
+func (a *App) stopTasks() {
+	h := a.tasks
+	h.mu.Lock()
+	stop := h.stop
+	h.stop = nil
+	h.mu.Unlock()
+	if stop != nil {
+		stop()
+		h.timerWG.Wait()
+	}
+}
+
+// close stops the timer, then the worker once it has recorded what is
+// queued (Close, before the loop stops).
+func (h *taskHost) close() {
+	h.a.stopTasks()
+	h.mu.Lock()
+	if !h.closed {
+		h.closed = true
+		close(h.ends)
+	}
+	h.mu.Unlock()
+	h.workWG.Wait()
+}
+
+// run is the timer: on every change (start: now) and every check_seconds,
+// or at the next start_at, it picks up edits of the boards' files and
+// starts the agents of the tasks that are due.
+func (h *taskHost) run(ctx context.Context) {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.wake:
+		case <-t.C:
+		}
+		wait := h.cfg.every()
+		if next := h.tick(ctx); !next.IsZero() {
+			wait = min(wait, max(next.Sub(h.now()), time.Second))
+		}
+		t.Reset(wait)
+		if h.ticked != nil {
+			h.ticked()
+		}
+	}
+}
+
+// tick syncs every board's file and starts what is due; it returns the
+// next start_at of a ready task (zero: none).
+func (h *taskHost) tick(ctx context.Context) time.Time {
+	h.store.SyncAll(ctx) // mistakes are logged there, once
+	due, next, err := h.store.Due(ctx, h.now())
+	if err != nil {
+		h.log.Warn("cannot read the task boards", "err", err)
+		return next
+	}
+	for _, t := range due {
+		if ctx.Err() != nil {
+			return next
+		}
+		if t.StartAt == nil && h.cfg.Start != TasksStartNow {
+			continue // manual: only a start_at starts it
+		}
+		key := t.Board + "/" + t.ID
+		if at, ok := h.failed[key]; ok && h.now().Sub(at) < retryStart {
+			continue
+		}
+		if err := h.start(ctx, t); err != nil {
+			if len(h.failed) >= tasks.MaxOpen {
+				clear(h.failed)
+			}
+			h.failed[key] = h.now()
+			h.log.Warn("cannot start the agent of a task; it is tried again in 10 minutes", "board", t.Board, "task", t.ID,
+				"agent", t.Assignee, "err", err)
+		}
+	}
+	return next
+}
+
+// start opens a session of the task's agent and sends it the task; the
+// task moves to in_progress, with the session's id, in the transaction
+// that stores the message, so it is started once.
+func (h *taskHost) start(ctx context.Context, t tasks.Task) error {
+	// A stop must not cut the start in half (the message stored, the
+	// caller told it was not): only a stuck loop ends it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	defer cancel()
+	prompt := h.prompt(ctx, t)
+	info, err := h.a.Loop.CreateSession(ctx, runtime.NewSession{Agent: t.Assignee, Gateway: TaskGateway, ChatID: t.Board + "/" + t.ID})
+	if err != nil {
+		return err
+	}
+	_, err = h.store.Begin(ctx, t.Board, t.ID, tasks.ByAgent(t.Assignee), info.ID, func(fn func(*storage.Tx) error) error {
+		if h.inCommit != nil {
+			inner := fn
+			fn = func(tx *storage.Tx) error { h.inCommit(); return inner(tx) }
+		}
+		_, err := h.a.Loop.Send(ctx, info.ID, runtime.Input{Content: prompt, Origin: taskOrigin, Commit: fn})
+		return err
+	})
+	if err != nil {
+		if now, gerr := h.store.Get(ctx, t.Board, t.ID); gerr == nil && now.Session == info.ID {
+			return nil // stored after all: the session works on it
+		}
+		if derr := h.a.Loop.DeleteSession(ctx, info.ID); derr != nil {
+			h.log.Warn("cannot remove the unused session of a task", "session", info.ID, "err", derr)
+		}
+		if errors.Is(err, tasks.ErrConflict) {
+			return nil // taken meanwhile: nothing to retry
+		}
+		return err
+	}
+	if h.started != nil {
+		h.started()
+	}
+	h.log.Info("an agent is started on its task", "board", t.Board, "task", t.ID, "agent", t.Assignee, "session", info.ID)
+	return nil
+}
+
+// startTimeout bounds starting one task (a session and its first
+// message).
+const startTimeout = 30 * time.Second
+
+// maxDepResult bounds each dependency's result quoted in a task's prompt.
+const maxDepResult = 1 << 10
+
+// prompt is the task as the agent's first message.
+func (h *taskHost) prompt(ctx context.Context, t tasks.Task) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are assigned task %s of the task board %q (priority %s):\n\n%s\n", t.ID, t.Board, t.Priority, t.Title)
+	if t.Description != "" {
+		fmt.Fprintf(&b, "\n%s\n", t.Description)
+	}
+	for _, d := range t.DependsOn {
+		if dt, err := h.store.Get(ctx, t.Board, d); err == nil && dt.Result != "" {
+			fmt.Fprintf(&b, "\nResult of %s (%s):\n%s\n", dt.ID, dt.Title, clipText(dt.Result, maxDepResult))
+		}
+	}
+	b.WriteString("\nDo it now. Your final answer is recorded as the task's result and the task is marked done; " +
+		"use the tasks tool for notes or follow-up tasks.")
+	return b.String()
+}
+
+// turnEnded is the onTurnEnd handler: a turn a task started records its
+// outcome. It runs on the loop goroutine, so it only queues.
+func (h *taskHost) turnEnded(te runtime.TurnEnd) {
+	if te.Gateway != TaskGateway || te.Origin != taskOrigin {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	if !h.working {
+		h.working = true
+		h.workWG.Go(h.work)
+	}
+	select {
+	case h.ends <- te:
+	default:
+		h.log.Warn("too many task outcomes at once: one is not recorded (its task stays in_progress)", "session", te.SessionID)
+	}
+}
+
+// work records turn ends on their tasks until the queue closes.
+func (h *taskHost) work() {
+	for te := range h.ends {
+		board, id, ok := strings.Cut(te.ChatID, "/")
+		if !ok {
+			continue
+		}
+		err := h.store.Finish(context.Background(), board, id, te.SessionID, tasks.ByAgent(te.Agent),
+			te.Reason == runtime.TurnCompleted, te.Answer, te.Reason)
+		if err != nil && !errors.Is(err, tasks.ErrNotFound) {
+			h.log.Warn("cannot record how a task's turn ended", "board", board, "task", id, "err", err)
+		}
+		if h.recorded != nil {
+			h.recorded()
+		}
+	}
+}
