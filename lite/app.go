@@ -115,7 +115,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache.tools.mcp.cache, cache.tools.mcp.changed = loopKV{loop}, cache.markStale
 	cache.tools.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
 	cache.tools.bg = newBackground(loop, log, func() *App { return a })
-	cache.tools.workers = newSupervisor(cfg, loop, func() *App { return a }, log)
+	cache.tools.workers = newSupervisor(cache.tools.sandboxes, cfg, loop, func() *App { return a }, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify, bg: cache.tools.bg}

@@ -1,10 +1,10 @@
 package lite
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
+	"path/filepath"
 	"slices"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -28,26 +28,30 @@ func (c *Config) validateWorkers() error {
 	return c.errorf(path, "%s", ferr.Msg)
 }
 
-// newWorkerRunner builds the Runner of a workers: entry (an ACP client
-// or Claude Code's headless CLI, in the sandbox cfg describes). The one
-// hook the worker runners are wired through; nil: this build has none,
-// and the worker tool is left out with a warning.
-var newWorkerRunner func(cfg *Config, name string, e workers.Entry) (workers.Runner, error)
-
-// errNoWorkerRunners is why Runners built nothing.
-var errNoWorkerRunners = errors.New("this build has no coding-agent workers: remove workers: from agnx.yaml or use a build that has them")
+// newWorkerRunner builds the Runner of a workers: entry: an ACP client,
+// or Claude Code's headless CLI, in the sandbox sb runs tools in (bwrap,
+// or none with sandbox: trust). A variable so that tests can put a worker
+// of their own in its place.
+var newWorkerRunner = func(sb *sandboxes, cfg *Config, name string, e workers.Entry) (workers.Runner, error) {
+	rc := workers.RunnerConfig{Name: name, Argv: e.ACP, Binary: e.Claude, Args: e.Args, Network: e.Network, Env: e.Env,
+		Timeout: e.RunTimeout, Sandbox: sb.forWorkers(e.Sandbox == "trust"),
+		// Its home, kept across runs so that a session can be resumed:
+		// the only folder of the data dir the worker sees.
+		Home: filepath.Join(cfg.DataDir, "workers", "home", name)}
+	if e.Claude != "" {
+		return workers.NewClaudeRunner(rc), nil
+	}
+	return workers.NewACPRunner(rc), nil
+}
 
 // Runners builds the Runner of every configured worker, by name.
-func Runners(cfg *Config) (map[string]workers.Runner, error) {
+func Runners(sb *sandboxes, cfg *Config) (map[string]workers.Runner, error) {
 	if len(cfg.Workers) == 0 {
 		return nil, nil
 	}
-	if newWorkerRunner == nil {
-		return nil, errNoWorkerRunners
-	}
 	out := make(map[string]workers.Runner, len(cfg.Workers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Workers)) {
-		r, err := newWorkerRunner(cfg, name, cfg.Workers[name])
+		r, err := newWorkerRunner(sb, cfg, name, cfg.Workers[name])
 		if err != nil {
 			return nil, fmt.Errorf("worker %s: %w", name, err)
 		}
@@ -59,8 +63,8 @@ func Runners(cfg *Config) (map[string]workers.Runner, error) {
 // newSupervisor is the worker tool's supervisor over the loop's kv, the
 // data dir and the notification path; nil (logged) when no worker is
 // configured or none can be built.
-func newSupervisor(cfg *Config, loop *runtime.Loop, app func() *App, log *slog.Logger) *workers.Supervisor {
-	runners, err := Runners(cfg)
+func newSupervisor(sb *sandboxes, cfg *Config, loop *runtime.Loop, app func() *App, log *slog.Logger) *workers.Supervisor {
+	runners, err := Runners(sb, cfg)
 	if err != nil {
 		log.Warn("workers unavailable; the worker tool is left out", "err", err)
 		return nil

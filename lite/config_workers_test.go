@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -80,14 +81,15 @@ func TestParseConfig_WorkerErrors(t *testing.T) {
 	}
 }
 
-func TestRunners_WithoutRunnerHook(t *testing.T) {
-	c, err := ParseConfig("agnx.yaml", []byte("workers:\n  w:\n    claude: claude\n"))
+func TestRunners_BuildsEachKind(t *testing.T) {
+	c, err := ParseConfig("agnx.yaml", []byte("workers:\n  w:\n    claude: claude\n  a:\n    acp: [claude-code-acp]\n"))
 	require.NoError(t, err)
-	saved := newWorkerRunner
-	t.Cleanup(func() { newWorkerRunner = saved })
-	newWorkerRunner = nil
-	_, err = Runners(c)
-	assert.ErrorIs(t, err, errNoWorkerRunners)
+	require.NoError(t, c.Validate())
+	c.DataDir = t.TempDir()
+	rs, err := Runners(newSandboxes(c, slog.New(slog.DiscardHandler)), c)
+	require.NoError(t, err)
+	assert.IsType(t, &workers.ClaudeRunner{}, rs["w"])
+	assert.IsType(t, &workers.ACPRunner{}, rs["a"])
 }
 
 // editRunner is a worker that writes its task into done.txt of the folder
@@ -105,7 +107,7 @@ func (editRunner) Run(_ context.Context, job workers.Job) (workers.Outcome, erro
 func TestWorkerTool_EndToEnd(t *testing.T) {
 	saved := newWorkerRunner
 	t.Cleanup(func() { newWorkerRunner = saved })
-	newWorkerRunner = func(*Config, string, workers.Entry) (workers.Runner, error) { return editRunner{}, nil }
+	newWorkerRunner = func(*sandboxes, *Config, string, workers.Entry) (workers.Runner, error) { return editRunner{}, nil }
 	jobID := regexp.MustCompile(`Job ([0-9a-f]{20}) `)
 	var mu sync.Mutex // the fake answers on its server's goroutines
 	var results []string
