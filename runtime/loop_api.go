@@ -79,6 +79,15 @@ func (r *createReq) create(l *Loop, ag *LoadedAgent, err error) {
 		r.reply <- result[SessionInfo]{err: err}
 		return
 	}
+	s := l.newSession(ag, Event{Gateway: r.ns.Gateway, ChatID: r.ns.ChatID})
+	l.afterCommit(func(err error) {
+		r.reply <- result[SessionInfo]{v: s.st.info(), err: err}
+	})
+}
+
+// newSession records a new session of agent ag in the current batch,
+// with start (its gateway, chat and spawn link) as its session_start.
+func (l *Loop) newSession(ag *LoadedAgent, start Event) *session {
 	id := newSessionID(l.now())
 	s := &session{st: &state{ID: id}, budget: historyBudget(ag)}
 	l.sessions[id] = s
@@ -86,11 +95,9 @@ func (r *createReq) create(l *Loop, ag *LoadedAgent, err error) {
 	info := s.st.info()
 	meta := info.appendJSON(nil)
 	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.CreateSession(id, meta) })
-	l.record(s, Event{Type: EvSessionStart, Agent: ag.Spec.Name, OnDisconnect: ag.Spec.Session.OnDisconnect,
-		Gateway: r.ns.Gateway, ChatID: r.ns.ChatID})
-	l.afterCommit(func(err error) {
-		r.reply <- result[SessionInfo]{v: s.st.info(), err: err}
-	})
+	start.Type, start.Agent, start.OnDisconnect = EvSessionStart, ag.Spec.Name, ag.Spec.Session.OnDisconnect
+	l.record(s, start)
+	return s
 }
 
 // Sent is what Send did with a message.

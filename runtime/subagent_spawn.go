@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
-	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // spawn starts a child session on the task, once its agent is built: its
@@ -76,17 +75,9 @@ func (l *Loop) spawn(j toolJob, a agentArgs) {
 // createChild records a child session and its task in the current batch
 // and returns its id; its turn starts once the batch is committed.
 func (l *Loop) createChild(ag *LoadedAgent, sp *Spawn, task string) string {
-	id := newSessionID(l.now())
-	c := &session{st: &state{ID: id}, budget: historyBudget(ag)}
-	l.sessions[id] = c
-	l.owners.Store(id, ag.Spec.Name)
-	info := c.st.info()
-	meta := info.appendJSON(nil)
-	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.CreateSession(id, meta) })
-	l.record(c, Event{Type: EvSessionStart, Agent: ag.Spec.Name, OnDisconnect: ag.Spec.Session.OnDisconnect,
-		Gateway: GatewaySubagent, ChatID: sp.Parent, Spawn: sp})
+	c := l.newSession(ag, Event{Gateway: GatewaySubagent, ChatID: sp.Parent, Spawn: sp})
 	l.record(c, Event{Type: EvUserMessage, Content: task, Origin: OriginParent})
-	return id
+	return c.st.ID
 }
 
 // GatewaySubagent is the gateway of a child session; its chat id is the

@@ -14,7 +14,9 @@ import (
 // the first schedTurns turns each create a recurring schedule that posts a
 // notice to its session every 10 s while the gate runs; every actTurnEvery
 // turns one runs a background process to its end, and
-// as often a webhook starts a turn of its own.
+// as often a webhook starts a turn of its own, which spawns a subagent
+// (the agent tool): the child runs its own turn and reports back, which
+// starts another turn of the hook's session.
 const (
 	schedTurns   = 100
 	actTurnEvery = 50
@@ -26,6 +28,8 @@ const actTools = `    - type: builtin
       name: schedule
     - type: builtin
       name: background_process
+    - type: builtin
+      name: agent
 `
 
 const heartbeat = "Look at the time. If nothing needs saying, answer HEARTBEAT_OK.\n"
@@ -33,8 +37,8 @@ const heartbeat = "Look at the time. If nothing needs saying, answer HEARTBEAT_O
 // hookConfig is the webhook the workload posts to: its turns run in the
 // hook's own session.
 func hookConfig() string {
-	return fmt.Sprintf("hooks:\n  %s:\n    agent: agent-000\n    template: \"gate event {{.n}}\"\n    token: %s\n    max_per_minute: 6000\n",
-		hookName, hookToken)
+	return fmt.Sprintf("hooks:\n  %s:\n    agent: agent-000\n    template: 'use agent {\"action\":\"spawn\",\"task\":\"gate event {{.n}}\"}'\n"+
+		"    token: %s\n    max_per_minute: 6000\nsubagents:\n  max_children: 1000\n", hookName, hookToken)
 }
 
 var (

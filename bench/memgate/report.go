@@ -120,7 +120,7 @@ func (f *figures) print(w io.Writer) {
 	}
 	if f.Schedules > 0 {
 		fmt.Fprintf(w, "  acting:     a heartbeat per agent, %d schedules firing every 10 s (%d runs), "+
-			"a background process and a webhook turn every %d turns\n", f.Schedules, f.ScheduleRuns, actTurnEvery)
+			"a background process and a webhook turn spawning a subagent every %d turns\n", f.Schedules, f.ScheduleRuns, actTurnEvery)
 	}
 	fmt.Fprintf(w, "  compaction: %d agents keep %d tokens of history: %d summaries written; the usage ledger holds %d calls, %d tokens\n",
 		f.CompactAgents, compactBudget, f.Summaries, f.LedgerCalls, f.LedgerTokens)
