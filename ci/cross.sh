@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the release binaries for every target into dist/, prints a size
-# table and the README's budget line (linux/arm64 stripped ≤ 15.5 MB, "MB"
+# table and the README's budget line (linux/arm64 stripped ≤ 16.5 MB, "MB"
 # read as MiB as the memory gate reads it). Sizes are reported, not
 # enforced: only the memory gate fails CI on a figure.
 # usage: ci/cross.sh GO LDFLAGS
@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${1:-go}
 LDFLAGS=${2:--s -w}
-budget_arm64=$((31 << 19)) # 15.5 MiB: 15 until the web page, the OpenAI endpoint and the CLI work of issue 17
+budget_arm64=$((33 << 19)) # 16.5 MiB: 15.5 until subagents, workers, task boards and ACP (issue 18); 15 before issue 17
 mkdir -p dist
 printf '%-16s %-30s %10s %9s\n' target file bytes size
 for t in linux/amd64 linux/arm64 linux/arm/7 linux/arm/6 linux/riscv64; do
@@ -19,7 +19,7 @@ for t in linux/amd64 linux/arm64 linux/arm/7 linux/arm/6 linux/riscv64; do
   [ "$arch" = arm64 ] && arm64=$size
   awk -v t="$t" -v f="$out" -v s="$size" 'BEGIN{printf "%-16s %-30s %10d %6.1f MB\n", t, f, s, s/1048576}'
 done
-awk -v s="$arm64" -v b="$budget_arm64" 'BEGIN{printf "budget: linux/arm64 %.2f MB of 15.5 MB: %s\n", s/1048576, (s <= b ? "ok" : "OVER BUDGET")}'
+awk -v s="$arm64" -v b="$budget_arm64" 'BEGIN{printf "budget: linux/arm64 %.2f MB of 16.5 MB: %s\n", s/1048576, (s <= b ? "ok" : "OVER BUDGET")}'
 # The stamp must reach the binary: -X silently does nothing on a typo.
 if [ "$(uname -m)" = x86_64 ] && [[ $LDFLAGS =~ main\.version=([^ ]+) ]]; then
   got=$(dist/agnx-lite-linux-amd64 version 2>&1 || true)
