@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -190,12 +191,19 @@ func TestSubagent_ParentPolicyBoundsTheChild(t *testing.T) {
 // Two parents wait on six children with two turn slots: the waits hold no
 // slot, so the children run (two at a time) and both parents finish.
 func TestSubagent_WaitsHoldNoTurnSlot(t *testing.T) {
-	started := make(chan string, 16)
 	release := make(chan struct{})
-	h := newHarness(t, delegator(func(task string) {
-		started <- task
-		<-release
-	}))
+	d := delegator(func(string) { <-release })
+	// Both parents' first model calls meet, so both turns hold a slot
+	// before any child exists: the children queue behind them.
+	var both sync.WaitGroup
+	both.Add(2)
+	h := newHarness(t, func(r llmtest.RecordedRequest) llmtest.Reply {
+		if r.Last().Role == "user" && strings.HasPrefix(r.LastUser(), "delegate:") {
+			both.Done()
+			both.Wait()
+		}
+		return d(r)
+	})
 	withAgentTool(h)
 	h.opts.MaxTurns = 2
 	h.restart()
@@ -211,9 +219,16 @@ func TestSubagent_WaitsHoldNoTurnSlot(t *testing.T) {
 		_, err = h.loop.Send(ctx, sid, runtime.Input{Content: tasks})
 		require.NoError(t, err)
 	}
-	// Two children hold both slots: both parents must have parked first.
-	<-started
-	<-started
+	// Once a parent's wait call is published, the loop parks its turn in
+	// the same step, before it reads the Stats request that follows.
+	for _, sub := range subs {
+		for {
+			e := waitFor(t, sub, runtime.EvToolCall)
+			if strings.Contains(e.Arguments, `"wait"`) {
+				break
+			}
+		}
+	}
 	st, err := h.loop.Stats(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, st.Parked, "both parents wait, holding no slot")
