@@ -1,18 +1,28 @@
 // Command report is `make bench`: it measures the figures of the README's
-// Performance section and prints them as one markdown table headed by the
-// machine they were measured on, on stdout and in -md. Figures are
-// reported, never asserted (the memory gate enforces its budget in
-// `make test`, not here).
+// Performance section and prints them as markdown headed by the machine
+// they were measured on, on stdout and in -md: first issue 19's targets
+// beside the Go floor, then the long run's samples, then every figure.
+// Figures are reported, never asserted (the memory gate enforces its
+// budget in `make test`, not here).
 //
 //	go run ./bench/report -go go -bin bin/agnx-lite -emulated dist/agnx-lite-linux-arm64
 //
-// What it runs: the real `serve` (cold start to ready, idle RSS, turns
-// through POST /messages) and `run -m` against an in-process instant fake
-// Ollama; bench/memgate -json; the Go benchmarks of runtime, storage,
+// What it runs: the Go floor (bench/floor, built for this machine and
+// linux/arm64 with make cross's flags: its ready time, idle memory and
+// size); the real `serve` (cold start to ready, idle RSS, turns through
+// POST /messages) and `run -m` against an in-process instant fake Ollama;
+// 200 messages in one session of a fresh daemon; the long run, one fresh
+// daemon with 100 sessions and 4 clients sending at once, sampled every
+// 2,000 messages (RSS and anonymous from /proc, Go heap and allocated
+// bytes from /metrics, the size of agnx.db); bench/memgate -json; the Go benchmarks of runtime, storage,
 // wasmtools and bwrap, and lite's token latency during a cold WASM
 // compile; the sizes of dist/ (make cross); and the arm64
 // build's cold start and turns under qemu-aarch64-static, labelled as
 // emulated: qemu's figures say nothing about a real board's.
+//
+// Flags that shorten it: -long N (messages of the long run, default
+// 20,000; 0 stops after the first 2,000), -starts N, -no-memgate,
+// -no-gobench, -emulated "" (no qemu rows).
 package main
 
 import (
@@ -31,7 +41,7 @@ import (
 
 type options struct {
 	goBin, bin, emulated, qemu, dist, md, raw string
-	starts                                    int
+	starts, long                              int
 	skipGo, skipGate                          bool
 }
 
@@ -44,7 +54,8 @@ func main() {
 	flag.StringVar(&o.dist, "dist", "dist", "the release binaries of make cross, for the size row")
 	flag.StringVar(&o.md, "md", "", "also write the markdown here")
 	flag.StringVar(&o.raw, "raw", "", "write the raw `go test -bench` output here (for benchstat)")
-	flag.IntVar(&o.starts, "starts", 5, "cold starts of serve to take the median of")
+	flag.IntVar(&o.starts, "starts", 5, "cold starts of serve (and of the Go floor) to take the median of")
+	flag.IntVar(&o.long, "long", 20000, "messages of the long run, sampled every 2,000 (0: stop at the first 2,000)")
 	flag.BoolVar(&o.skipGo, "no-gobench", false, "skip the Go benchmarks")
 	flag.BoolVar(&o.skipGate, "no-memgate", false, "skip the memory gate")
 	flag.Parse()
@@ -77,11 +88,22 @@ func run(o options) (*table, error) {
 	fake := llmtest.NewServer(llmtest.Ollama, llmtest.Echo())
 	defer fake.Close()
 
+	d := daemonCmd{bin: bin}
+	f := &figures{dist: o.dist, gateNote: "not run (-no-memgate)"}
+	step("the Go floor: bench/floor")
+	f.floor, f.floorErr = measureFloor(o.goBin, o.starts)
 	step("serve and run -m: " + o.bin)
-	native(t, fake.BaseURL(), daemonCmd{bin: bin}, o.starts)
+	f.serve = native(t, fake.BaseURL(), d, o.starts)
+	step(fmt.Sprintf("%d messages in one session", oneMessages))
+	f.one, f.oneErr = oneSession(d, fake.BaseURL(), oneMessages)
+	total := max(every, (o.long+every-1)/every*every)
+	step(fmt.Sprintf("long run: %s messages, %d sessions, %d clients", thousands(total), sessions, clients))
+	f.long, f.longErr = longRun(d, fake.BaseURL(), total)
 	if !o.skipGate {
 		step("memory gate")
-		memgate(t, o.goBin, bin)
+		if f.gatePeak = memgate(t, o.goBin, bin); f.gatePeak == 0 {
+			f.gateNote = "failed: see the memory gate rows"
+		}
 	}
 	if !o.skipGo {
 		var raw io.Writer = io.Discard
@@ -96,6 +118,7 @@ func run(o options) (*table, error) {
 		goBenchmarks(t, o.goBin, raw)
 	}
 	sizes(t, o.dist)
+	t.targets(f)
 	if o.emulated != "" {
 		step("arm64 under " + o.qemu)
 		emulated(t, fake.BaseURL(), o)
@@ -136,5 +159,5 @@ func emulated(t *table, ollama string, o options) {
 		msec(s.readyMedian), s.starts, msec(s.readyMin), msec(s.readyMax)), "")
 	t.row(label+": one turn, POST /messages: first (loads the agent) / warm median",
 		fmt.Sprintf("%s / %s", msec(s.firstTurn), msec(s.warmTurn)), "")
-	t.row(label+": RSS after start (qemu and guest together)", mibs(s.idleRSS), "")
+	t.row(label+": RSS after start (qemu and guest together)", mibs(s.idle.RSS), "")
 }

@@ -26,18 +26,19 @@ type gate struct {
 	Verdict     string  `json:"verdict"`
 }
 
-// memgate builds and runs bench/memgate with -json and fills its rows.
-func memgate(t *table, goBin, bin string) {
+// memgate builds and runs bench/memgate with -json and fills its rows;
+// it returns the peak RSS (0 when the gate gave no figures).
+func memgate(t *table, goBin, bin string) int64 {
 	dir, err := os.MkdirTemp("", "agnx-bench-gate-")
 	if err != nil {
 		t.row("memory gate", "failed: "+err.Error(), "")
-		return
+		return 0
 	}
 	defer os.RemoveAll(dir)
 	exe, js := filepath.Join(dir, "memgate"), filepath.Join(dir, "gate.json")
 	if out, err := exec.Command(goBin, "build", "-o", exe, "./bench/memgate").CombinedOutput(); err != nil {
 		t.row("memory gate", fmt.Sprintf("failed to build: %v: %s", err, out), "")
-		return
+		return 0
 	}
 	cmd := exec.Command(exe, "-bin", bin, "-json", js)
 	cmd.Stderr = os.Stderr
@@ -49,7 +50,7 @@ func memgate(t *table, goBin, bin string) {
 	}
 	if err != nil {
 		t.row("memory gate", fmt.Sprintf("failed: %v %v", runErr, err), "")
-		return
+		return 0
 	}
 	t.row(fmt.Sprintf("**memory gate** (`make bench-mem`, %d turns: %s): peak RSS", g.Turns, g.Tools),
 		fmt.Sprintf("%s (at the end %s anonymous, %s file pages); %s", mibs(g.PeakRSS), mibs(g.EndAnon), mibs(g.EndFile),
@@ -59,6 +60,7 @@ func memgate(t *table, goBin, bin string) {
 		fmt.Sprintf("%.0f /s, %.1f / %.1f ms, %d failed", g.TurnsPerSec, g.P50Ms, g.P99Ms, g.Failures), "")
 	t.row("memory gate: `serve` with 100 agents defined: ready / idle RSS",
 		fmt.Sprintf("%.1f ms / %s", g.ReadyMs, mibs(g.IdleRSS)), "≤ 15 ms / ≤ 15 MB")
+	return g.PeakRSS
 }
 
 // sizes is the row of make cross's binaries.

@@ -36,30 +36,34 @@ func (d daemonCmd) command(env []string, args ...string) *exec.Cmd {
 type serveFigures struct {
 	starts                          int
 	readyMin, readyMedian, readyMax time.Duration
-	idleRSS, afterTurnsRSS          int64
+	idle                            procstat.Mem // after start, settled
+	afterTurnsRSS                   int64
 	firstTurn, warmTurn             time.Duration
 	warmTurns                       int
 }
 
-// native fills the rows of the real binary on this machine.
-func native(t *table, ollama string, d daemonCmd, starts int) {
+// native fills the rows of the real binary on this machine; its serve
+// figures (nil when serve failed) also feed the targets table.
+func native(t *table, ollama string, d daemonCmd, starts int) *serveFigures {
 	s, err := measureServe(d, ollama, starts, 20)
 	if err != nil {
 		t.row("`serve`", "failed: "+err.Error(), "")
+		s = nil
 	} else {
 		t.row("cold start to ready of `serve` (exec to /readyz answering)", fmt.Sprintf("%s median of %d (%s–%s)",
 			msec(s.readyMedian), s.starts, msec(s.readyMin), msec(s.readyMax)), "≤ 15 ms")
 		t.row("`serve` idle RSS: after start / after "+strconv.Itoa(s.warmTurns+1)+" turns",
-			mibs(s.idleRSS)+" / "+mibs(s.afterTurnsRSS), "≤ 15 MB")
+			mibs(s.idle.RSS)+" / "+mibs(s.afterTurnsRSS), "≤ 15 MB")
 		t.row("one turn through `serve`, POST /messages: first (loads the agent) / warm median",
 			msec(s.firstTurn)+" / "+msec(s.warmTurn), "")
 	}
 	wall, peak, err := oneShots(d, ollama, 10)
 	if err != nil {
 		t.row("`run -m` one shot", "failed: "+err.Error(), "")
-		return
+		return s
 	}
 	t.row("`run -m` one shot: wall / peak RSS (median of 10)", msec(wall)+" / "+mibs(peak), "≤ 50 ms, ≤ 16 MB")
+	return s
 }
 
 // measureServe starts serve `starts` times on one data dir (made by
@@ -97,11 +101,14 @@ func measureServe(d daemonCmd, ollama string, starts, warm int) (*serveFigures, 
 	return f, nil
 }
 
+// settle is how long the idle samples wait after ready.
+const settle = 300 * time.Millisecond
+
 // turns reads the idle RSS, then times the first turn and the warm ones.
 func turns(s *served, f *serveFigures, warm int) error {
-	time.Sleep(300 * time.Millisecond) // let start-up settle: nothing signals it
+	time.Sleep(settle) // let start-up settle: nothing signals it
 	var err error
-	if f.idleRSS, err = vmRSS(s.cmd.Process.Pid); err != nil {
+	if f.idle, err = procstat.Read(s.cmd.Process.Pid); err != nil {
 		return err
 	}
 	sid, err := s.session()
@@ -124,6 +131,10 @@ func turns(s *served, f *serveFigures, warm int) error {
 	f.afterTurnsRSS, err = vmRSS(s.cmd.Process.Pid)
 	return err
 }
+
+// httpc keeps one idle connection per client of the workload, so 20,000
+// turns reuse connections instead of leaving thousands in TIME_WAIT.
+var httpc = &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 
 // served is a running `serve`.
 type served struct {
@@ -155,7 +166,7 @@ func startServe(d daemonCmd, env []string) (*served, error) {
 			return nil, fmt.Errorf("serve exited before it was ready: %v", err)
 		default:
 		}
-		if resp, err := http.Get(s.base + "/readyz"); err == nil {
+		if resp, err := httpc.Get(s.base + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				s.ready = time.Since(start)
@@ -187,7 +198,7 @@ func (s *served) turn(sid, text string) (time.Duration, error) {
 
 func (s *served) post(path, body string, v any) (time.Duration, error) {
 	start := time.Now()
-	resp, err := http.Post(s.base+path, "application/json", strings.NewReader(body))
+	resp, err := httpc.Post(s.base+path, "application/json", strings.NewReader(body))
 	if err != nil {
 		return 0, err
 	}

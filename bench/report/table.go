@@ -10,12 +10,19 @@ import (
 	"time"
 )
 
-// table is the report: the machine, rows of what | figure | budget, and
+// table is the report: the machine, the issue's targets beside the Go
+// floor, the long run's samples, rows of what | figure | budget, and
 // notes under it.
 type table struct {
 	machine string
+	goals   [][4]string
+	long    []sample
 	rows    [][3]string
 	notes   []string
+}
+
+func (t *table) target(what, lite, floor, target string) {
+	t.goals = append(t.goals, [4]string{what, lite, floor, target})
 }
 
 func (t *table) row(what, figure, budget string) {
@@ -30,6 +37,27 @@ func (t *table) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured %s on %s, against an instant fake Ollama on loopback; reproduce with `make bench`.\n\n",
 		time.Now().UTC().Format("2006-01-02"), t.machine)
+	if len(t.goals) > 0 {
+		b.WriteString("Floor and targets: the Go floor is bench/floor, a one-route net/http server built like agnx-lite.\n\n")
+		b.WriteString("| figure | agnx-lite | Go floor | target |\n| --- | --- | --- | --- |\n")
+		for _, r := range t.goals {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(r[0]), cell(r[1]), cell(r[2]), cell(r[3]))
+		}
+		b.WriteString("\n")
+	}
+	if len(t.long) > 0 {
+		fmt.Fprintf(&b, "Long run: one daemon, %d sessions, %d clients at once, sampled every %s messages.\n\n",
+			sessions, clients, thousands(every))
+		b.WriteString("| messages | RSS | anonymous | Go heap | db file |\n| --- | --- | --- | --- | --- |\n")
+		for _, s := range t.long {
+			heap := "n/a"
+			if s.heap >= 0 {
+				heap = mibs(s.heap)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", thousands(s.messages), mibs(s.mem.RSS), mibs(s.mem.Anon), heap, mibs(s.db))
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("| what | figure | budget |\n| --- | --- | --- |\n")
 	for _, r := range t.rows {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(r[0]), cell(r[1]), cell(r[2]))
