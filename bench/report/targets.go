@@ -71,7 +71,7 @@ func (t *table) targets(f *figures) {
 			allocs = perTurn(s0, f.long[1]) + " (first 2,000, -long 0)"
 		}
 	}
-	t.target(fmt.Sprintf("%d messages / %d sessions / %d clients", every, sessions, clients), at2k, "—", "≤ 16 MiB")
+	t.target(fmt.Sprintf("%s messages / %d sessions / %d clients", thousands(every), sessions, clients), at2k, "—", "≤ 16 MiB")
 	if len(f.long) > 0 {
 		delta = fmt.Sprintf("2,000 → %s: %s", thousands(f.long[last].messages), delta)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -153,7 +154,15 @@ func (s *served) sample(messages int, db string) (sample, error) {
 	if resp.StatusCode != 200 {
 		return sm, fmt.Errorf("GET /metrics: %s", resp.Status)
 	}
-	sc := bufio.NewScanner(resp.Body)
+	sm.heap, sm.alloc, err = readMetrics(resp.Body)
+	return sm, err
+}
+
+// readMetrics finds agnx_go_heap_bytes and agnx_go_alloc_bytes_total in
+// Prometheus text; -1 for one that is not there.
+func readMetrics(r io.Reader) (heap, alloc int64, err error) {
+	heap, alloc = -1, -1
+	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		name, v, ok := strings.Cut(sc.Text(), " ")
@@ -166,10 +175,10 @@ func (s *served) sample(messages int, db string) (sample, error) {
 		}
 		switch name {
 		case "agnx_go_heap_bytes":
-			sm.heap = int64(f)
+			heap = int64(f)
 		case "agnx_go_alloc_bytes_total":
-			sm.alloc = int64(f)
+			alloc = int64(f)
 		}
 	}
-	return sm, sc.Err()
+	return heap, alloc, sc.Err()
 }
