@@ -7,7 +7,11 @@ package runtime
 // starting a turn, a session's history budget) is parked as a callback and
 // continued on the loop goroutine when the worker posts the result.
 
-import "github.com/agnx-lite/agnx-lite/agents"
+import (
+	"sync/atomic"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+)
 
 // agentBuilds are the agents being built, with what waits for each. One
 // build runs per agent however many wait for it; at most MaxBuilds run at
@@ -74,30 +78,36 @@ func (l *Loop) startBuilds() {
 // loader keeps what it built.
 //
 // The worker pins the agent from before the look-up until the loop has
-// handed the result to everything waiting for it: a turn may join the
+// handed the result to everything waiting for it (the loop lets go of the
+// pin as it hands the result on: every waiting turn holds its own by then): a turn may join the
 // build after the loader answered, and without this pin an eviction in
 // between (the memory guard, the LRU making room) would close the tools of
 // the version the turn is then handed. Each waiting turn holds its own pin
 // by the time the worker lets go of its one.
 func (l *Loop) buildAgent(name string) {
 	defer l.wg.Done()
-	if p, ok := l.opts.Agents.(AgentPinner); ok {
+	p, pins := l.opts.Agents.(AgentPinner)
+	if pins {
 		p.Pin(name)
-		defer p.Unpin(name)
 	}
 	a, err := l.opts.Agents.LoadAgent(name)
 	if a == nil && err == nil {
 		err = ErrAgentNotFound
 	}
 	r := &agentBuilt{name: name, agent: a, err: err, handed: make(chan struct{})}
+	if pins {
+		r.unpin = func() { p.Unpin(name) }
+	}
 	select {
 	case l.inbox <- r:
 	case <-l.done:
+		r.release()
 		return
 	}
 	select {
 	case <-r.handed:
 	case <-l.done: // the loop stopped before it took the result
+		r.release()
 	}
 }
 
@@ -108,6 +118,18 @@ type agentBuilt struct {
 	err   error
 	// handed is closed once every waiter has the result.
 	handed chan struct{}
+	// unpin lets go of the worker's pin: the loop calls it before it
+	// hands the result on, so whoever asked for the build finds the agent
+	// unpinned when its reply comes; the worker calls it when the loop
+	// stopped first. released makes it happen once.
+	unpin    func()
+	released atomic.Bool
+}
+
+func (r *agentBuilt) release() {
+	if r.unpin != nil && r.released.CompareAndSwap(false, true) {
+		r.unpin()
+	}
 }
 
 func (r *agentBuilt) handle(l *Loop) {
@@ -115,6 +137,9 @@ func (r *agentBuilt) handle(l *Loop) {
 	b.running--
 	waiting := b.waiting[r.name]
 	delete(b.waiting, r.name)
+	// Every waiting turn pinned the agent before it looked it up, so the
+	// worker's pin can go before any reply does.
+	r.release()
 	for _, fn := range waiting {
 		fn(r.agent, r.err)
 	}

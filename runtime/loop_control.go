@@ -87,11 +87,12 @@ func (r *pauseCheck) handle(l *Loop) {
 
 // Stats are the loop's gauges, for status pages and metrics.
 type Stats struct {
-	Resident int // sessions in memory
-	Running  int // turns running
-	Parked   int // turns waiting for a person's decision, holding no slot
-	Waiting  int // turns queued behind the turn limit
-	Inbox    int // requests waiting in the inbox
+	Resident int    // sessions in memory
+	Running  int    // turns running
+	Parked   int    // turns waiting for a person's decision, holding no slot
+	Waiting  int    // turns queued behind the turn limit
+	Inbox    int    // requests waiting in the inbox
+	Turns    uint64 // turns started since the loop opened
 }
 
 // Stats reads the loop's gauges.
@@ -104,7 +105,7 @@ type statsReq struct{ reply chan result[Stats] }
 
 func (r *statsReq) handle(l *Loop) {
 	r.reply <- result[Stats]{v: Stats{Resident: len(l.sessions), Running: l.running,
-		Parked: l.parking.parked, Waiting: len(l.waiting), Inbox: len(l.inbox)}}
+		Parked: l.parking.parked, Waiting: len(l.waiting), Inbox: len(l.inbox), Turns: l.turnSeq}}
 }
 
 // Shed frees what memory the loop can: it drops every idle session now

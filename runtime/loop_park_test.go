@@ -58,7 +58,7 @@ func TestPark_WaitingForApprovalHoldsNoSlot(t *testing.T) {
 	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
 	assert.Equal(t, "list_dir said: "+runtime.DeniedResult("."), find(evs, runtime.EvAssistant)[0].Content)
 	st = stats(t, h)
-	assert.Equal(t, runtime.Stats{Resident: st.Resident}, st, "nothing runs, waits or stays parked")
+	assert.Equal(t, runtime.Stats{Resident: st.Resident, Turns: st.Turns}, st, "nothing runs, waits or stays parked")
 }
 
 // A parked turn that may go on takes the next free slot before a turn
@@ -270,5 +270,5 @@ func TestPark_CancelledWhileWaitingForASlot(t *testing.T) {
 	evs = h.turn(h.session(), "next")
 	assert.Equal(t, "echo: next", find(evs, runtime.EvAssistant)[0].Content)
 	st := stats(t, h)
-	assert.Equal(t, runtime.Stats{Resident: st.Resident}, st)
+	assert.Equal(t, runtime.Stats{Resident: st.Resident, Turns: st.Turns}, st)
 }
