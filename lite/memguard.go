@@ -36,6 +36,15 @@ type memGuard struct {
 	gcPercent int // the target check set last
 	// done is closed when the goroutine start began has returned.
 	done chan struct{}
+	// exe are the binary's pages, dropped from the resident set at every
+	// check; turns is the loop's turn count at the last check, and
+	// returned says whether the heap's free pages went back to the kernel
+	// since a turn last began (see memtrim.go).
+	exe      exePages
+	exeErr   bool // the error of exe.drop is logged once
+	turns    uint64
+	returned bool
+	release  func() // debug.FreeOSMemory; tests count the calls
 
 	// builds counts the agent builds under way (compiling WASM tools):
 	// while one runs the soft limit is doubled and no turn is refused.
@@ -47,7 +56,7 @@ type memGuard struct {
 func newMemGuard(limitMB int, loop *runtime.Loop, agents *agentCache, log *slog.Logger) *memGuard {
 	limit := int64(limitMB) << 20
 	g := &memGuard{limit: limit, high: limit * 9 / 8, low: limit, every: 2 * time.Second,
-		loop: loop, agents: agents, log: log}
+		loop: loop, agents: agents, log: log, release: debug.FreeOSMemory}
 	g.rss = selfRSS()
 	return g
 }
@@ -132,6 +141,25 @@ func (g *memGuard) start(ctx context.Context) {
 	}()
 }
 
+// idle returns the heap's free pages to the kernel once per quiet spell:
+// no turn began since the last check and none runs. The collector's
+// scavenger would return them too, but slowly, and a daemon waiting for
+// its next message should hold only what it uses.
+func (g *memGuard) idle(ctx context.Context) {
+	st, err := g.loop.Stats(ctx)
+	if err != nil {
+		return
+	}
+	if st.Turns != g.turns || st.Running > 0 || st.Parked > 0 {
+		g.turns, g.returned = st.Turns, false
+		return
+	}
+	if !g.returned {
+		g.returned = true
+		g.release()
+	}
+}
+
 // wait returns once the goroutine start began has returned.
 func (g *memGuard) wait() { <-g.done }
 
@@ -145,6 +173,7 @@ func (g *memGuard) run(ctx context.Context) {
 			return
 		case <-t.C:
 			g.check(ctx)
+			g.idle(ctx)
 		}
 	}
 }
@@ -182,6 +211,10 @@ func (g *memGuard) compiling() bool {
 // transient: idle agents and sessions are still evicted, but no turn is
 // refused for it.
 func (g *memGuard) check(ctx context.Context) {
+	if err := g.exe.drop(); err != nil && !g.exeErr {
+		g.exeErr = true
+		g.log.Debug("cannot drop the binary's pages from memory", "err", err)
+	}
 	if g.tuneGC {
 		g.gcPercent = gcPercentFor(liveHeap(g.gcPercent))
 		debug.SetGCPercent(g.gcPercent)

@@ -148,3 +148,33 @@ func TestMemGuard_BuildHeadroom(t *testing.T) {
 	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
 	assert.ErrorIs(t, err, runtime.ErrBusy, "after it, the guard refuses as before")
 }
+
+// The heap's free pages go back to the kernel once per quiet spell: not
+// while turns begin, and again after the next turn.
+func TestMemGuard_ReturnsMemoryWhenQuiet(t *testing.T) {
+	app, info := guardedApp(t)
+	ctx := context.Background()
+	g := newMemGuard(40, app.Loop, app.Agents, app.log)
+	released := 0
+	g.release = func() { released++ }
+
+	g.idle(ctx)
+	assert.Equal(t, 1, released, "a quiet daemon returns what it does not use")
+	g.idle(ctx)
+	assert.Equal(t, 1, released, "once per quiet spell")
+
+	sub, err := app.Loop.Subscribe(ctx, info.ID)
+	require.NoError(t, err)
+	defer sub.Close()
+	_, err = app.Loop.Send(ctx, info.ID, runtime.Input{Content: "hi"})
+	require.NoError(t, err)
+	for e := range sub.C() {
+		if e.Type == runtime.EvTurnEnd {
+			break
+		}
+	}
+	g.idle(ctx)
+	assert.Equal(t, 1, released, "a turn began since the last check: not quiet yet")
+	g.idle(ctx)
+	assert.Equal(t, 2, released, "quiet again after the turn")
+}
