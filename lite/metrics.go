@@ -178,6 +178,8 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
 	p.gauge("agnx_go_heap_bytes", "Go heap in use.", float64(ms.HeapInuse))
+	p.family("agnx_go_alloc_bytes_total", "counter", "Bytes the Go heap has allocated since start (freed ones included).")
+	p.sample("agnx_go_alloc_bytes_total", float64(ms.TotalAlloc))
 	p.gauge("agnx_goroutines", "Goroutines.", float64(goruntime.NumGoroutine()))
 	writeMCP(p, app.Agents.tools.mcp.stats())
 	writeSched(p, app)

@@ -117,6 +117,23 @@ func TestFollow_SlowReaderCatchesUpFromTheLog(t *testing.T) {
 	assert.Equal(t, all[len(all)-1].Seq+1, live[0].Seq, "no gap, no duplicate")
 }
 
+// FollowQueue sizes one subscription's queue, whatever the loop's default:
+// a queue of one loses no durable event of a tool turn either.
+func TestFollowQueue_SmallQueueLosesNothing(t *testing.T) {
+	h := newHarness(t, llmtest.Echo())
+	sid := h.session()
+	ctx := context.Background()
+	slow, err := h.loop.FollowQueue(ctx, sid, runtime.Live, 1)
+	require.NoError(t, err)
+	defer slow.Close()
+	assert.Equal(t, 1, cap(slow.C()))
+	for i := range 2 {
+		h.turn(sid, fmt.Sprintf("use read_file {\"path\":\"notes.txt\"} %d", i))
+	}
+	all := h.durable(sid)
+	requireLog(t, h, sid, 1, readDurable(t, slow, len(all)-1))
+}
+
 // Many readers of every speed, while turns run: each gets the log exactly.
 func TestFollow_ReadersOfEverySpeed(t *testing.T) {
 	h := newHarness(t, llmtest.Echo())

@@ -242,8 +242,17 @@ var errPageFull = errors.New("page full")
 // they stream once the subscription is live; they are ephemeral extras,
 // never replayed.
 func (l *Loop) Follow(ctx context.Context, sessionID string, after uint64) (*Subscription, error) {
+	return l.FollowQueue(ctx, sessionID, after, 0)
+}
+
+// FollowQueue is Follow with a queue of n events (0: Options.SubscriberBuffer).
+// A reader that only waits for a turn's outcome needs few: tokens may fill
+// half of it and are dropped beyond that, and a durable event that finds
+// it full is read from the log instead. Each queued event takes some 400
+// bytes, so a queue of 64 made a third of a turn's allocations.
+func (l *Loop) FollowQueue(ctx context.Context, sessionID string, after uint64, n int) (*Subscription, error) {
 	reply := make(chan result[*Subscription], 1)
-	return call(ctx, l, &followReq{sid: sessionID, after: after, reply: reply}, reply)
+	return call(ctx, l, &followReq{sid: sessionID, after: after, queue: n, reply: reply}, reply)
 }
 
 // Subscribe follows a session from its next event on: Follow(Live).
@@ -254,6 +263,7 @@ func (l *Loop) Subscribe(ctx context.Context, sessionID string) (*Subscription, 
 type followReq struct {
 	sid   string
 	after uint64
+	queue int
 	reply chan result[*Subscription]
 }
 
@@ -263,7 +273,11 @@ func (r *followReq) handle(l *Loop) {
 		r.reply <- result[*Subscription]{err: err}
 		return
 	}
-	sub := &Subscription{c: make(chan Event, l.opts.SubscriberBuffer), l: l, sid: r.sid, stop: make(chan struct{}),
+	n := r.queue
+	if n <= 0 {
+		n = l.opts.SubscriberBuffer
+	}
+	sub := &Subscription{c: make(chan Event, n), l: l, sid: r.sid, stop: make(chan struct{}),
 		pos: min(r.after, s.pub)}
 	if sub.pos < s.pub {
 		sub.skipped = s.pub

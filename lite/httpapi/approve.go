@@ -56,7 +56,7 @@ func (s *Server) approveCall(w http.ResponseWriter, r *http.Request) {
 	if wait {
 		// Follow first: what the turn does once answered is not missed.
 		var err error
-		if sub, err = s.o.Loop.Follow(r.Context(), id, runtime.Live); err != nil {
+		if sub, err = s.o.Loop.FollowQueue(r.Context(), id, runtime.Live, waitQueue); err != nil {
 			sessionError(w, r, err)
 			return
 		}

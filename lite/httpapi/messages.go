@@ -7,6 +7,10 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
+// waitQueue is the subscription queue of a request that waits for its
+// turn's outcome and streams nothing (see runtime.Loop.FollowQueue).
+const waitQueue = 8
+
 // postMessage sends a message and answers when its turn ends: 200
 // {message_id, role, content}, or 202 {session_id, call_id, command} as
 // soon as the turn waits for a decision on a tool call (POST .../approve
@@ -14,7 +18,7 @@ import (
 // agent's tool rounds, is a problem, as in Agnx (the answer stays in the
 // log).
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
-	sub, sent, ok := s.send(w, r)
+	sub, sent, ok := s.send(w, r, waitQueue)
 	if !ok {
 		return
 	}

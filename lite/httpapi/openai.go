@@ -98,7 +98,11 @@ func (s *Server) oaChat(w http.ResponseWriter, r *http.Request) {
 	if t.stream && !streamSlot(w, r) {
 		return
 	}
-	sub, err := s.o.Loop.Follow(r.Context(), sid, runtime.Live)
+	queue := waitQueue
+	if t.stream {
+		queue = 0 // tokens go out as they come
+	}
+	sub, err := s.o.Loop.FollowQueue(r.Context(), sid, runtime.Live, queue)
 	if err != nil {
 		oaSessionError(w, r, err)
 		return

@@ -48,9 +48,10 @@ type messageBody struct {
 	SenderName string `json:"sender_name"`
 }
 
-// send decodes a message body, subscribes to the session and sends the
-// message. On error it has answered the request.
-func (s *Server) send(w http.ResponseWriter, r *http.Request) (*runtime.Subscription, runtime.Sent, bool) {
+// send decodes a message body, subscribes to the session with a queue of
+// queue events (0: the loop's default) and sends the message. On error it
+// has answered the request.
+func (s *Server) send(w http.ResponseWriter, r *http.Request, queue int) (*runtime.Subscription, runtime.Sent, bool) {
 	var body messageBody
 	if status, err := decode(r, &body); err != nil {
 		writeProblem(w, r, status, problemCode(status), err.Error())
@@ -61,7 +62,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) (*runtime.Subscrip
 		return nil, runtime.Sent{}, false
 	}
 	id := r.PathValue("id")
-	sub, err := s.o.Loop.Follow(r.Context(), id, runtime.Live)
+	sub, err := s.o.Loop.FollowQueue(r.Context(), id, runtime.Live, queue)
 	if err != nil {
 		sessionError(w, r, err)
 		return nil, runtime.Sent{}, false
@@ -97,7 +98,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	if !streamSlot(w, r) {
 		return
 	}
-	sub, sent, ok := s.send(w, r)
+	sub, sent, ok := s.send(w, r, 0)
 	if !ok {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 )
 
 // MaxLineBytes is the default cap on one line of a streamed body.
@@ -28,7 +29,28 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	if max <= 0 {
 		max = MaxLineBytes
 	}
-	return &LineReader{r: bufio.NewReaderSize(r, 16<<10), max: max}
+	br, _ := lineBufs.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(r, 16<<10)
+	} else {
+		br.Reset(r)
+	}
+	return &LineReader{r: br, max: max}
+}
+
+// lineBufs recycles the 16 KiB buffers of finished streams: one per model
+// call was the largest allocation of a turn.
+var lineBufs sync.Pool
+
+// Release returns the reader's buffer for another stream; the reader and
+// the lines it returned must not be used after.
+func (l *LineReader) Release() {
+	if l.r == nil {
+		return
+	}
+	l.r.Reset(nil)
+	lineBufs.Put(l.r)
+	l.r, l.scratch = nil, nil
 }
 
 // ReadLine returns the next line without its "\n" or "\r\n". The slice is
@@ -36,6 +58,9 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 // with a nil error; the call after it returns io.EOF. Any other error means
 // the body broke off.
 func (l *LineReader) ReadLine() ([]byte, error) {
+	if l.r == nil {
+		return nil, errReleased
+	}
 	line, err := l.r.ReadSlice('\n')
 	switch {
 	case err == nil:
@@ -60,6 +85,8 @@ func (l *LineReader) ReadLine() ([]byte, error) {
 		}
 	}
 }
+
+var errReleased = errors.New("llm: the stream was closed")
 
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte{'\n'})

@@ -131,6 +131,9 @@ func (s *Stream) Close() error {
 	if s.body != nil {
 		err = s.body.Close()
 	}
+	if s.lines != nil {
+		s.lines.Release()
+	}
 	s.cancel(nil)
 	return err
 }

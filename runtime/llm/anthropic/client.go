@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -80,12 +79,14 @@ func New(o Options) *Client {
 
 // Stream sends req to /v1/messages and streams the answer.
 func (c *Client) Stream(ctx context.Context, req *runtime.Request, onDelta func(runtime.Delta)) (*runtime.Response, error) {
-	body, err := encodeRequest(nil, req)
-	if err != nil {
+	body := llm.NewBody()
+	defer body.Release() // after the stream's Close: deferred first
+	var err error
+	if body.B, err = encodeRequest(body.B, req); err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
 	s, err := c.http.Do(ctx, func() (*http.Request, error) {
-		r, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(body))
+		r, err := body.Request(http.MethodPost, c.url)
 		if err != nil {
 			return nil, err
 		}

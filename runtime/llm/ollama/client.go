@@ -1,7 +1,6 @@
 package ollama
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -85,13 +84,15 @@ func (c *Client) Name() string { return "ollama" }
 
 // Stream sends req to /api/chat and streams the answer.
 func (c *Client) Stream(ctx context.Context, req *runtime.Request, onDelta func(runtime.Delta)) (*runtime.Response, error) {
-	body, err := encodeRequest(nil, req)
-	if err != nil {
+	body := llm.NewBody()
+	defer body.Release() // after the stream's Close: deferred first
+	var err error
+	if body.B, err = encodeRequest(body.B, req); err != nil {
 		return nil, fmt.Errorf("ollama: encode request: %w", err)
 	}
 	url := c.base + "/api/chat"
 	s, err := c.http.Do(ctx, func() (*http.Request, error) {
-		r, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		r, err := body.Request(http.MethodPost, url)
 		if err != nil {
 			return nil, err
 		}

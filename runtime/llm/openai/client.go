@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -84,12 +83,14 @@ func (c *Client) Name() string { return c.name }
 
 // Stream sends req to /chat/completions and streams the answer.
 func (c *Client) Stream(ctx context.Context, req *runtime.Request, onDelta func(runtime.Delta)) (*runtime.Response, error) {
-	body, err := encodeRequest(nil, req)
-	if err != nil {
+	body := llm.NewBody()
+	defer body.Release() // after the stream's Close: deferred first
+	var err error
+	if body.B, err = encodeRequest(body.B, req); err != nil {
 		return nil, fmt.Errorf("%s: encode request: %w", c.name, err)
 	}
 	s, err := c.http.Do(ctx, func() (*http.Request, error) {
-		r, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(body))
+		r, err := body.Request(http.MethodPost, c.url)
 		if err != nil {
 			return nil, err
 		}
