@@ -83,6 +83,9 @@ func run(w io.Writer, bin, only string, top int) error {
 			continue
 		}
 		name := partOf(s.Name, mods)
+		if sec == ".text" {
+			text += s.Size // the tables' share is of all the code, whatever is listed
+		}
 		if only != "" {
 			if name != only {
 				continue
@@ -96,7 +99,6 @@ func run(w io.Writer, bin, only string, top int) error {
 		}
 		if sec == ".text" {
 			p.text += s.Size
-			text += s.Size
 		} else {
 			p.data += s.Size
 		}
@@ -178,10 +180,10 @@ func strip(sym string) string {
 }
 
 // pkgOf is a symbol's package path: up to the first dot after the last
-// slash, not counting what is inside brackets (type arguments).
+// slash, not counting type arguments in brackets or an itab's interface.
 func pkgOf(sym string) string {
 	sym = strip(sym)
-	if i := strings.IndexAny(sym, "[("); i >= 0 {
+	if i := strings.IndexAny(sym, "[(,"); i >= 0 {
 		sym = sym[:i]
 	}
 	slash := strings.LastIndexByte(sym, '/')

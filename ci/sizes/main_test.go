@@ -40,6 +40,7 @@ func TestPkgOf(t *testing.T) {
 	assert.Equal(t, "github.com/a/b", pkgOf("github.com/a/b.(*T).M"))
 	assert.Equal(t, "github.com/a/b", pkgOf("github.com/a/b.F[github.com/x/y.T]"))
 	assert.Equal(t, "fmt", pkgOf("fmt.Sprintf"))
+	assert.Equal(t, "github.com/goccy/go-yaml/ast", pkgOf("go:itab.*github.com/goccy/go-yaml/ast.StringNode,github.com/goccy/go-yaml/ast.Node"))
 	assert.Equal(t, "", pkgOf(""))
 }
 
