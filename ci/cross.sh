@@ -25,3 +25,9 @@ if [ "$(uname -m)" = x86_64 ] && [[ $LDFLAGS =~ main\.version=([^ ]+) ]]; then
   got=$(dist/agnx-lite-linux-amd64 version 2>&1 || true)
   case $got in *"${BASH_REMATCH[1]}"*) ;; *) echo "cross: the version was not stamped: '$got'" >&2; exit 1 ;; esac
 fi
+# What each dependency brings, on request (SIZES=1 make cross): ci/sizes
+# reads the symbols of an unstripped linux/arm64 build.
+if [ -n "${SIZES:-}" ]; then
+  CGO_ENABLED=0 GOOS=linux GOARCH=arm64 "$GO" build -trimpath -ldflags "${LDFLAGS//-s -w/}" -o dist/agnx-lite-linux-arm64.syms ./cmd/agnx-lite
+  "$GO" run ./ci/sizes dist/agnx-lite-linux-arm64.syms
+fi

@@ -11,9 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/shirou/gopsutil/v4/mem"
-	"github.com/shirou/gopsutil/v4/process"
 )
 
 // hostChecks are the machine's side of doctor: the daemon, memory, the
@@ -28,22 +25,20 @@ func daemonCheck(cfg *Config) Check {
 		return ok("daemon", "not running (start it with agnx-lite serve, or install it: agnx-lite service install)")
 	}
 	detail := fmt.Sprintf("running, pid %d, %s, up %s", d.PID, d.URL, time.Since(d.Started).Round(time.Second))
-	if p, err := process.NewProcess(int32(d.PID)); err == nil {
-		if mi, err := p.MemoryInfo(); err == nil {
-			detail += fmt.Sprintf(", RSS %.1f MiB", float64(mi.RSS)/(1<<20))
-		}
+	if rss, err := pidRSS(d.PID); err == nil {
+		detail += fmt.Sprintf(", RSS %.1f MiB", float64(rss)/(1<<20))
 	}
 	return ok("daemon", detail)
 }
 
 func memoryCheck(cfg *Config) Check {
-	vm, err := mem.VirtualMemory()
+	total, avail, err := hostMem()
 	if err != nil {
 		return Check{Name: "memory", Status: "warn", Detail: "cannot read the machine's memory: " + err.Error()}
 	}
 	detail := fmt.Sprintf("%.0f MiB available of %.0f MiB; agnx-lite's budget runtime.memory_limit_mb = %d",
-		float64(vm.Available)/(1<<20), float64(vm.Total)/(1<<20), cfg.Runtime.MemoryLimitMB)
-	if vm.Available < 64<<20 {
+		float64(avail)/(1<<20), float64(total)/(1<<20), cfg.Runtime.MemoryLimitMB)
+	if avail < 64<<20 {
 		return Check{Name: "memory", Status: "warn", Detail: detail,
 			Fix: "free memory: stop other services, use a smaller model, or add swap (zram)"}
 	}
