@@ -134,6 +134,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	a.onTurnEnd(a.turnNotice)
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
+		a.guard.db = a.Store
 		cache.onBuild = a.guard.building // set before anything builds
 	}
 	go func() { a.done <- loop.Run(ctx) }()

@@ -17,7 +17,7 @@ func (a *App) MCPStats() []mcp.Stat { return a.Agents.tools.mcp.stats() }
 // RSS is the daemon's own resident memory in bytes (0 when unknown); its
 // MCP servers are other processes and not counted.
 func (a *App) RSS() int64 {
-	rss, err := selfRSS()()
+	rss, _, err := selfMem()
 	if err != nil {
 		return 0
 	}

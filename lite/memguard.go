@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	goruntime "runtime"
@@ -9,18 +10,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shirou/gopsutil/v4/process"
-
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // memGuard keeps the daemon under its memory budget: the Go heap gets a
 // soft limit (debug.SetMemoryLimit, runtime.memory_limit_mb), and the
-// resident set, which also counts the binary's pages and the database's
-// mapped ones, is sampled; above the high-water mark (the limit plus an
-// eighth) idle agents and sessions are evicted, and if that is not enough
-// new turns are refused ("busy, try again shortly") until the resident set
-// is back under the limit. It never crashes the daemon for memory.
+// process's anonymous memory (the heap, stacks, compiled WASM: not the
+// binary's or the database's file pages, which the kernel can take back)
+// is sampled; above the high-water mark (the limit plus an eighth) idle
+// agents and sessions are evicted, and if that is not enough new turns are
+// refused ("busy, try again shortly") until it is back under the limit.
+// It never crashes the daemon for memory.
 type memGuard struct {
 	limit     int64 // bytes
 	high, low int64
@@ -41,7 +42,8 @@ type memGuard struct {
 	// returned says whether the heap's free pages went back to the kernel
 	// since a turn last began (see memtrim.go).
 	exe      exePages
-	exeErr   bool // the error of exe.drop is logged once
+	db       *storage.Store // its mapped pages are dropped too; nil in tests
+	pagesErr bool           // the error of dropPages is logged once
 	turns    uint64
 	returned bool
 	release  func() // debug.FreeOSMemory; tests count the calls
@@ -57,26 +59,17 @@ func newMemGuard(limitMB int, loop *runtime.Loop, agents *agentCache, log *slog.
 	limit := int64(limitMB) << 20
 	g := &memGuard{limit: limit, high: limit * 9 / 8, low: limit, every: 2 * time.Second,
 		loop: loop, agents: agents, log: log, release: debug.FreeOSMemory}
-	g.rss = selfRSS()
+	g.rss = selfAnon
 	return g
 }
 
-// selfRSS reads this process's resident set through gopsutil.
-func selfRSS() func() (int64, error) {
-	var p *process.Process
-	return func() (int64, error) {
-		if p == nil {
-			var err error
-			if p, err = process.NewProcess(int32(os.Getpid())); err != nil {
-				return 0, err
-			}
-		}
-		mi, err := p.MemoryInfo()
-		if err != nil {
-			return 0, err
-		}
-		return int64(mi.RSS), nil
-	}
+// selfAnon is this process's resident anonymous memory: its own, the
+// part the guard can do something about. The binary's and the database's
+// file pages are not counted: the kernel can take them back at any time,
+// and the guard drops them from the resident set anyway (memtrim.go).
+func selfAnon() (int64, error) {
+	_, anon, err := selfMem()
+	return anon, err
 }
 
 // The collector's target while the guard runs follows the live heap: the
@@ -91,6 +84,14 @@ const (
 	gcHeadroom   = 4 << 20
 	gcPercentMin = 50
 )
+
+// sessionShare: the sessions in memory hold at most 1/sessionShare of the
+// limit (2.5 MB of windows at the default 40 MB, some 15,000 short
+// messages); beyond it the least recently used idle ones are dropped and
+// come back from the log on their next message (runtime.Loop.Fit). Without
+// it a daemon with many active chats grew by some 10 MB over 20,000
+// messages.
+const sessionShare = 16
 
 // gcPercentFor is the collector's target for a live heap of live bytes.
 func gcPercentFor(live uint64) int {
@@ -141,6 +142,21 @@ func (g *memGuard) start(ctx context.Context) {
 	}()
 }
 
+// dropPages drops the binary's and the database's mapped file pages from
+// the resident set (memtrim.go); a failure is logged once.
+func (g *memGuard) dropPages() {
+	err := g.exe.drop()
+	if g.db != nil {
+		if _, e := g.db.DropMapped(); e != nil {
+			err = errors.Join(err, e)
+		}
+	}
+	if err != nil && !g.pagesErr {
+		g.pagesErr = true
+		g.log.Debug("cannot drop mapped file pages from memory", "err", err)
+	}
+}
+
 // idle returns the heap's free pages to the kernel once per quiet spell:
 // no turn began since the last check and none runs. The collector's
 // scavenger would return them too, but slowly, and a daemon waiting for
@@ -174,6 +190,9 @@ func (g *memGuard) run(ctx context.Context) {
 		case <-t.C:
 			g.check(ctx)
 			g.idle(ctx)
+			// Last: a collection touches much of the runtime's code and
+			// tables, which would be mapped again at once.
+			g.dropPages()
 		}
 	}
 }
@@ -211,13 +230,12 @@ func (g *memGuard) compiling() bool {
 // transient: idle agents and sessions are still evicted, but no turn is
 // refused for it.
 func (g *memGuard) check(ctx context.Context) {
-	if err := g.exe.drop(); err != nil && !g.exeErr {
-		g.exeErr = true
-		g.log.Debug("cannot drop the binary's pages from memory", "err", err)
-	}
 	if g.tuneGC {
 		g.gcPercent = gcPercentFor(liveHeap(g.gcPercent))
 		debug.SetGCPercent(g.gcPercent)
+	}
+	if n, _, err := g.loop.Fit(ctx, g.limit/sessionShare); err == nil && n > 0 {
+		g.log.Debug("sessions over their share of memory: dropped the least recently used idle ones", "sessions", n)
 	}
 	rss, err := g.rss()
 	if err != nil {
@@ -229,16 +247,16 @@ func (g *memGuard) check(ctx context.Context) {
 		sessions, _ := g.loop.Shed(ctx, g.busy)
 		debug.FreeOSMemory()
 		after, _ := g.rss()
-		g.log.Warn("memory high: evicted idle agents and sessions", "rss_mb", rss>>20, "after_mb", after>>20,
+		g.log.Warn("memory high: evicted idle agents and sessions", "anon_mb", rss>>20, "after_mb", after>>20,
 			"limit_mb", g.limit>>20, "agents", agents, "sessions", sessions)
 		if after >= g.high && !g.busy && !g.compiling() {
 			g.busy = true
 			_, _ = g.loop.Shed(ctx, true)
-			g.log.Error("memory still high: refusing new turns until it falls", "rss_mb", after>>20, "limit_mb", g.limit>>20)
+			g.log.Error("memory still high: refusing new turns until it falls", "anon_mb", after>>20, "limit_mb", g.limit>>20)
 		}
 	case g.busy && rss < g.low:
 		g.busy = false
 		_, _ = g.loop.Shed(ctx, false)
-		g.log.Info("memory back under the budget: taking turns again", "rss_mb", rss>>20)
+		g.log.Info("memory back under the budget: taking turns again", "anon_mb", rss>>20)
 	}
 }

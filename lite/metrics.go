@@ -172,8 +172,9 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 	p.gauge("agnx_agents_loaded", "Agents built and cached.", float64(app.Agents.loadedCount()))
 	p.gauge("agnx_tools_stuck", "Tool calls given up on past their deadline whose goroutine has not returned yet.",
 		float64(app.Loop.StuckTools()))
-	if rss, err := selfRSS()(); err == nil {
+	if rss, anon, err := selfMem(); err == nil {
 		p.gauge("agnx_resident_memory_bytes", "Resident set size of the process.", float64(rss))
+		p.gauge("agnx_anonymous_memory_bytes", "Resident anonymous memory of the process (its own: the Go heap, stacks, compiled WASM), which the memory guard judges.", float64(anon))
 	}
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)

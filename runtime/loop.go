@@ -357,8 +357,7 @@ func (l *Loop) dropIdle(idle time.Duration) int {
 	now := l.now()
 	n := 0
 	for id, s := range l.sessions {
-		_, dirty := l.dirty[s]
-		if s.turn != nil || s.st.TurnActive || s.queued || s.compacting != nil || len(s.subs) > 0 || dirty || now.Sub(s.used) < idle {
+		if !l.droppable(s) || now.Sub(s.used) < idle {
 			continue
 		}
 		delete(l.sessions, id)

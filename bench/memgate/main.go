@@ -35,8 +35,10 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
-// budget is the gate: "50 MB", read as 50 MiB.
-const budget = 50 << 20
+// budget is the gate: 44 MiB. It was 50 until the memory work of issue 19
+// brought the peak from 45–47 to 39–40 MiB; the line is that plus a tenth
+// for a slower or busier CI host.
+const budget = 44 << 20
 
 // options are the command line.
 type options struct {

@@ -128,7 +128,7 @@ func (f *figures) print(w io.Writer) {
 	for _, e := range f.FirstFailures {
 		fmt.Fprintf(w, "    %s\n", strings.TrimSpace(e))
 	}
-	fmt.Fprintf(w, "  budget:     %s = %d bytes (\"50 MB\" read as MiB)\n", mib(f.Budget), f.Budget)
+	fmt.Fprintf(w, "  budget:     %s = %d bytes\n", mib(f.Budget), f.Budget)
 	fmt.Fprintln(w, f.Verdict)
 }
 

@@ -101,8 +101,12 @@ func measureServe(d daemonCmd, ollama string, starts, warm int) (*serveFigures, 
 	return f, nil
 }
 
-// settle is how long the idle samples wait after ready.
-const settle = 300 * time.Millisecond
+// settle is how long the idle samples wait after ready (and the settled
+// sample after the last message): a little over two checks of agnx-lite's
+// memory guard (every 2 s), which drops the binary's mapped pages at each
+// and returns the heap's free ones once a check finds no turn begun since
+// the one before.
+const settle = 4500 * time.Millisecond
 
 // turns reads the idle RSS, then times the first turn and the warm ones.
 func turns(s *served, f *serveFigures, warm int) error {

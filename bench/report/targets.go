@@ -11,16 +11,17 @@ import (
 // figures are what the targets table (issue 19's) is made of; a nil or
 // empty part was not measured, and its error (if any) says why.
 type figures struct {
-	floor    *floorFigures
-	floorErr error
-	serve    *serveFigures
-	one      procstat.Mem // after oneMessages in one session
-	oneErr   error
-	long     []sample // at 0, 2,000, 4,000, … messages
-	longErr  error
-	gatePeak int64 // 0: not run
-	gateNote string
-	dist     string
+	floor      *floorFigures
+	floorErr   error
+	serve      *serveFigures
+	one        procstat.Mem // after oneMessages in one session
+	oneSettled procstat.Mem // and settled
+	oneErr     error
+	long       []sample // at 0, 2,000, 4,000, … messages
+	longErr    error
+	gatePeak   int64 // 0: not run
+	gateNote   string
+	dist       string
 }
 
 const oneMessages = 200
@@ -52,7 +53,7 @@ func (t *table) targets(f *figures) {
 		})))
 	one := "failed: " + errText(f.oneErr)
 	if f.oneErr == nil {
-		one = withAnon(f.one)
+		one = withAnon(f.one) + "; settled " + withAnon(f.oneSettled)
 	}
 	t.target(fmt.Sprintf("after %d messages, one session", oneMessages), one, "—", "≤ 12 MiB")
 	at2k, delta, allocs := "failed: "+errText(f.longErr), "failed: "+errText(f.longErr), "n/a"

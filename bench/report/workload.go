@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/bench/procstat"
 )
@@ -51,29 +52,34 @@ func daemonAt(d daemonCmd, ollama string) (s *served, home string, err error) {
 }
 
 // oneSession sends n messages to one session of a fresh daemon and reads
-// its memory after the last.
-func oneSession(d daemonCmd, ollama string, n int) (procstat.Mem, error) {
+// its memory right after the last and once settled.
+func oneSession(d daemonCmd, ollama string, n int) (after, settled procstat.Mem, err error) {
 	s, home, err := daemonAt(d, ollama)
 	if err != nil {
-		return procstat.Mem{}, err
+		return after, settled, err
 	}
 	defer os.RemoveAll(home)
-	m, err := func() (procstat.Mem, error) {
+	err = func() error {
 		sid, err := s.session()
 		if err != nil {
-			return procstat.Mem{}, err
+			return err
 		}
 		for i := range n {
 			if _, err := s.turn(sid, "hello "+strconv.Itoa(i)); err != nil {
-				return procstat.Mem{}, err
+				return err
 			}
 		}
-		return procstat.Read(s.cmd.Process.Pid)
+		if after, err = procstat.Read(s.cmd.Process.Pid); err != nil {
+			return err
+		}
+		time.Sleep(settle) // quiet: nothing signals what the guard did
+		settled, err = procstat.Read(s.cmd.Process.Pid)
+		return err
 	}()
 	if stopErr := s.stop(); err == nil {
 		err = stopErr
 	}
-	return m, err
+	return after, settled, err
 }
 
 // longRun sends total messages (a multiple of every, at least one every)

@@ -1,9 +1,7 @@
-package lite
+package pages
 
 import (
-	"os"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,56 +36,48 @@ Anonymous:          2016 kB
 // Only the executable's mappings that are neither writable nor hold a
 // copied-on-write page are dropped: never the database's, the heap, or a
 // mapping that was written to.
-func TestExeMappings(t *testing.T) {
-	ms, err := exeMappings(strings.NewReader(smapsSample), 4242)
+func TestParse(t *testing.T) {
+	ms, err := parse(strings.NewReader(smapsSample), 4242)
 	require.NoError(t, err)
-	assert.Equal(t, []mapping{
-		{start: 0x400000, end: 0xc00000, rss: 7104 << 10},
-		{start: 0xc00000, end: 0x1400000, rss: 6852 << 10},
+	assert.Equal(t, []Range{
+		{Start: 0x400000, End: 0xc00000, RSS: 7104 << 10},
+		{Start: 0xc00000, End: 0x1400000, RSS: 6852 << 10},
 	}, ms)
 }
 
 // Garbage in smaps is skipped, never a panic.
-func FuzzExeMappings(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add(smapsSample, uint64(4242))
 	f.Add("zzzz-yyyy r-xp 0 0 0 /x\nRss: 12 kB\n", uint64(0))
 	f.Add("-\n:\n1-0 r 0 0 1\n", uint64(1))
 	f.Fuzz(func(t *testing.T, in string, ino uint64) {
-		ms, _ := exeMappings(strings.NewReader(in), ino)
+		ms, _ := parse(strings.NewReader(in), ino)
 		for _, m := range ms {
-			assert.Less(t, m.start, m.end)
+			assert.Less(t, m.Start, m.End)
 		}
 	})
 }
 
 // The running test binary's pages leave its resident set, and the code
 // goes on running: they come back from the page cache as it needs them.
-func TestExePages_Drop(t *testing.T) {
+func TestDrop(t *testing.T) {
 	if testenv.Emulated() {
 		t.Skip("qemu-user keeps the guest's file mappings itself: madvise does not reach the host's page tables")
 	}
-	before := exeRSS(t)
-	var p exePages
-	require.NoError(t, p.drop())
-	require.NotEmpty(t, p.ranges, "the executable's read-only mappings are found")
-	after := exeRSS(t)
-	assert.Less(t, after, before, "mapped pages of the binary: %d kB before, %d kB after", before>>10, after>>10)
-	require.NoError(t, p.drop(), "dropping again is harmless")
+	before, err := Find("/proc/self/exe")
+	require.NoError(t, err)
+	require.NotEmpty(t, before, "the executable's read-only mappings are found")
+	require.NoError(t, Drop(before))
+	after, err := Find("/proc/self/exe")
+	require.NoError(t, err)
+	assert.Less(t, rss(after), rss(before), "mapped pages of the binary: %d kB before, %d kB after", rss(before)>>10, rss(after)>>10)
+	require.NoError(t, Drop(after), "dropping again is harmless")
 }
 
-// exeRSS sums the resident bytes of the executable's read-only mappings.
-func exeRSS(t *testing.T) int64 {
-	t.Helper()
-	var st syscall.Stat_t
-	require.NoError(t, syscall.Stat("/proc/self/exe", &st))
-	f, err := os.Open("/proc/self/smaps")
-	require.NoError(t, err)
-	defer f.Close()
-	ms, err := exeMappings(f, st.Ino)
-	require.NoError(t, err)
+func rss(rs []Range) int64 {
 	var n int64
-	for _, m := range ms {
-		n += m.rss
+	for _, r := range rs {
+		n += r.RSS
 	}
 	return n
 }
