@@ -85,14 +85,6 @@ const (
 	gcPercentMin = 50
 )
 
-// sessionShare: the sessions in memory hold at most 1/sessionShare of the
-// limit (2.5 MB of windows at the default 40 MB, some 15,000 short
-// messages); beyond it the least recently used idle ones are dropped and
-// come back from the log on their next message (runtime.Loop.Fit). Without
-// it a daemon with many active chats grew by some 10 MB over 20,000
-// messages.
-const sessionShare = 16
-
 // gcPercentFor is the collector's target for a live heap of live bytes.
 func gcPercentFor(live uint64) int {
 	return min(max(int(gcHeadroom*100/max(live, 1)), gcPercentMin), 100)
@@ -233,9 +225,6 @@ func (g *memGuard) check(ctx context.Context) {
 	if g.tuneGC {
 		g.gcPercent = gcPercentFor(liveHeap(g.gcPercent))
 		debug.SetGCPercent(g.gcPercent)
-	}
-	if n, _, err := g.loop.Fit(ctx, g.limit/sessionShare); err == nil && n > 0 {
-		g.log.Debug("sessions over their share of memory: dropped the least recently used idle ones", "sessions", n)
 	}
 	rss, err := g.rss()
 	if err != nil {

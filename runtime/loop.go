@@ -350,9 +350,16 @@ func (l *Loop) interruptAll() {
 	l.draining = true // nothing new starts while the batch commits
 }
 
-// dropIdle forgets the sessions that did nothing for at least idle: no
-// turn, no subscriber, nothing waiting to be committed. They are rebuilt
-// from their checkpoint when next used.
+// droppable reports whether a session holds nothing but what its
+// checkpoint and log give back: no turn, queue, compaction, subscriber or
+// uncommitted change.
+func (l *Loop) droppable(s *session) bool {
+	_, dirty := l.dirty[s]
+	return s.turn == nil && !s.st.TurnActive && !s.queued && s.compacting == nil && len(s.subs) == 0 && !dirty
+}
+
+// dropIdle forgets the sessions that did nothing for at least idle and are
+// droppable. They are rebuilt from their checkpoint when next used.
 func (l *Loop) dropIdle(idle time.Duration) int {
 	now := l.now()
 	n := 0

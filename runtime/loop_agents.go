@@ -77,13 +77,14 @@ func (l *Loop) startBuilds() {
 // returns once every worker has); its result is then dropped, and the
 // loader keeps what it built.
 //
-// The worker pins the agent from before the look-up until the loop has
-// handed the result to everything waiting for it (the loop lets go of the
-// pin as it hands the result on: every waiting turn holds its own by then): a turn may join the
-// build after the loader answered, and without this pin an eviction in
-// between (the memory guard, the LRU making room) would close the tools of
-// the version the turn is then handed. Each waiting turn holds its own pin
-// by the time the worker lets go of its one.
+// The worker pins the agent from before the look-up until the loop hands
+// the result on: a turn may join the build after the loader answered, and
+// without this pin an eviction in between (the memory guard, the LRU
+// making room) would close the tools of the version the turn is then
+// handed. Every waiting turn pinned the agent before it looked it up, so
+// the loop lets go of the worker's pin just before the replies go out:
+// whoever asked for the build finds the agent unpinned when its reply
+// comes.
 func (l *Loop) buildAgent(name string) {
 	defer l.wg.Done()
 	p, pins := l.opts.Agents.(AgentPinner)
