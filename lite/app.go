@@ -107,6 +107,7 @@ func Open(cfg *Config, o *Options) (*App, error) {
 		MaxTools:        cfg.Runtime.MaxConcurrentTools,
 		ApprovalTimeout: seconds(cfg.Runtime.ApprovalTimeoutSeconds, 0),
 		IdleAfter:       seconds(cfg.Runtime.SessionIdleSeconds, 0),
+		HeldBytes:       heldBytes(cfg.Runtime.MemoryLimitMB),
 		Usage:           cfg.UsageOptions(),
 		Subagents:       cfg.SubagentLimits(),
 		Notify:          notify.notify,

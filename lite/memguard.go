@@ -85,6 +85,17 @@ const (
 	gcPercentMin = 50
 )
 
+// heldShare: between turns the sessions in memory hold at most
+// 1/heldShare of the memory limit (2 MiB of windows at the default 40 MB,
+// some 10 full 40,000-token windows or 12,000 short messages); beyond it
+// the least recently used idle ones leave memory and come back from disk
+// on their next message (runtime.Options.HeldBytes).
+const heldShare = 20
+
+// heldBytes is runtime.Options.HeldBytes for a memory limit of limitMB
+// (0 without a limit: the runtime's default).
+func heldBytes(limitMB int) int64 { return int64(limitMB) << 20 / heldShare }
+
 // gcPercentFor is the collector's target for a live heap of live bytes.
 func gcPercentFor(live uint64) int {
 	return min(max(int(gcHeadroom*100/max(live, 1)), gcPercentMin), 100)

@@ -43,6 +43,9 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	w.OptString("preview", s.Preview)
 	writeUsage(w.Key("usage"), s.Usage)
 	w.Key("window_seq").Uint(s.WindowSeq)
+	if s.WindowSeq > 0 && len(s.History) > 0 {
+		w.Key("window_len").Int(int64(len(s.History))) // a hint for the replay
+	}
 	w.OptString("summary", s.Summary)
 	if s.TrimNoticed {
 		w.Key("trim_noticed").Bool(true)
@@ -160,6 +163,7 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 		PendingOrigin: str("pending_origin"),
 		Usage:         readUsage(v.Get("usage")),
 		WindowSeq:     v.GetUint64("window_seq"),
+		windowLen:     v.GetInt("window_len"),
 		Summary:       str("summary"),
 		TrimNoticed:   v.GetBool("trim_noticed"),
 		Pending:       decodeMessages(v.GetArray("pending")),

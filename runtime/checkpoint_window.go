@@ -48,15 +48,24 @@ func (s *state) readLegacyHistory(v *fastjson.Value) {
 // errReplayed stops the replay of the window at the checkpoint's seq.
 var errReplayed = errors.New("window replayed")
 
+// maxWindowHint bounds the slots replayWindow sets aside before replaying.
+const maxWindowHint = 4096
+
 // replayWindow rebuilds the history of a checkpoint that does not hold
 // it: the events from WindowSeq to the checkpoint's seq, folded into a
 // scratch state, give History and the marks; the checkpoint's own fields
 // stay for everything else.
+
 func (s *state) replayWindow(tx *storage.Tx, p *fastjson.Parser) error {
 	if s.WindowSeq == 0 {
 		return nil
 	}
 	scratch := &state{WindowSeq: s.WindowSeq}
+	// One allocation for the window instead of the doublings of appending
+	// (the checkpoint's count is only a hint, so it is bounded).
+	if n := min(s.windowLen, maxWindowHint); n > 0 {
+		scratch.History = make([]Message, 0, n)
+	}
 	err := tx.Events(s.ID, s.WindowSeq-1, func(seq uint64, data []byte) error {
 		if seq > s.LastSeq {
 			return errReplayed

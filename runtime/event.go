@@ -302,7 +302,7 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 	}
 	e := Event{
 		Seq:  v.GetUint64("seq"),
-		Type: EventType(v.GetStringBytes("type")),
+		Type: eventType(v.GetStringBytes("type")),
 	}
 	if ts := v.GetStringBytes("timestamp"); len(ts) > 0 {
 		e.Time, _ = time.Parse(time.RFC3339Nano, string(ts))

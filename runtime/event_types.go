@@ -34,6 +34,17 @@ var eventTypes = [...]EventTypeInfo{
 	{EvToolProgress, false, "what a long tool call is doing (a coding worker's steps): CallID, ToolName, Content; the tool_result that follows holds the outcome"},
 }
 
+// eventType is the type named b, without a copy for the known ones: the
+// log is decoded event by event whenever a session comes back to memory.
+func eventType(b []byte) EventType {
+	for i := range eventTypes {
+		if string(eventTypes[i].Type) == string(b) {
+			return eventTypes[i].Type
+		}
+	}
+	return EventType(b)
+}
+
 // EventTypes returns every event type, durable ones first.
 func EventTypes() []EventTypeInfo { return slices.Clone(eventTypes[:]) }
 

@@ -91,6 +91,11 @@ type Options struct {
 	// on; it is rebuilt from its checkpoint on its next message. Default
 	// 10 minutes.
 	IdleAfter time.Duration
+	// HeldBytes bounds what the sessions in memory hold between turns
+	// (their windows, estimated): beyond it the least recently used idle
+	// ones leave memory at once (loop_held.go). Default 2 MiB; negative:
+	// no bound but IdleAfter.
+	HeldBytes int64
 	// Observer, when set, is told of turns, tool calls and model calls.
 	Observer Observer
 	// Notify, when set, is told of the calls an agent's policy asks to be
@@ -150,6 +155,11 @@ type Loop struct {
 	// waits are the agent-tool waits by the child they wait on
 	// (subagent_wait.go).
 	waits map[string][]*waiter
+	// heldDue is set when a turn ended or a session was loaded: the
+	// sessions in memory are fitted to HeldBytes after the next commit
+	// (loop_held.go), with heldScratch reused for the pass.
+	heldDue     bool
+	heldScratch []*session
 
 	// The batch being built for the next group commit.
 	ops     []func(*storage.Tx) error
@@ -232,6 +242,9 @@ func New(opts Options) *Loop {
 	if opts.IdleAfter <= 0 {
 		opts.IdleAfter = 10 * time.Minute
 	}
+	if opts.HeldBytes == 0 {
+		opts.HeldBytes = 2 << 20
+	}
 	if opts.DisconnectGrace == 0 {
 		opts.DisconnectGrace = 5 * time.Second
 	}
@@ -298,6 +311,9 @@ func (l *Loop) Run(ctx context.Context) error {
 		}
 		l.drain()
 		l.flush()
+		if l.heldDue {
+			l.fitHeld()
+		}
 		if l.halted != nil {
 			l.log.Error("the event loop stops: the database is damaged", "err", l.halted)
 			l.closeSubscribers()

@@ -193,6 +193,7 @@ func (l *Loop) load(id string) (*session, error) {
 	}
 	s := &session{st: st, used: l.now(), pub: st.LastSeq}
 	l.sessions[id] = s
+	l.heldDue = true
 	l.owners.Store(id, st.Agent)
 	l.learnBudget(s)
 	if why, ok := l.failedTurns[id]; ok {

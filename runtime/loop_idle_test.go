@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -71,4 +72,27 @@ func TestLoop_ShedRefusesAndRecovers(t *testing.T) {
 	require.NoError(t, err)
 	evs := h.turn(sid, "now?")
 	assert.Equal(t, "echo: now?", find(evs, runtime.EvAssistant)[0].Content)
+}
+
+// Bounded to almost nothing, only the session a turn just used stays in
+// memory; the others come back from the log with their whole history.
+func TestLoop_HeldSessionsStayWithinTheirBound(t *testing.T) {
+	h := newHarness(t, llmtest.Echo())
+	h.opts.HeldBytes = 1
+	h.restart()
+	var ids []string
+	for i := range 3 {
+		sid := h.session()
+		h.turn(sid, fmt.Sprintf("session %d: my name is Ada %d", i, i))
+		h.turn(sid, "and I like tea")
+		ids = append(ids, sid)
+	}
+	assert.Equal(t, 1, resident(t, h), "the last session used, and no other")
+
+	evs := h.turn(ids[0], "what is my name?")
+	assert.Equal(t, runtime.TurnCompleted, evs[len(evs)-1].Reason)
+	msgs := h.fake.Requests()[len(h.fake.Requests())-1].Messages
+	require.Len(t, msgs, 1+5, "the system prompt and the whole window, back from the log")
+	assert.Equal(t, "session 0: my name is Ada 0", msgs[1].Content)
+	assert.Equal(t, "what is my name?", msgs[5].Content)
 }

@@ -154,6 +154,7 @@ func (l *Loop) endTurn(s *session, reason string) {
 	}
 	origin := s.st.Origin
 	l.record(s, Event{Type: EvTurnEnd, Reason: reason, Usage: usage})
+	l.heldDue = true
 	l.turnEnded(s, reason, origin)
 	l.subagentChanged(s)
 	for _, c := range unreported {

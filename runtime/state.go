@@ -31,6 +31,9 @@ type state struct {
 	// the backing array. HistTokens estimates History and Summary.
 	History    []Message
 	HistTokens int
+	// windowLen is how many messages History had when the checkpoint it
+	// was loaded from was written: how many slots replayWindow sets aside.
+	windowLen int
 	// WindowSeq is the seq the window starts at (1 for a new session); 0
 	// for a session loaded from a version 1 checkpoint, whose history came
 	// with it, until its first compaction.
