@@ -95,7 +95,7 @@ func run(o options) (*table, error) {
 	step("serve and run -m: " + o.bin)
 	f.serve = native(t, fake.BaseURL(), d, o.starts)
 	step(fmt.Sprintf("%d messages in one session", oneMessages))
-	f.one, f.oneSettled, f.oneErr = oneSession(d, fake.BaseURL(), oneMessages)
+	f.one, f.oneSettled, f.oneAlloc, f.oneErr = oneSession(d, fake.BaseURL(), oneMessages)
 	total := max(every, (o.long+every-1)/every*every)
 	step(fmt.Sprintf("long run: %s messages, %d sessions, %d clients", thousands(total), sessions, clients))
 	f.long, f.longErr = longRun(d, fake.BaseURL(), total)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/bench/procstat"
 )
 
 func TestReadMetrics(t *testing.T) {
@@ -56,4 +58,21 @@ func TestFloorServes(t *testing.T) {
 	assert.Equal(t, 200, resp.StatusCode)
 	require.NoError(t, s.stop())
 	assert.True(t, s.cmd.ProcessState.Success(), "SIGTERM ends the floor with status 0")
+}
+
+// The long run's growth is measured to its last message, and the settled
+// sample taken after it is shown beside it and in the long-run table.
+func TestTargets_LongRunSettled(t *testing.T) {
+	mem := func(rss, anon int64) sample {
+		return sample{mem: procstat.Mem{RSS: rss << 20, Anon: anon << 20}, heap: -1, alloc: -1}
+	}
+	s0, s2, s4, st := mem(20, 5), mem(22, 8), mem(30, 10), mem(12, 8)
+	s2.messages, s4.messages, st.messages, st.settled = 2000, 4000, 4000, true
+	var tb table
+	tb.targets(&figures{long: []sample{s0, s2, s4, st}, oneAlloc: 40_000})
+	md := tb.markdown()
+	assert.Contains(t, md, "2,000 → 4,000: +8.0 MiB RSS (+2.0 anonymous)")
+	assert.Contains(t, md, "settled 12.0 MiB (8.0 anonymous)")
+	assert.Contains(t, md, "| 4,000, settled | 12.0 MiB | 8.0 MiB |")
+	assert.Contains(t, md, "40 KB (200 messages, one session)")
 }

@@ -54,7 +54,11 @@ func (t *table) markdown() string {
 			if s.heap >= 0 {
 				heap = mibs(s.heap)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", thousands(s.messages), mibs(s.mem.RSS), mibs(s.mem.Anon), heap, mibs(s.db))
+			at := thousands(s.messages)
+			if s.settled {
+				at += ", settled"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", at, mibs(s.mem.RSS), mibs(s.mem.Anon), heap, mibs(s.db))
 		}
 		b.WriteString("\n")
 	}

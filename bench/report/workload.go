@@ -27,6 +27,7 @@ const (
 // the size of its database file.
 type sample struct {
 	messages    int
+	settled     bool // taken a settle time after the last message
 	mem         procstat.Mem
 	heap, alloc int64
 	db          int64
@@ -52,15 +53,22 @@ func daemonAt(d daemonCmd, ollama string) (s *served, home string, err error) {
 }
 
 // oneSession sends n messages to one session of a fresh daemon and reads
-// its memory right after the last and once settled.
-func oneSession(d daemonCmd, ollama string, n int) (after, settled procstat.Mem, err error) {
+// its memory right after the last and once settled, and what the n turns
+// allocated (the Go heap's bytes per turn; -1 when the build does not say).
+func oneSession(d daemonCmd, ollama string, n int) (after, settled procstat.Mem, allocPerTurn int64, err error) {
+	allocPerTurn = -1
 	s, home, err := daemonAt(d, ollama)
 	if err != nil {
-		return after, settled, err
+		return after, settled, allocPerTurn, err
 	}
 	defer os.RemoveAll(home)
+	db := filepath.Join(home, "agnx.db")
 	err = func() error {
 		sid, err := s.session()
+		if err != nil {
+			return err
+		}
+		before, err := s.sample(0, db)
 		if err != nil {
 			return err
 		}
@@ -69,9 +77,14 @@ func oneSession(d daemonCmd, ollama string, n int) (after, settled procstat.Mem,
 				return err
 			}
 		}
-		if after, err = procstat.Read(s.cmd.Process.Pid); err != nil {
+		end, err := s.sample(n, db)
+		if err != nil {
 			return err
 		}
+		if before.alloc >= 0 && end.alloc >= 0 {
+			allocPerTurn = (end.alloc - before.alloc) / int64(n)
+		}
+		after = end.mem
 		time.Sleep(settle) // quiet: nothing signals what the guard did
 		settled, err = procstat.Read(s.cmd.Process.Pid)
 		return err
@@ -79,7 +92,7 @@ func oneSession(d daemonCmd, ollama string, n int) (after, settled procstat.Mem,
 	if stopErr := s.stop(); err == nil {
 		err = stopErr
 	}
-	return after, settled, err
+	return after, settled, allocPerTurn, err
 }
 
 // longRun sends total messages (a multiple of every, at least one every)
@@ -133,7 +146,13 @@ func longRun(d daemonCmd, ollama string, total int) ([]sample, error) {
 			}
 			samples = append(samples, sm)
 		}
-		return samples, nil
+		time.Sleep(settle) // quiet: nothing signals what the guard did
+		sm, err := s.sample(total, filepath.Join(home, "agnx.db"))
+		if err != nil {
+			return samples, err
+		}
+		sm.settled = true
+		return append(samples, sm), nil
 	}()
 	if stopErr := s.stop(); err == nil {
 		err = stopErr
