@@ -55,7 +55,6 @@ const maxWindowHint = 4096
 // it: the events from WindowSeq to the checkpoint's seq, folded into a
 // scratch state, give History and the marks; the checkpoint's own fields
 // stay for everything else.
-
 func (s *state) replayWindow(tx *storage.Tx, p *fastjson.Parser) error {
 	if s.WindowSeq == 0 {
 		return nil
