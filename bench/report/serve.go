@@ -66,18 +66,31 @@ func native(t *table, ollama string, d daemonCmd, starts int) *serveFigures {
 	return s
 }
 
+// initHome makes a data dir with `init`, and the environment agnx-lite
+// runs in there: PATH (for bwrap), the data dir and the fake model server,
+// and nothing of the caller's (no provider key or AGNX_ setting of the
+// person running the benchmark changes what it measures; the Go floor
+// gets PATH alone). The caller removes home.
+func initHome(d daemonCmd, ollama, what string) (home string, env []string, err error) {
+	if home, err = os.MkdirTemp("", "agnx-bench-"+what+"-"); err != nil {
+		return "", nil, err
+	}
+	env = []string{"PATH=" + os.Getenv("PATH"), "AGNX_LITE_HOME=" + home, "OLLAMA_HOST=" + ollama}
+	if out, err := d.command(env, "init").CombinedOutput(); err != nil {
+		os.RemoveAll(home)
+		return "", nil, fmt.Errorf("init: %v: %s", err, out)
+	}
+	return home, env, nil
+}
+
 // measureServe starts serve `starts` times on one data dir (made by
 // `init`); the last start also runs 1+warm turns.
 func measureServe(d daemonCmd, ollama string, starts, warm int) (*serveFigures, error) {
-	home, err := os.MkdirTemp("", "agnx-bench-serve-")
+	home, env, err := initHome(d, ollama, "serve")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(home)
-	env := append(os.Environ(), "AGNX_LITE_HOME="+home, "OLLAMA_HOST="+ollama)
-	if out, err := d.command(env, "init").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("init: %v: %s", err, out)
-	}
 	f := &serveFigures{starts: starts, warmTurns: warm}
 	var readies []time.Duration
 	for i := range starts {
@@ -235,15 +248,11 @@ func (s *served) stop() error {
 
 // oneShots runs `run -m` n times: the median wall time and peak RSS.
 func oneShots(d daemonCmd, ollama string, n int) (time.Duration, int64, error) {
-	home, err := os.MkdirTemp("", "agnx-bench-run-")
+	home, env, err := initHome(d, ollama, "run")
 	if err != nil {
 		return 0, 0, err
 	}
 	defer os.RemoveAll(home)
-	env := append(os.Environ(), "AGNX_LITE_HOME="+home, "OLLAMA_HOST="+ollama)
-	if out, err := d.command(env, "init").CombinedOutput(); err != nil {
-		return 0, 0, fmt.Errorf("init: %v: %s", err, out)
-	}
 	var walls []time.Duration
 	var peaks []int64
 	for i := range n {

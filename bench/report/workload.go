@@ -36,14 +36,9 @@ type sample struct {
 // daemonAt starts serve on a fresh data dir made by init; the caller
 // stops it and removes home.
 func daemonAt(d daemonCmd, ollama string) (s *served, home string, err error) {
-	home, err = os.MkdirTemp("", "agnx-bench-load-")
+	home, env, err := initHome(d, ollama, "load")
 	if err != nil {
 		return nil, "", err
-	}
-	env := append(os.Environ(), "AGNX_LITE_HOME="+home, "OLLAMA_HOST="+ollama)
-	if out, err := d.command(env, "init").CombinedOutput(); err != nil {
-		os.RemoveAll(home)
-		return nil, "", fmt.Errorf("init: %v: %s", err, out)
 	}
 	if s, err = startServe(d, env); err != nil {
 		os.RemoveAll(home)

@@ -55,8 +55,11 @@ func (b *Body) Request(method, url string) (*http.Request, error) {
 	return r, nil
 }
 
-// reader reads B; its WriteTo (from bytes.Reader) lets the transport
-// write it without a copy buffer.
+// reader reads B and lets go of its hold when closed. net/http treats it
+// as it treats any body it does not know to be in memory: the headers go
+// out in a write of their own, and the body through a copy buffer (every
+// body of known length is wrapped in an io.LimitedReader, so no WriteTo
+// helps). That copy, up to 32 KiB, is what recycling B still costs.
 func (b *Body) reader() io.ReadCloser {
 	b.refs.Add(1)
 	r := &bodyReader{b: b}
