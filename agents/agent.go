@@ -2,6 +2,7 @@ package agents
 
 import (
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -73,6 +74,10 @@ type Agent struct {
 	// file named but missing, a skill or directive left out. validate and
 	// doctor show them; serve logs them when it loads the agent.
 	Warnings []string
+
+	// system holds the last RenderSystem result (a *renderedSystem); a
+	// copy of the Agent does not use the original's (see RenderSystem).
+	system atomic.Value
 }
 
 // Model is spec.model.

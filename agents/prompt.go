@@ -16,7 +16,29 @@ import (
 //     agent with memory (HasMemory) when neither folder has a memory.md,
 //     MemoryDirective;
 //  4. the <available_skills> list.
+//
+// The placeholders are at most minute-precise, so the message is built
+// once a minute and the same string returned for every call within it.
+// That needs the Agent left alone once loaded, as it is; a copy (a test's
+// variant of an agent) renders its own, since the result is kept with the
+// address it was made for.
 func (a *Agent) RenderSystem(now time.Time) string {
+	minute := now.Unix() / 60
+	if r, _ := a.system.Load().(*renderedSystem); r != nil && r.agent == a && r.minute == minute {
+		return r.text
+	}
+	text := a.renderSystem(now)
+	a.system.Store(&renderedSystem{agent: a, minute: minute, text: text})
+	return text
+}
+
+type renderedSystem struct {
+	agent  *Agent
+	minute int64
+	text   string
+}
+
+func (a *Agent) renderSystem(now time.Time) string {
 	var b strings.Builder
 	add := func(part string) {
 		if part == "" {

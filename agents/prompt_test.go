@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestAgent_Expand(t *testing.T) {
@@ -59,6 +61,25 @@ func TestAgent_RenderSystem(t *testing.T) {
 			assert.Equal(t, "\n\n"+tt.want, rest)
 		})
 	}
+}
+
+func TestAgent_RenderSystemOncePerMinute(t *testing.T) {
+	a := &Agent{Name: "bob", Instructions: "{{agent.name}} at {{time}}"}
+	at := func(hms string) time.Time {
+		v, err := time.Parse(time.DateTime, "2026-03-09 "+hms)
+		require.NoError(t, err)
+		return v
+	}
+	first := a.RenderSystem(at("14:05:10"))
+	assert.True(t, strings.HasSuffix(first, "bob at 14:05 UTC"))
+	assert.Zero(t, testing.AllocsPerRun(10, func() { a.RenderSystem(at("14:05:59")) }), "the same minute builds nothing")
+	assert.Equal(t, unsafe.StringData(first), unsafe.StringData(a.RenderSystem(at("14:05:59"))))
+	assert.True(t, strings.HasSuffix(a.RenderSystem(at("14:06:00")), "bob at 14:06 UTC"), "a new minute renders again")
+
+	variant := *a // a copy keeps the original's result but renders its own
+	variant.Name = "eve"
+	assert.True(t, strings.HasSuffix(variant.RenderSystem(at("14:06:00")), "eve at 14:06 UTC"))
+	assert.True(t, strings.HasSuffix(a.RenderSystem(at("14:06:00")), "bob at 14:06 UTC"))
 }
 
 func BenchmarkAgent_RenderSystem(b *testing.B) {

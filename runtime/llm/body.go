@@ -59,7 +59,7 @@ func (b *Body) Request(method, url string) (*http.Request, error) {
 // as it treats any body it does not know to be in memory: the headers go
 // out in a write of their own, and the body through a copy buffer (every
 // body of known length is wrapped in an io.LimitedReader, so no WriteTo
-// helps). That copy, up to 32 KiB, is what recycling B still costs.
+// helps). [NewTransport]'s connections recycle that buffer too.
 func (b *Body) reader() io.ReadCloser {
 	b.refs.Add(1)
 	r := &bodyReader{b: b}
