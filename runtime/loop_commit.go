@@ -17,9 +17,10 @@ func (l *Loop) record(s *session, e Event) {
 	e.Seq = s.st.LastSeq + 1
 	e.Time = l.now()
 	s.st.apply(&e)
-	data := e.AppendJSON(nil)
+	// Encoded after room for the store's key, which keeps the buffer.
+	data := e.AppendJSON(make([]byte, storage.EventHeader, storage.EventHeader+eventSizeHint(&e)))
 	id, seq := s.st.ID, e.Seq
-	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.AppendEvent(id, seq, data) })
+	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.AppendEventOwned(id, seq, data) })
 	if s.st.TurnActive != wasActive {
 		active := s.st.TurnActive
 		l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.SetActive(id, active) })
@@ -281,4 +282,17 @@ func (l *Loop) recover() error {
 	}
 	l.flush()
 	return nil
+}
+
+// eventSizeHint is about what e's JSON takes: its texts and room for the
+// rest, so that encoding it rarely grows the buffer.
+func eventSizeHint(e *Event) int {
+	n := 256 + len(e.Content) + len(e.Arguments) + len(e.Details)
+	for _, c := range e.ToolCalls {
+		n += 64 + len(c.ID) + len(c.Name) + len(c.Arguments)
+	}
+	for _, b := range e.Thinking {
+		n += 32 + len(b.Text) + len(b.Signature) + len(b.Redacted)
+	}
+	return n
 }

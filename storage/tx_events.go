@@ -13,6 +13,23 @@ import (
 // LastSeq+1; otherwise it returns a *SeqGapError (errors.Is ErrSeqGap)
 // holding the expected seq, and stores nothing. data is copied.
 func (tx *Tx) AppendEvent(id string, seq uint64, data []byte) error {
+	// bbolt keeps the value slice until commit, so the event gets its own
+	// memory, and one allocation: its first 8 bytes serve as the key.
+	buf := make([]byte, EventHeader+len(data))
+	copy(buf[EventHeader:], data)
+	return tx.AppendEventOwned(id, seq, buf)
+}
+
+// EventHeader is the room AppendEventOwned needs before an event.
+const EventHeader = 8
+
+// AppendEventOwned is AppendEvent for an event encoded after the first
+// EventHeader bytes of buf, which the store keeps, without a copy, until
+// the transaction ends: the caller must not use buf again.
+func (tx *Tx) AppendEventOwned(id string, seq uint64, buf []byte) error {
+	if len(buf) < EventHeader {
+		return fmt.Errorf("append event %d to session %q: %d bytes leave no room for its key", seq, id, len(buf))
+	}
 	a, err := tx.appender(id)
 	if err != nil {
 		return err
@@ -20,14 +37,9 @@ func (tx *Tx) AppendEvent(id string, seq uint64, data []byte) error {
 	if seq != a.last+1 || seq == 0 {
 		return &SeqGapError{Session: id, Got: seq, Want: a.last + 1}
 	}
-	// One allocation per event: bbolt copies keys but keeps the value
-	// slice until commit, so the event gets its own memory; its first 8
-	// bytes serve as the key and as last_seq.
-	buf := make([]byte, 8+len(data))
 	binary.BigEndian.PutUint64(buf, seq)
-	copy(buf[8:], data)
-	key := buf[:8:8]
-	if err := a.events.Put(key, buf[8:]); err != nil {
+	key := buf[:EventHeader:EventHeader] // the key and last_seq
+	if err := a.events.Put(key, buf[EventHeader:]); err != nil {
 		return fmt.Errorf("append event %d to session %q: %w", seq, id, err)
 	}
 	if err := a.session.Put(keyLastSeq, key); err != nil {

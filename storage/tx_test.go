@@ -106,6 +106,30 @@ func TestTx_AppendEventsAndGap(t *testing.T) {
 	})
 }
 
+// An owned event is stored from after its header, which becomes its key;
+// a buffer with no room for the key is refused, and a gap is a gap.
+func TestTx_AppendEventOwned(t *testing.T) {
+	s := MustOpen(t)
+	update(t, s, func(tx *Tx) error {
+		require.NoError(t, tx.CreateSession("a", nil))
+		require.NoError(t, tx.AppendEventOwned("a", 1, append(make([]byte, EventHeader), "e1"...)))
+		require.NoError(t, tx.AppendEvent("a", 2, []byte("e2")))
+		require.NoError(t, tx.AppendEventOwned("a", 3, append([]byte("garbage!"), "e3"...)), "the header's bytes are the store's")
+		assert.EqualError(t, tx.AppendEventOwned("a", 4, []byte("short")), `append event 4 to session "a": 5 bytes leave no room for its key`)
+		assert.ErrorIs(t, tx.AppendEventOwned("a", 5, make([]byte, EventHeader)), ErrSeqGap)
+		return nil
+	})
+	view(t, s, func(tx *Tx) error {
+		all, err := collect(tx, "a", 0)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"1:e1", "2:e2", "3:e3"}, all)
+		last, err := tx.LastSeq("a")
+		require.NoError(t, err)
+		assert.Equal(t, uint64(3), last)
+		return nil
+	})
+}
+
 func TestTx_EventsAfter(t *testing.T) {
 	s := MustOpen(t)
 	update(t, s, func(tx *Tx) error {
