@@ -107,6 +107,7 @@ func open(path string, opts *Options, table []migration) (*Store, error) {
 	if err != nil {
 		return nil, openError(path, err, o.ReadOnly)
 	}
+	db.AllocSize = growStep
 	s := &Store{db: db, path: path, opts: o, log: o.Logger}
 	if err := s.openSchema(table); err != nil {
 		_ = db.Close()
@@ -118,6 +119,11 @@ func open(path string, opts *Options, table []migration) (*Store, error) {
 	}
 	return s, nil
 }
+
+// growStep is how much the file grows by past what it holds. bbolt's
+// default, 16 MiB, made a 17 MiB database a 33 MiB file: room a backup
+// copies and a person reading ls takes for history.
+const growStep = 1 << 20
 
 // openBolt turns a panic while reading a damaged file into an error.
 func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {

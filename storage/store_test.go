@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io/fs"
@@ -322,4 +323,30 @@ func TestStore_UpdateReturnsFnErrorUnchanged(t *testing.T) {
 		assert.Nil(t, v, "rolled back")
 		return err
 	}))
+}
+
+// The file grows by at most growStep past the pages it holds (bbolt's
+// default would leave it up to 16 MiB larger).
+func TestStore_FileGrowsInSmallSteps(t *testing.T) {
+	s := MustOpen(t)
+	ev := bytes.Repeat([]byte("e"), 1000)
+	seq := uint64(0)
+	require.NoError(t, s.Update(func(tx *Tx) error { return tx.CreateSession("a", nil) }))
+	for range 20 {
+		require.NoError(t, s.Update(func(tx *Tx) error {
+			for range 500 {
+				seq++
+				if err := tx.AppendEvent("a", seq, ev); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+	}
+	var used int64
+	require.NoError(t, s.db.View(func(btx *bolt.Tx) error { used = btx.Size(); return nil }))
+	st, err := s.Stats()
+	require.NoError(t, err)
+	assert.Greater(t, used, int64(9<<20), "the events fill more than 9 MiB")
+	assert.LessOrEqual(t, st.FileSize-used, int64(growStep+4096), "file %d bytes, %d in use", st.FileSize, used)
 }
