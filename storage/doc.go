@@ -56,8 +56,9 @@
 // slices (Meta, KV, LatestCheckpoint) are already copies.
 //
 // The file never shrinks: deleted sessions and pruned events free pages
-// that later writes reuse. Reclaiming disk space needs an offline compact
-// (bbolt's Compact into a new file), not provided here.
+// that later writes reuse. It grows 1 MiB at a time past what it holds
+// (bbolt's default step is 16 MiB). Reclaiming disk space takes Compact
+// (agnx-lite db compact), with the daemon stopped.
 //
 // The freelist is not written on commit (NoFreelistSync): Open rebuilds
 // it by scanning the file, which costs time proportional to the file size
