@@ -96,9 +96,9 @@ func TestMemGuard_StopsWithApp(t *testing.T) {
 }
 
 // The collector's target follows the live heap: Go's default while it is
-// small, half its size once the headroom that gives is over 4 MiB.
+// small, half its size once the headroom that gives is over 2 MiB.
 func TestGCPercentFor(t *testing.T) {
-	for live, want := range map[uint64]int{0: 100, 1 << 20: 100, 4 << 20: 100, 6 << 20: 66, 8 << 20: 50, 64 << 20: 50} {
+	for live, want := range map[uint64]int{0: 100, 1 << 20: 100, 2 << 20: 100, 3 << 20: 66, 4 << 20: 50, 64 << 20: 50} {
 		assert.Equal(t, want, gcPercentFor(live), "live %d MiB", live>>20)
 	}
 	assert.NotZero(t, liveHeap(gcPercentNow()), "the runtime reports its heap goal")
