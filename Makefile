@@ -69,7 +69,7 @@ bench: build cross
 
 # The memory gate: the real daemon under the standard workload (100 agents,
 # 200 sessions, 2,000 turns with a tool call each); fails when its peak RSS
-# reaches 44 MiB or a turn fails. MEMGATE='-json f.json' adds flags.
+# reaches 42 MiB or a turn fails. MEMGATE='-json f.json' adds flags.
 .PHONY: bench-mem echo-wasm
 bench-mem: build
 	$(GO) run ./bench/memgate -bin $(BIN) $(MEMGATE)
