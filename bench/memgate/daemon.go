@@ -6,11 +6,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/agnx-lite/agnx-lite/bench/benchenv"
 )
 
 // daemon is a running `agnx-lite serve`.
@@ -30,7 +31,7 @@ func startDaemon(bin, home, ollama, godebug string, logw io.Writer) (*daemon, er
 		return nil, err
 	}
 	cmd := exec.Command(bin, "serve", "--host", "127.0.0.1", "-p", strconv.Itoa(port))
-	cmd.Env = append(os.Environ(), "AGNX_LITE_HOME="+home, "OLLAMA_HOST="+ollama)
+	cmd.Env = benchenv.Daemon(home, ollama)
 	if godebug != "" {
 		cmd.Env = append(cmd.Env, "GODEBUG="+godebug)
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/bench/benchenv"
 	"github.com/agnx-lite/agnx-lite/bench/procstat"
 )
 
@@ -67,15 +68,13 @@ func native(t *table, ollama string, d daemonCmd, starts int) *serveFigures {
 }
 
 // initHome makes a data dir with `init`, and the environment agnx-lite
-// runs in there: PATH (for bwrap), the data dir and the fake model server,
-// and nothing of the caller's (no provider key or AGNX_ setting of the
-// person running the benchmark changes what it measures; the Go floor
+// runs in there (benchenv.Daemon: nothing of the caller's; the Go floor
 // gets PATH alone). The caller removes home.
 func initHome(d daemonCmd, ollama, what string) (home string, env []string, err error) {
 	if home, err = os.MkdirTemp("", "agnx-bench-"+what+"-"); err != nil {
 		return "", nil, err
 	}
-	env = []string{"PATH=" + os.Getenv("PATH"), "AGNX_LITE_HOME=" + home, "OLLAMA_HOST=" + ollama}
+	env = benchenv.Daemon(home, ollama)
 	if out, err := d.command(env, "init").CombinedOutput(); err != nil {
 		os.RemoveAll(home)
 		return "", nil, fmt.Errorf("init: %v: %s", err, out)

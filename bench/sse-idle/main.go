@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/bench/benchenv"
 	"github.com/agnx-lite/agnx-lite/bench/procstat"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -45,7 +46,7 @@ func main() {
 	}
 	port := freePort()
 	cmd := exec.Command(*bin, "serve", "-p", strconv.Itoa(port))
-	cmd.Env = append(os.Environ(), "AGNX_LITE_HOME="+home, "OLLAMA_HOST="+fake.BaseURL())
+	cmd.Env = benchenv.Daemon(home, fake.BaseURL())
 	cmd.Stderr = io.Discard
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
