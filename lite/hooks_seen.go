@@ -87,6 +87,6 @@ func rememberSeen(hook, id, sid string, now time.Time, expired [][]byte) func(*s
 		if err := tx.PutKV(seenKey(hook, id), val); err != nil {
 			return err
 		}
-		return tx.IndexPut(hookSeenScope, hook, seenIndexKey(now, id), nil)
+		return tx.IndexAppend(hookSeenScope, hook, seenIndexKey(now, id), nil)
 	}
 }

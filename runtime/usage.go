@@ -192,7 +192,7 @@ func putUsage(tx *storage.Tx, rec *UsageRecord, seq uint64, day string) error {
 		}
 		binary.BigEndian.PutUint64(key, binary.BigEndian.Uint64(key)+1)
 	}
-	if err := tx.IndexPut(usageScope, usageCalls, key, encodeCall(rec)); err != nil {
+	if err := tx.IndexAppend(usageScope, usageCalls, key, encodeCall(rec)); err != nil {
 		return fmt.Errorf("record usage: %w", err)
 	}
 	dk := dayKey(day, rec.Agent, rec.Model, rec.Provider)

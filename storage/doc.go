@@ -31,7 +31,9 @@
 //
 // The index space is opaque too: a scope is one index (the memory bank's
 // search index of an agent is "mem/<agent>"), a kind one of its tables,
-// written with IndexPut/IndexDelete, read with IndexGet/IndexScan and
+// written with IndexPut/IndexDelete (IndexAppend for a table keyed by
+// time: its pages are filled whole, as events' are), read with
+// IndexGet/IndexScan/IndexRange and
 // removed whole with DropIndex. It is derived data: Salvage does not copy
 // it, and its owner rebuilds what is missing.
 // Event seqs start at 1 and are contiguous: AppendEvent accepts only

@@ -52,6 +52,20 @@ func (tx *Tx) indexKind(scope, kind string, create bool) (*bolt.Bucket, error) {
 // both on first use. Keys are 1 to MaxKeySize bytes (ErrInvalidKey
 // otherwise), values at most MaxIndexValue bytes.
 func (tx *Tx) IndexPut(scope, kind string, key, val []byte) error {
+	return tx.indexPut(scope, kind, key, val, 0)
+}
+
+// IndexAppend is IndexPut for a table whose keys come in ascending order
+// (records keyed by time): its pages are filled whole instead of half, as
+// a table written only at its end never fills the other half of a page
+// it split. That halves its pages, and so what a commit reads back and
+// copies to add to it. A key out of order is stored all the same.
+func (tx *Tx) IndexAppend(scope, kind string, key, val []byte) error {
+	return tx.indexPut(scope, kind, key, val, 1)
+}
+
+// indexPut puts key; fill is the bucket's FillPercent (0: bbolt's default).
+func (tx *Tx) indexPut(scope, kind string, key, val []byte, fill float64) error {
 	if len(key) == 0 || len(key) > MaxKeySize {
 		return fmt.Errorf("index key of %d bytes: %w", len(key), ErrInvalidKey)
 	}
@@ -64,6 +78,9 @@ func (tx *Tx) IndexPut(scope, kind string, key, val []byte) error {
 	}
 	if val == nil {
 		val = []byte{}
+	}
+	if fill > 0 {
+		b.FillPercent = fill
 	}
 	if err := b.Put(clone(key), clone(val)); err != nil {
 		return fmt.Errorf("put index %q/%q: %w", scope, kind, err)

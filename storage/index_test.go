@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -135,4 +136,37 @@ func TestTx_IndexRange(t *testing.T) {
 	require.NoError(t, s.View(func(tx *Tx) error {
 		return tx.IndexRange("absent", "c", nil, nil, func(k, _ []byte) error { return errors.New("called") })
 	}))
+}
+
+// TestTx_IndexAppend: records keyed by time, one a commit as the usage
+// ledger writes them, fill about half the pages with IndexAppend that
+// they fill with IndexPut, and read back the same.
+func TestTx_IndexAppend(t *testing.T) {
+	leaves := func(put func(tx *Tx, k, v []byte) error) int {
+		s := MustOpen(t)
+		val := []byte(strings.Repeat("v", 80))
+		for i := range 1000 {
+			require.NoError(t, s.Update(func(tx *Tx) error {
+				return put(tx, binary.BigEndian.AppendUint64(nil, uint64(i)), val)
+			}))
+		}
+		n := 0
+		require.NoError(t, s.View(func(tx *Tx) error {
+			k, err := tx.indexKind("usage", "c", false)
+			require.NoError(t, err)
+			n = k.Stats().LeafPageN
+			i := 0
+			return tx.IndexScan("usage", "c", nil, func(k, v []byte) error {
+				assert.Equal(t, uint64(i), binary.BigEndian.Uint64(k))
+				assert.Equal(t, val, v)
+				i++
+				return nil
+			})
+		}))
+		return n
+	}
+	put := leaves(func(tx *Tx, k, v []byte) error { return tx.IndexPut("usage", "c", k, v) })
+	appended := leaves(func(tx *Tx, k, v []byte) error { return tx.IndexAppend("usage", "c", k, v) })
+	t.Logf("leaf pages for 1,000 records: IndexPut %d, IndexAppend %d", put, appended)
+	assert.LessOrEqual(t, appended*10, put*6, "IndexAppend should pack pages full")
 }
