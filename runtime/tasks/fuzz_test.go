@@ -3,7 +3,9 @@ package tasks
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +62,19 @@ func FuzzParseBoard(f *testing.F) {
 			require.Equal(t, len(task.DependsOn), len(it.DependsOn))
 			require.Equal(t, task.Description, it.Description)
 		}
+	})
+}
+
+// FuzzCheckBoard: CheckBoard accepts exactly the names of the pattern it
+// documents, ^[a-z0-9][a-z0-9_-]*$ of at most maxBoardName bytes.
+func FuzzCheckBoard(f *testing.F) {
+	for _, s := range []string{"", "default", "a", "-a", "_a", "a-b_c9", "A", "a b", "é", strings.Repeat("a", maxBoardName+1)} {
+		f.Add(s)
+	}
+	re := regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	f.Fuzz(func(t *testing.T, name string) {
+		want := len(name) <= maxBoardName && re.MatchString(name)
+		err := CheckBoard(name)
+		require.Equal(t, want, err == nil, "%q: %v", name, err)
 	})
 }
