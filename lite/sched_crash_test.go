@@ -45,6 +45,7 @@ func schedCrashConfig(dir, tgURL string) *Config {
 	cfg := crashConfig(dir)
 	cfg.Runtime.MemoryLimitMB = 0
 	cfg.Sandbox.Mode = "trust"
+	cfg.Server.Port = 0 // the daemon started after the kill serves on any free port, not 8080
 	cfg.Gateways.Telegram = TelegramConfig{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42}, APIBaseURL: tgURL}
 	return cfg
 }
