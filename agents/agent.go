@@ -77,6 +77,8 @@ type Agent struct {
 
 	// system holds the last RenderSystem result (a *renderedSystem); a
 	// copy of the Agent does not use the original's (see RenderSystem).
+	// An atomic.Value, not an atomic.Pointer, as Agents are copied by
+	// value (variants, table tests), which the latter's noCopy forbids.
 	system atomic.Value
 }
 

@@ -1,6 +1,7 @@
 package bwrap
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 )
 
 // secretValue is what a provider key in the daemon's environment and in
@@ -78,4 +81,19 @@ func between(out, from, to string) string {
 	_, rest, _ := strings.Cut(out, from)
 	s, _, _ := strings.Cut(rest, to)
 	return s
+}
+
+// Trust mode has no namespaces, but the command's environment is still
+// the policy's alone (PATH, HOME, LANG and Env), never the daemon's: its
+// init hands on only what it was started with.
+func TestRun_TrustModeGetsOnlyThePolicyEnv(t *testing.T) {
+	testenv.SkipIfNoReexec(t, "trust mode runs the re-executed test binary as the command's init")
+	t.Setenv("AGNX_TEST_OPENAI_API_KEY", secretValue)
+	ws := t.TempDir()
+	r := &Runner{Trust: true}
+	res, err := r.Run(context.Background(), Policy{Workspace: ws, Env: map[string]string{"TOOL_MODE": "fast"}},
+		[]string{"/usr/bin/env"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "HOME="+ws+"\nLANG=C.UTF-8\nPATH=/usr/local/bin:/usr/bin:/bin\nTOOL_MODE=fast\n", string(res.Output))
+	assert.NotContains(t, string(res.Output), secretValue)
 }

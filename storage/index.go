@@ -52,7 +52,7 @@ func (tx *Tx) indexKind(scope, kind string, create bool) (*bolt.Bucket, error) {
 // both on first use. Keys are 1 to MaxKeySize bytes (ErrInvalidKey
 // otherwise), values at most MaxIndexValue bytes.
 func (tx *Tx) IndexPut(scope, kind string, key, val []byte) error {
-	return tx.indexPut(scope, kind, key, val, 0)
+	return tx.indexPut(scope, kind, key, val, bolt.DefaultFillPercent)
 }
 
 // IndexAppend is IndexPut for a table whose keys come in ascending order
@@ -61,10 +61,11 @@ func (tx *Tx) IndexPut(scope, kind string, key, val []byte) error {
 // it split. That halves its pages, and so what a commit reads back and
 // copies to add to it. A key out of order is stored all the same.
 func (tx *Tx) IndexAppend(scope, kind string, key, val []byte) error {
-	return tx.indexPut(scope, kind, key, val, 1)
+	return tx.indexPut(scope, kind, key, val, appendFill)
 }
 
-// indexPut puts key; fill is the bucket's FillPercent (0: bbolt's default).
+// indexPut puts key with the table's pages split at fill (set on every
+// put: bbolt keeps one handle per table for the transaction).
 func (tx *Tx) indexPut(scope, kind string, key, val []byte, fill float64) error {
 	if len(key) == 0 || len(key) > MaxKeySize {
 		return fmt.Errorf("index key of %d bytes: %w", len(key), ErrInvalidKey)
@@ -79,9 +80,7 @@ func (tx *Tx) indexPut(scope, kind string, key, val []byte, fill float64) error 
 	if val == nil {
 		val = []byte{}
 	}
-	if fill > 0 {
-		b.FillPercent = fill
-	}
+	b.FillPercent = fill
 	if err := b.Put(clone(key), clone(val)); err != nil {
 		return fmt.Errorf("put index %q/%q: %w", scope, kind, err)
 	}

@@ -20,6 +20,11 @@ func (tx *Tx) AppendEvent(id string, seq uint64, data []byte) error {
 	return tx.AppendEventOwned(id, seq, buf)
 }
 
+// appendFill is the FillPercent of tables whose keys only grow (events,
+// IndexAppend's): their pages are split full, as nothing is ever inserted
+// in the half bbolt's default leaves free.
+const appendFill = 1.0
+
 // EventHeader is the room AppendEventOwned needs before an event.
 const EventHeader = 8
 
@@ -67,7 +72,7 @@ func (tx *Tx) appender(id string) (*appender, error) {
 		return nil, err
 	}
 	eb := sb.Bucket(bucketEvents)
-	eb.FillPercent = 1.0 // keys only ever grow: pack leaves full
+	eb.FillPercent = appendFill // keys only ever grow
 	tx.app = appender{id: id, session: sb, events: eb, last: lastSeq(sb)}
 	return &tx.app, nil
 }
