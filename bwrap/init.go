@@ -11,8 +11,8 @@ import (
 )
 
 // InitArg is the first argument that makes this binary the sandbox's init:
-// `agnx-lite __sandbox_init MEM_MB PROCS FILE_MB LIFELINE_FD UID GID -- command...`
-// (-1 for no lifeline, and for keeping the user).
+// `agnx-lite __sandbox_init MEM_MB PROCS FILE_MB LIFELINE_FD UID GID NET_FD -- command...`
+// (-1 for no lifeline, for keeping the user, and for no network hand-over).
 const InitArg = "__sandbox_init"
 
 // initInside is where the binary is bound inside the sandbox.
@@ -43,6 +43,11 @@ func initMain(args []string) error {
 			return fmt.Errorf("the daemon that started this sandbox is gone: not running %s", cmd[0])
 		}
 		syscall.Close(life) // the command has no use for it
+	}
+	if fd := int(nums[6]); fd >= 0 {
+		if err := awaitNetwork(fd); err != nil {
+			return err
+		}
 	}
 	closeExtraFDs()
 	// Everything that allocates happens before the limits: once the
@@ -98,11 +103,34 @@ func initMain(args []string) error {
 	return fmt.Errorf("exec %s: %w", path, e)
 }
 
+// awaitNetwork is the init's side of the network hand-over (see netns):
+// it tells the daemon on fd that bwrap's set-up, the namespace's
+// loopback included, is over, then waits on fd+1 until the helper has
+// connected the namespace. EOF there means the daemon gave up on the
+// network, or died: the command must not run without it.
+func awaitNetwork(fd int) error {
+	_, err := syscall.Write(fd, []byte{1})
+	syscall.Close(fd)
+	if err != nil {
+		return fmt.Errorf("network hand-over: %w", err)
+	}
+	var b [1]byte
+	n, err := syscall.Read(fd+1, b[:])
+	for err == syscall.EINTR {
+		n, err = syscall.Read(fd+1, b[:])
+	}
+	syscall.Close(fd + 1)
+	if n != 1 {
+		return fmt.Errorf("the sandbox's network could not be connected: not running the command")
+	}
+	return nil
+}
+
 // parseInit splits the init's arguments into its numbers and the
 // command.
-func parseInit(args []string) (nums [6]int64, cmd []string, err error) {
+func parseInit(args []string) (nums [7]int64, cmd []string, err error) {
 	if len(args) < len(nums)+1 || args[len(nums)] != "--" {
-		return nums, nil, fmt.Errorf("usage: %s MEM_MB PROCS FILE_MB LIFELINE_FD UID GID -- command", InitArg)
+		return nums, nil, fmt.Errorf("usage: %s MEM_MB PROCS FILE_MB LIFELINE_FD UID GID NET_FD -- command", InitArg)
 	}
 	for i := range nums {
 		n, err := strconv.ParseInt(args[i], 10, 64)

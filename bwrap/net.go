@@ -30,12 +30,20 @@ import (
 //   - the namespace gets the host's own address, so the host's address
 //     seen from inside is the namespace itself, not the host.
 //
-// bwrap creates the namespaces and reports its child on --info-fd, then
-// waits on --block-fd; pasta attaches to that child's network namespace,
-// says it is ready through its pid file, and only then does bwrap run the
-// command. pasta is the daemon's child, with its parent-death signal, and
-// is ended when bwrap exits; slirp4netns plays the same part, ready on
-// its --ready-fd.
+// bwrap creates the namespaces and reports its child on --info-fd. The
+// helper must not touch the namespace before bwrap's own set-up is over:
+// bwrap adds 127.0.0.1 to the namespace's loopback with NLM_F_EXCL and
+// only then brings it up, while both helpers bring that loopback up
+// first thing, and bringing it up makes the kernel add the address, so a
+// helper a moment early made bwrap fail with "loopback: Failed
+// RTM_NEWADDR" (about 1 start in 30 with pasta on a loaded box). So the
+// hand-over goes through the sandbox's init, which runs only once bwrap
+// is done: it writes a byte on its first descriptor of the hand-over,
+// the daemon then starts the helper (pasta says it is ready through its
+// pid file, slirp4netns on its --ready-fd) and writes a byte to the
+// init's second descriptor, and only then does the init run the
+// command. The helper is the daemon's child, with its parent-death
+// signal, and is ended when bwrap exits.
 
 // The network helpers Runner.NetworkHelper may name.
 const (
@@ -83,16 +91,16 @@ func netHelp(choice string) string {
 type netns struct {
 	helper      string
 	info, infoW *os.File // bwrap writes its child's pid to infoW
-	blockR      *os.File // bwrap waits for a byte on blockR...
-	block       *os.File // ...that is written here once the helper is ready
+	up, upW     *os.File // the init writes a byte to upW once bwrap is done...
+	goR, goW    *os.File // ...and waits for one on goR, written once the helper is ready
 	resolv      *os.File // the sandbox's resolv.conf (read end), nil: the host's
 	cmd         *exec.Cmd
 	stderr      capped
 }
 
 // newNetns finds the helper and makes the pipes of bwrap's --info-fd
-// and --block-fd, and the sandbox's own resolv.conf where the host's
-// cannot serve it (see sandboxResolv).
+// and of the init's hand-over, and the sandbox's own resolv.conf where
+// the host's cannot serve it (see sandboxResolv).
 func newNetns(choice string) (*netns, error) {
 	helper, err := lookNet(choice)
 	if err != nil {
@@ -100,7 +108,10 @@ func newNetns(choice string) (*netns, error) {
 	}
 	n := &netns{helper: helper, stderr: capped{max: 2 << 10}}
 	if n.info, n.infoW, err = os.Pipe(); err == nil {
-		n.blockR, n.block, err = os.Pipe()
+		n.up, n.upW, err = os.Pipe()
+	}
+	if err == nil {
+		n.goR, n.goW, err = os.Pipe()
 	}
 	if err == nil {
 		n.resolv, err = resolvPipe(dnsForward(helper))
@@ -112,26 +123,28 @@ func newNetns(choice string) (*netns, error) {
 	return n, nil
 }
 
-// wire gives bwrap the pipes as the descriptors after files, and the
-// sandbox's resolv.conf through p. It returns bwrap's options and the
-// files it gets from fd 3 on.
+// wire gives bwrap the pipes as the descriptors after files, the init
+// its two of the hand-over through p.netFD, and the sandbox's
+// resolv.conf through p. It returns bwrap's options and the files it
+// gets from fd 3 on.
 func (n *netns) wire(p *Policy, files []*os.File) ([]string, []*os.File) {
 	first := 3 + len(files)
-	opts := []string{"--info-fd", strconv.Itoa(first), "--block-fd", strconv.Itoa(first + 1)}
-	files = append(files, n.infoW, n.blockR)
+	opts := []string{"--info-fd", strconv.Itoa(first)}
+	files = append(files, n.infoW, n.upW, n.goR)
+	p.netFD = first + 1
 	if n.resolv != nil {
-		p.resolvFD = first + 2
+		p.resolvFD = first + 3
 		files = append(files, n.resolv)
 	}
 	return opts, files
 }
 
-// attach connects the namespace of the started bwrap and lets it go on.
-// It returns an error, saying what to do, when the helper cannot.
+// attach connects the namespace of the started bwrap once bwrap's
+// set-up is over, and lets the init run the command. It returns an
+// error, saying what to do, when the helper cannot.
 func (n *netns) attach(deadline time.Time) error {
-	n.infoW.Close() // bwrap's ends: EOF when bwrap dies
-	n.blockR.Close()
-	n.infoW, n.blockR = nil, nil
+	closeFiles([]*os.File{n.infoW, n.upW, n.goR}) // the sandbox's ends: EOF when it dies
+	n.infoW, n.upW, n.goR = nil, nil, nil
 	if n.resolv != nil {
 		n.resolv.Close() // bwrap has its copy
 		n.resolv = nil
@@ -142,6 +155,10 @@ func (n *netns) attach(deadline time.Time) error {
 	_ = n.info.SetReadDeadline(deadline)
 	if err := json.NewDecoder(n.info).Decode(&info); err != nil || info.Pid <= 0 {
 		return fmt.Errorf("bwrap did not report its sandbox: %v", err)
+	}
+	_ = n.up.SetReadDeadline(deadline)
+	if _, err := io.ReadAtLeast(n.up, make([]byte, 1), 1); err != nil {
+		return fmt.Errorf("bwrap did not set up the sandbox: %v", err)
 	}
 	ready, readyW, err := os.Pipe()
 	if err != nil {
@@ -171,7 +188,7 @@ func (n *netns) attach(deadline time.Time) error {
 	if _, err := io.ReadAtLeast(ready, make([]byte, 1), 1); err != nil {
 		return fmt.Errorf("%s could not connect the sandbox's network: %s", filepath.Base(n.helper), n.problem())
 	}
-	if _, err := n.block.Write([]byte{1}); err != nil {
+	if _, err := n.goW.Write([]byte{1}); err != nil {
 		return fmt.Errorf("release the sandbox: %w", err)
 	}
 	return nil
@@ -272,7 +289,7 @@ func (n *netns) close() {
 		_ = n.cmd.Process.Kill()
 		_ = n.cmd.Wait()
 	}
-	for _, f := range []*os.File{n.info, n.infoW, n.blockR, n.block, n.resolv} {
+	for _, f := range []*os.File{n.info, n.infoW, n.up, n.upW, n.goR, n.goW, n.resolv} {
 		if f != nil {
 			f.Close()
 		}

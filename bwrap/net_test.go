@@ -248,3 +248,73 @@ func TestProbe_Network(t *testing.T) {
 	st = (&Runner{NetworkHelper: Pasta}).Probe(context.Background())
 	assert.Contains(t, st.NetworkProblem, `"sudo apt-get install passt"`)
 }
+
+// fakePasta stands in for pasta and checks what the real one relies on:
+// when it is started, bwrap's own set-up of the namespace is over (its
+// loopback has 127.0.0.1 and is up). pasta brings that loopback up first
+// thing, which makes the kernel add the address, so a pasta started any
+// earlier made bwrap's own exclusive add of it fail ("loopback: Failed
+// RTM_NEWADDR"). It says it is ready as pasta does, through its pid
+// file, only when the check holds.
+const fakePasta = `#!/bin/sh
+pid= user=
+while [ $# -gt 0 ]; do
+  case $1 in
+  --pid) pid=$2; shift ;;
+  --userns) user=--user=$2 ;;
+  esac
+  shift
+done
+addr=$(nsenter --net=/proc/self/fd/3 $user ip -o -4 addr show dev lo)
+link=$(nsenter --net=/proc/self/fd/3 $user ip -o link show dev lo)
+case "$addr" in *127.0.0.1/8*) ;; *) echo "started before bwrap added lo's address: $addr" >&2; exit 1 ;; esac
+case "$link" in *,UP*) ;; *) echo "started before bwrap brought lo up: $link" >&2; exit 1 ;; esac
+echo $$ > "$pid"
+exec sleep 1000
+`
+
+// The helper is started only once bwrap has set up the namespace's
+// loopback: every time, not as a matter of timing.
+func TestRun_NetworkHelperStartsAfterBwrapSetUp(t *testing.T) {
+	r, ws := sandbox(t)
+	for _, tool := range []string{"nsenter", "ip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed (util-linux, iproute2)")
+		}
+	}
+	dir := t.TempDir()
+	helper := filepath.Join(dir, "pasta")
+	require.NoError(t, os.WriteFile(helper, []byte(fakePasta), 0o755))
+	r.NetworkHelper = helper
+	for range 20 {
+		res, err := r.Run(context.Background(), Policy{Workspace: ws, Network: true},
+			[]string{"/bin/sh", "-c", "echo ran"}, nil)
+		require.NoError(t, err)
+		require.Equal(t, "ran\n", string(res.Output))
+	}
+}
+
+// netLoopEnv sets how many times TestRun_NetworkEveryTime starts a
+// network sandbox with each helper (AGNX_NET_LOOP=1000 make flake-net).
+const netLoopEnv = "AGNX_NET_LOOP"
+
+// A network sandbox starts every time, with either helper: no race in
+// its set-up fails one now and then.
+func TestRun_NetworkEveryTime(t *testing.T) {
+	r, ws := sandbox(t)
+	n := 10
+	if v := os.Getenv(netLoopEnv); v != "" {
+		var err error
+		n, err = strconv.Atoi(v)
+		require.NoError(t, err, netLoopEnv)
+	}
+	eachHelper(t, r, func(t *testing.T) {
+		for i := range n {
+			res, err := r.Run(context.Background(), Policy{Workspace: ws, Network: true},
+				[]string{"/bin/sh", "-c", "cat /proc/net/dev"}, nil)
+			require.NoError(t, err, "start %d of %d", i+1, n)
+			require.Equal(t, 0, res.ExitCode, "start %d of %d: %s", i+1, n, res.Output)
+			require.Regexp(t, `tap0|eth0|ens|enp`, string(res.Output), "start %d of %d", i+1, n)
+		}
+	})
+}

@@ -54,6 +54,10 @@ type Policy struct {
 	// resolvFD, set by Run, is the descriptor bwrap reads the sandbox's
 	// own resolv.conf from, instead of binding the host's (see dns.go).
 	resolvFD int
+	// netFD, set by Run for a sandbox with the network, is the first of
+	// the init's two descriptors of the network hand-over (see netns):
+	// it tells the daemon it runs on netFD and waits on netFD+1.
+	netFD int
 }
 
 // User is a host uid and gid.
@@ -210,8 +214,12 @@ func initArgs(lim Limits, p Policy) []string {
 	if p.RunAs != nil {
 		uid, gid = strconv.FormatUint(uint64(p.RunAs.UID), 10), strconv.FormatUint(uint64(p.RunAs.GID), 10)
 	}
+	netFD := "-1"
+	if p.netFD > 0 {
+		netFD = strconv.Itoa(p.netFD)
+	}
 	return []string{InitArg, strconv.Itoa(lim.MemoryMB), strconv.Itoa(lim.MaxProcs), strconv.Itoa(lim.FileMB),
-		life, uid, gid, "--"}
+		life, uid, gid, netFD, "--"}
 }
 
 // namespaces are the namespace and privilege options. The command runs

@@ -67,25 +67,6 @@ var ErrTrustReadOnly = errors.New("sandbox.mode is trust, which cannot keep a co
 // only when the sandbox itself could not run; what the command did, a
 // non-zero exit or a timeout included, is in the Result.
 func (r *Runner) Run(ctx context.Context, p Policy, command []string, stdin []byte) (Result, error) {
-	res, err := r.run(ctx, p, command, stdin)
-	if err == nil && p.Network && !r.Trust && loopbackRace(res) && ctx.Err() == nil {
-		// bwrap's own loopback set-up in a fresh network namespace fails,
-		// now and then (about 1 run in 40 on a loaded box), while the
-		// helper configures the same namespace: bwrap stops before it
-		// runs anything, so one more try is safe.
-		res, err = r.run(ctx, p, command, stdin)
-	}
-	return res, err
-}
-
-// loopbackRace tells a sandbox that bwrap gave up on while setting up its
-// network namespace's loopback, before the command ran.
-func loopbackRace(res Result) bool {
-	return res.ExitCode == 1 && (bytes.HasPrefix(res.Output, []byte("bwrap: loopback: ")) ||
-		bytes.HasPrefix(res.Stderr, []byte("bwrap: loopback: ")))
-}
-
-func (r *Runner) run(ctx context.Context, p Policy, command []string, stdin []byte) (Result, error) {
 	bin, initPath, err := r.paths()
 	if err != nil {
 		return Result{}, err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -120,18 +119,6 @@ func (p *Process) Signal(sig syscall.Signal) {
 	default:
 	}
 	_ = syscall.Kill(-p.Pid, sig)
-}
-
-// LoopbackRace tells a process that ended because bwrap gave up setting
-// up its network namespace's loopback, before the command ran (see
-// Run): starting it again is safe.
-func (p *Process) LoopbackRace() bool {
-	select {
-	case <-p.done:
-	default:
-		return false
-	}
-	return strings.HasPrefix(string(p.Stderr()), "bwrap: loopback: ")
 }
 
 // Stderr returns the last bytes the process wrote to its stderr (at most

@@ -139,18 +139,3 @@ func TestStart_Network(t *testing.T) {
 	require.NoError(t, p.Stdin.Close())
 	assert.NoError(t, p.Wait())
 }
-
-func TestStart_LoopbackRace(t *testing.T) {
-	testenv.SkipIfNoReexec(t, "trust mode runs the re-executed test binary as the init")
-	r := &Runner{Trust: true}
-	p, err := r.Start(context.Background(), Policy{Workspace: t.TempDir()},
-		[]string{"/bin/sh", "-c", `echo "bwrap: loopback: Failed RTM_NEWADDR" >&2; exit 1`})
-	require.NoError(t, err)
-	require.Error(t, p.Wait())
-	assert.True(t, p.LoopbackRace(), "what bwrap says when its loopback set-up races the helper")
-
-	p, err = r.Start(context.Background(), Policy{Workspace: t.TempDir()}, []string{"/bin/sh", "-c", "echo other >&2; exit 1"})
-	require.NoError(t, err)
-	require.Error(t, p.Wait())
-	assert.False(t, p.LoopbackRace())
-}

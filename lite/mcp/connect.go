@@ -141,22 +141,8 @@ func sorted(m map[string]string) [][2]string {
 
 // connect starts the server (stdio) or opens its session (http, sse),
 // initializes it, and returns the session. It is bounded by the call
-// timeout. A sandbox with the network that bwrap gave up on while setting
-// up its loopback (now and then, on a loaded box) is started once more.
+// timeout.
 func (s *server) connect() (*conn, error) {
-	c, err := s.connectOnce()
-	if err != nil && c != nil && c.proc != nil && c.proc.LoopbackRace() {
-		c, err = s.connectOnce()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// connectOnce is one try of connect; on failure it returns the conn
-// too, for its process's end.
-func (s *server) connectOnce() (*conn, error) {
 	// The HTTP transports keep the context for the session's streams: it
 	// lives as long as the session; a timer bounds the start alone.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -210,15 +196,14 @@ func (s *server) connectOnce() (*conn, error) {
 	}
 	if err != nil {
 		cancel()
-		err = fmt.Errorf("MCP server %s did not start its session (%v%s): check its command or url", quote(s.cfg.Name),
-			err, c.stderr())
 		if c.proc != nil {
 			c.proc.Kill()
-			_ = c.proc.Wait()
+			_ = c.proc.Wait() // reaped: its stderr is whole
 			_ = c.proc.Stdout.Close()
 			_ = c.proc.Stdin.Close()
 		}
-		return c, err
+		return nil, fmt.Errorf("MCP server %s did not start its session (%v%s): check its command or url",
+			quote(s.cfg.Name), err, c.stderr())
 	}
 	c.cs = cs
 	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {

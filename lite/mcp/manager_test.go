@@ -125,6 +125,7 @@ func TestStdio_CrashThenBackoffThenRestart(t *testing.T) {
 	_, err := run(t, find(t, tools, "s__crash"), `{}`)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `MCP server "s" failed during tools/call crash`)
+	assert.Contains(t, err.Error(), "crashing on purpose", "the failed call's sentence has the server's stderr too")
 
 	start := time.Now()
 	_, err = run(t, find(t, tools, "s__echo"), `{"text":"x"}`)
@@ -132,6 +133,8 @@ func TestStdio_CrashThenBackoffThenRestart(t *testing.T) {
 	assert.Less(t, time.Since(start), time.Second)
 	assert.Contains(t, err.Error(), "is down")
 	assert.Contains(t, err.Error(), "crashing on purpose", "what the server said on stderr is in the sentence")
+	assert.Contains(t, err.Error(), "it exited with status 3", "and how it ended")
+	assert.NotContains(t, err.Error(), "<nil>")
 	assert.Equal(t, 1, d.count())
 
 	s := m.servers[serverKey{"a", "s"}]

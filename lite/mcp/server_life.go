@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -244,24 +246,80 @@ func (s *server) watch(c *conn) {
 	if c.stopping.Load() {
 		return
 	}
-	s.died(c, fmt.Errorf("it exited (%v)", err))
+	why := "its session ended"
+	if err != nil {
+		why += " (" + err.Error() + ")"
+	}
+	s.died(c, errors.New(why))
 }
 
-// died records that c's server died, arms the backoff, and reaps it.
-func (s *server) died(c *conn, why error) {
+// died records that c's server died, arms the backoff, reaps it, and
+// returns the reason it recorded. That reason is whole: a stdio
+// server's process is reaped first (see reap), so how it ended and all
+// it wrote to stderr are in the sentence, whichever of the session's
+// end and the failed call noticed the death first.
+func (s *server) died(c *conn, why error) string {
+	reason := why.Error() + c.reap()
 	s.mu.Lock()
 	if s.cur == c {
 		s.cur = nil
 		s.down++
 		s.failures++
 		s.retryAt = time.Now().Add(s.backoff(s.down))
-		s.lastErr = why.Error() + c.stderr()
+		s.lastErr = reason
 	}
 	s.mu.Unlock()
 	if c.stopping.CompareAndSwap(false, true) {
-		s.m.o.Log.Warn("an MCP server died", "agent", s.agent, "server", s.cfg.Name, "err", why)
+		s.m.o.Log.Warn("an MCP server died", "agent", s.agent, "server", s.cfg.Name, "err", reason)
 		go c.stop(true)
 	}
+	return reason
+}
+
+// exitGrace is how long a stdio server whose session broke is given to
+// exit by itself before it is killed: a crashing server closes its
+// output a moment before the kernel reaps it. It only decides whether
+// the sentence says the server's own exit status or that it was killed;
+// what it wrote to stderr is whole either way.
+const exitGrace = time.Second
+
+// reap ends c's process, when it has one, and returns how it ended and
+// the end of its stderr, as the tail of a sentence. The process is
+// waited for until it is reaped: only then has all it wrote to stderr
+// been read (its pipe reaches EOF when the process and its sandbox are
+// gone), so a reason taken earlier could miss the line that says why.
+func (c *conn) reap() string {
+	if c.proc == nil {
+		return ""
+	}
+	if !waitFor(c.proc.Done(), exitGrace) {
+		c.proc.Kill() // the whole sandbox, or trust mode's process group
+		if !waitFor(c.proc.Done(), reapLimit) {
+			return ": it did not end when killed" + c.stderr()
+		}
+	}
+	return ": " + exitText(c.proc.Wait()) + c.stderr()
+}
+
+// reapLimit bounds the wait for a killed server to be reaped. SIGKILL
+// ends the sandbox at once; only a kernel stuck on the process (a hung
+// mount, say) reaches it, and then the daemon goes on without the rest
+// of the stderr.
+const reapLimit = 30 * time.Second
+
+// exitText says how a process ended, from its Wait error.
+func exitText(err error) string {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "it exited with status 0"
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "it was killed by " + ws.Signal().String()
+		}
+		return "it exited with status " + strconv.Itoa(ee.ExitCode())
+	}
+	return "it ended (" + err.Error() + ")"
 }
 
 // hung records a call that outlived the call timeout and kills the
@@ -324,10 +382,10 @@ func (s *server) call(ctx context.Context, what string, fn func(context.Context,
 		s.release(c, true)
 		return fmt.Errorf("MCP server %s refused %s: %v", quote(s.cfg.Name), what, err)
 	}
-	s.died(c, err)
+	reason := s.died(c, err)
 	s.release(c, false)
-	return fmt.Errorf("MCP server %s failed during %s (%v%s): it is started again on a later call",
-		quote(s.cfg.Name), what, err, c.stderr())
+	return fmt.Errorf("MCP server %s failed during %s (%s): it is started again on a later call",
+		quote(s.cfg.Name), what, reason)
 }
 
 // stop ends the session: the server's input is closed (the polite way),
