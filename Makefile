@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN     := bin/agnx-lite
 export CGO_ENABLED := 0
 
-.PHONY: build run test test-qemu deps lint fuzz bench cross clean wasm
+.PHONY: build run test flake test-qemu deps lint fuzz bench cross clean wasm
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agnx-lite
@@ -16,16 +16,27 @@ build:
 run: build
 	@$(BIN) serve $(ARGS)
 
-# What CI runs: the release binaries of every target (make cross), the
-# memory gate (the real daemon under the standard workload must stay under
-# 50 MB peak RSS: the one figure CI enforces), the suite under QEMU for
-# arm64 and armv7, then every test natively under the race detector, which
-# needs cgo (and gcc, from ci/deps.sh) for the test binaries only: the
-# release binaries stay CGO_ENABLED=0. Its summary comes last.
-test: deps lint build cross
-	$(GO) run ./bench/memgate -bin $(BIN)
-	@ci/test-qemu.sh "$(GO)" $(QEMU_ARCHES)
-	@set -o pipefail; CGO_ENABLED=1 $(GO) test -race -count=1 -json ./... 2>&1 | $(GO) run ./ci/testsum -label "native -race"
+# What CI runs (ci/test.sh): every stage, each run to its end even when
+# an earlier one failed, then one table of them all (stage, result,
+# tests ran/passed/failed/skipped, wall time); it fails when any stage
+# did. The stages: deps (what the tests need, installed), lint, build,
+# cross (the release binaries of every target), memgate (the real daemon
+# under the standard workload must stay under the 42 MiB peak RSS line:
+# the one figure CI enforces), the suite under QEMU for arm64 and armv7,
+# the native suite under the race detector (which needs cgo, and gcc
+# from ci/deps.sh, for the test binaries only: the release binaries stay
+# CGO_ENABLED=0), and the browser tests. STAGES='lint native-race' runs
+# only those; TEST_LOG=DIR keeps each stage's output in DIR.
+test:
+	@ci/test.sh "$(GO)" $(STAGES)
+
+# Hunts flaky tests: the packages whose tests start processes, use the
+# network, time things or re-execute their binary, FLAKE_COUNT times
+# each (default 20) while stress-ng loads every core, natively under
+# the race detector and under qemu arm64; then every failure with its
+# package and test. FLAKE_ARCHES='native arm64', FLAKE_PKGS='./bwrap'.
+flake:
+	@ci/flake.sh "$(GO)"
 
 # The whole suite built for other architectures, run under qemu-user-static
 # (installed when missing); tests that need what user-mode emulation cannot
@@ -34,18 +45,16 @@ QEMU_ARCHES ?= arm64 armv7
 test-qemu:
 	@ci/test-qemu.sh "$(GO)" $(QEMU_ARCHES)
 
-# Debian packages the tests use (bubblewrap, qemu-user-static), installed
-# when missing, and the reference MCP servers (npm, into .peers/) when node
-# is there.
+# What the tests need, installed when missing: Debian packages (see
+# ci/deps.sh), the reference MCP servers and the ACP SDK (npm, into
+# .peers/) and the browser tests' Chromium and playwright-core.
 deps:
 	@ci/deps.sh
 	@ci/mcp-peers.sh
 	@ci/web-peers.sh
 
 lint:
-	@out=$$($(GO)fmt -l . 2>/dev/null || gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
+	@ci/test.sh "$(GO)" lint
 
 # Short coverage-guided runs of every fuzz target (the seeds run in `test`).
 FUZZTIME ?= 20s

@@ -15,7 +15,10 @@
 # skip with the reason, which it puts in AGNX_NO_REEXEC.
 # usage: ci/test-qemu.sh GO [ARCH...]   ARCH: arm64 armv7 armv6 riscv64
 #                                       (default: arm64 armv7)
-# QEMU_TIMEOUT is go test's per-package timeout (default 10m).
+# QEMU_TIMEOUT is go test's per-package timeout (default 10m); QEMU_PKGS
+# the packages (default ./...) and QEMU_COUNT their -count (ci/flake.sh);
+# TESTSUM_COUNTS, a file where the last arch's "ran passed failed
+# skipped" is written (ci/test.sh's table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${1:-go}
@@ -89,8 +92,10 @@ for a in "$@"; do
   start=$(date +%s)
   rc=0
   out=$tmp/summary-$a
-  env CGO_ENABLED=0 "${env[@]}" "${reexec[@]}" "$GO" test -json -count=1 -timeout "${QEMU_TIMEOUT:-10m}" \
-    -exec "'$root/ci/qemu-exec.sh' $q" ./... 2>&1 | "$tmp/testsum" -label "$a" | tee "$out" || rc=$?
+  # shellcheck disable=SC2086 # QEMU_PKGS is a list
+  env CGO_ENABLED=0 "${env[@]}" "${reexec[@]}" "$GO" test -json -count="${QEMU_COUNT:-1}" -timeout "${QEMU_TIMEOUT:-10m}" \
+    -exec "'$root/ci/qemu-exec.sh' $q" ${QEMU_PKGS:-./...} 2>&1 |
+    "$tmp/testsum" -label "$a" -slow 10 ${TESTSUM_COUNTS:+-counts "$TESTSUM_COUNTS"} | tee "$out" || rc=$?
   secs=$(($(date +%s) - start))
   verdict=passed
   [ $rc -eq 0 ] || { verdict=FAILED; status=1; }

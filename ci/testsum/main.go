@@ -1,12 +1,15 @@
 // Command testsum reads `go test -json` on stdin and prints what a person
 // reads of `go test`: each package's ok/FAIL line, the output of every
-// test that failed, build errors, and then one summary line with how
-// many tests ran, passed, failed and skipped, and why they skipped.
+// test that failed, build errors, and then one summary: why tests
+// skipped, which failed (with how often, for a run with -count), the
+// slowest tests on request, and one line with how many tests ran,
+// passed, failed and skipped.
 //
-// usage: go test -json ./... | go run ./ci/testsum -label native
+// usage: go test -json ./... | go run ./ci/testsum -label native [-counts FILE] [-slow N]
 //
-// It exits 1 when a test or a build failed, or when the stream held no
-// test at all.
+// -counts writes "ran passed failed skipped" to FILE, for ci/test.sh's
+// table. It exits 1 when a test or a build failed, or when the stream
+// held no test at all.
 package main
 
 import (
@@ -18,6 +21,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 )
 
 // event is one line of test2json's output (go doc test2json).
@@ -28,6 +32,7 @@ type event struct {
 	Output      string
 	ImportPath  string
 	FailedBuild string
+	Elapsed     float64
 }
 
 // tally is what the stream said, in order of arrival where that matters.
@@ -36,18 +41,30 @@ type tally struct {
 	buildFailed             int
 	reasons                 map[string]int // skip reason → tests
 	output                  map[string][]string
-	skipLine                map[string]string // test → the line saying why it skipped
+	skipLine                map[string]string  // test → the line saying why it skipped
+	failures                map[string]int     // "pkg Test" → times it failed
+	took                    map[string]float64 // "pkg Test" (top-level) → seconds, the longest run
 }
 
 func main() {
 	label := flag.String("label", "", "names the run in the summary line, e.g. arm64")
+	counts := flag.String("counts", "", "write \"ran passed failed skipped\" to this file")
+	slow := flag.Int("slow", 0, "list this many of the slowest top-level tests")
 	flag.Parse()
 	t, err := read(os.Stdin, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testsum:", err)
 		os.Exit(2)
 	}
+	fmt.Print(t.slowest(*slow))
 	fmt.Print(t.summary(*label))
+	if *counts != "" {
+		line := fmt.Sprintf("%d %d %d %d\n", t.passed+t.failed, t.passed, t.failed, t.skipped)
+		if err := os.WriteFile(*counts, []byte(line), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "testsum:", err)
+			os.Exit(2)
+		}
+	}
 	if t.failed > 0 || t.buildFailed > 0 || t.passed+t.skipped == 0 {
 		os.Exit(1)
 	}
@@ -56,7 +73,8 @@ func main() {
 // read consumes the stream, writing package results and failures to out
 // as they come.
 func read(in io.Reader, out io.Writer) (*tally, error) {
-	t := &tally{reasons: map[string]int{}, output: map[string][]string{}, skipLine: map[string]string{}}
+	t := &tally{reasons: map[string]int{}, output: map[string][]string{}, skipLine: map[string]string{},
+		failures: map[string]int{}, took: map[string]float64{}}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -88,6 +106,7 @@ func read(in io.Reader, out io.Writer) (*tally, error) {
 		case "pass":
 			if e.Test != "" {
 				t.passed++
+				t.timed(e)
 			}
 			delete(t.output, key)
 		case "skip":
@@ -99,6 +118,8 @@ func read(in io.Reader, out io.Writer) (*tally, error) {
 		case "fail":
 			if e.Test != "" {
 				t.failed++
+				t.failures[key]++
+				t.timed(e)
 			}
 			if e.Test == "" { // a timeout's panic: the tests still running say where
 				for k, lines := range t.output {
@@ -136,6 +157,35 @@ func reason(line string) string {
 	return line
 }
 
+// timed keeps a top-level test's longest run.
+func (t *tally) timed(e event) {
+	if strings.Contains(e.Test, "/") {
+		return
+	}
+	key := e.Package + " " + e.Test
+	t.took[key] = max(t.took[key], e.Elapsed)
+}
+
+// slowest lists the n slowest top-level tests, slowest first.
+func (t *tally) slowest(n int) string {
+	if n <= 0 || len(t.took) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(t.took))
+	for k := range t.took {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return t.took[keys[i]] > t.took[keys[j]] || t.took[keys[i]] == t.took[keys[j]] && keys[i] < keys[j]
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "slowest tests:\n")
+	for _, k := range keys[:min(n, len(keys))] {
+		fmt.Fprintf(&b, "  %8s  %s\n", time.Duration(t.took[k]*float64(time.Second)).Round(10*time.Millisecond), k)
+	}
+	return b.String()
+}
+
 func (t *tally) summary(label string) string {
 	var b strings.Builder
 	if len(t.reasons) > 0 {
@@ -151,6 +201,17 @@ func (t *tally) summary(label string) string {
 		fmt.Fprintf(&b, "skipped tests by reason:\n")
 		for _, x := range rs {
 			fmt.Fprintf(&b, "  %3d  %s\n", x.n, x.why)
+		}
+	}
+	if len(t.failures) > 0 {
+		keys := make([]string, 0, len(t.failures))
+		for k := range t.failures {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(&b, "failed tests (package, test, times):\n")
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %s  %d×\n", k, t.failures[k])
 		}
 	}
 	if label != "" {

@@ -14,7 +14,7 @@ const stream = `{"Action":"start","Package":"ex/a"}
 {"Action":"run","Package":"ex/a","Test":"TestOK"}
 {"Action":"output","Package":"ex/a","Test":"TestOK","Output":"=== RUN   TestOK\n"}
 {"Action":"output","Package":"ex/a","Test":"TestOK","Output":"--- PASS: TestOK (0.00s)\n"}
-{"Action":"pass","Package":"ex/a","Test":"TestOK","Elapsed":0}
+{"Action":"pass","Package":"ex/a","Test":"TestOK","Elapsed":0.5}
 {"Action":"run","Package":"ex/a","Test":"TestCrash"}
 {"Action":"output","Package":"ex/a","Test":"TestCrash","Output":"=== RUN   TestCrash\n"}
 {"Action":"output","Package":"ex/a","Test":"TestCrash","Output":"    crash_test.go:21: re-executes the test binary: not under user-mode emulation\n"}
@@ -24,7 +24,7 @@ const stream = `{"Action":"start","Package":"ex/a"}
 {"Action":"output","Package":"ex/a","Test":"TestBad","Output":"=== RUN   TestBad\n"}
 {"Action":"output","Package":"ex/a","Test":"TestBad","Output":"    bad_test.go:9: want 2, got 3\n"}
 {"Action":"output","Package":"ex/a","Test":"TestBad","Output":"--- FAIL: TestBad (0.00s)\n"}
-{"Action":"fail","Package":"ex/a","Test":"TestBad","Elapsed":0}
+{"Action":"fail","Package":"ex/a","Test":"TestBad","Elapsed":2}
 {"Action":"output","Package":"ex/a","Output":"FAIL\n"}
 {"Action":"output","Package":"ex/a","Output":"FAIL\tex/a\t0.01s\n"}
 {"Action":"fail","Package":"ex/a","Elapsed":0.01}
@@ -55,6 +55,10 @@ func TestRead(t *testing.T) {
 	assert.NotContains(t, out.String(), "TestOK", "a passing test is quiet")
 	assert.Equal(t, "skipped tests by reason:\n"+
 		"    1  re-executes the test binary: not under user-mode emulation\n"+
+		"failed tests (package, test, times):\n"+
+		"  ex/a TestBad  1×\n"+
 		"testsum: arm64: 2 tests ran (1 passed, 1 failed), 1 skipped, 1 packages did not build\n",
 		tl.summary("arm64"))
+	assert.Equal(t, "slowest tests:\n        2s  ex/a TestBad\n", tl.slowest(1))
+	assert.Empty(t, tl.slowest(0))
 }
