@@ -36,7 +36,9 @@ import (
 // only then brings it up, while both helpers bring that loopback up
 // first thing, and bringing it up makes the kernel add the address, so a
 // helper a moment early made bwrap fail with "loopback: Failed
-// RTM_NEWADDR" (about 1 start in 30 with pasta on a loaded box). So the
+// RTM_NEWADDR" (about 1 start in 30 with pasta on a loaded box, now and
+// then with slirp4netns; bwrap 0.8 adds a stale "No child processes").
+// So the
 // hand-over goes through the sandbox's init, which runs only once bwrap
 // is done: it writes a byte on its first descriptor of the hand-over,
 // the daemon then starts the helper (pasta says it is ready through its
