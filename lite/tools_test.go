@@ -1,11 +1,9 @@
 package lite
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,39 +132,21 @@ func TestTools_UnknownBuiltin(t *testing.T) {
 	assert.Len(t, a.Tools, 1)
 }
 
-// buildWasm builds an example WASM tool into dir, skipping the test when
-// there is no Go toolchain to build it with.
-func buildWasm(t *testing.T, example, out string) {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no Go toolchain to build the WASM example: " + err.Error())
-	}
-	cmd := exec.Command(goBin, "build", "-o", out, "../wasmtools/examples/"+example)
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	b, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(b))
-}
-
+// A folder tools/<name> with a tool.yaml is a WASM tool of the agent
+// without being listed in spec.tools.
 func TestTools_WasmFromToolsFolder(t *testing.T) {
-	manifest, err := os.ReadFile("../wasmtools/examples/calc/tool.yaml")
-	require.NoError(t, err)
-	// calc's 5 s is for a board; interpreted under qemu it may need more
-	manifest = bytes.Replace(manifest, []byte("\n  timeout: 5s\n"), []byte("\n  timeout: 10m\n"), 1)
 	c, cfg := newTestCache(t)
-	dir := filepath.Join(cfg.AgentsDir, "assistant", "tools", "calc")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), manifest, 0o644))
-	buildWasm(t, "calc", filepath.Join(dir, "calc.wasm"))
+	echoTool(t, filepath.Join(cfg.AgentsDir, "assistant", "tools", "echo"))
 	la, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	names := []string{}
 	for _, tool := range la.Tools {
 		names = append(names, tool.Spec().Name)
 	}
-	assert.Contains(t, names, "calc", "a tools/<name>/tool.yaml is found without being listed")
-	res := call(t, la, "calc", `{"expression":"2*(3+4)"}`)
+	assert.Contains(t, names, "echo", "a tools/<name>/tool.yaml is found without being listed")
+	const args = `{"from":"tools/echo"}`
+	res := call(t, la, "echo", args)
 	assert.False(t, res.IsError, res.Content)
-	assert.Contains(t, res.Content, "14")
+	assert.Equal(t, args, res.Content, "the tool ran on the call's arguments")
 	c.close()
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/wasmtools/wattest"
 )
 
 // A WASM tool's manifest picks its env: from what the operator put in
@@ -43,7 +45,7 @@ func TestTools_WasmEnvOnlyFromSandboxEnv(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte("name: printenv\ndescription: prints its environment\n"+
 		"module: printenv.wasm\nenv: [OPENAI_API_KEY, DATABASE_URL, GLOSSARY, TZ, NOT_SET_ANYWHERE]\n"+
 		"limits: {timeout: 10m}\n"), 0o644))
-	buildWasm(t, "../testdata/testtool", filepath.Join(dir, "printenv.wasm"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "printenv.wasm"), wattest.Testtool(t), 0o644))
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	res := call(t, a, "printenv", `{"mode":"env"}`)

@@ -102,8 +102,7 @@ func BenchmarkRun(b *testing.B) {
 // section, so that none is shared, and reports what each costs: on the Go
 // heap, and in RSS (compiled code is mmapped outside the heap).
 func BenchmarkLoadMemory(b *testing.B) {
-	needModules(b)
-	bin, err := os.ReadFile(modules["calc"])
+	bin, err := os.ReadFile(exampleModule(b, "calc"))
 	if err != nil {
 		b.Fatal(err)
 	}

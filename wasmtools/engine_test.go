@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/wasmtools/wattest"
 )
 
 func TestNew_Mode(t *testing.T) {
@@ -47,11 +49,9 @@ func TestEngine_LoadRefuses(t *testing.T) {
 			assert.Contains(t, err.Error(), c.want)
 		})
 	}
-	t.Run("truncated go", func(t *testing.T) {
-		needModules(t)
-		data, err := os.ReadFile(modules["calc"])
-		require.NoError(t, err)
-		_, err = shared.Load(context.Background(), toolDir(t, manifest, data[:len(data)/2]), ToolOptions{})
+	t.Run("truncated testtool", func(t *testing.T) { // cut in its code
+		data := wattest.Testtool(t)
+		_, err := shared.Load(context.Background(), toolDir(t, manifest, data[:len(data)/2]), ToolOptions{})
 		assert.ErrorContains(t, err, "is not a valid WebAssembly module")
 	})
 	t.Run("workspace", func(t *testing.T) {

@@ -10,35 +10,41 @@ import (
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// modules holds the Go-built test modules by name (calc, jsonq, wc,
-// testtool), built once by TestMain.
-var modules = map[string]string{}
-
-// buildErr says why the Go modules could not be built; tests that need
-// them skip with it.
-var buildErr error
+// testDir is the package's temporary folder, removed when its tests end.
+var testDir string
 
 // shared is one engine for the tests, as in the daemon: loading the same
 // module again is a cache hit, which keeps the package's tests quick.
 var shared *Engine
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "wasmtools-test-")
-	if err != nil {
+	var err error
+	if testDir, err = os.MkdirTemp("", "wasmtools-test-"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	buildErr = buildModules(dir)
-	shared, _ = New(Options{CacheDir: filepath.Join(dir, "cache")})
+	shared, _ = New(Options{CacheDir: filepath.Join(testDir, "cache")})
 	code := m.Run()
 	_ = shared.Close(context.Background())
-	_ = os.RemoveAll(dir)
+	_ = os.RemoveAll(testDir)
 	os.Exit(code)
+}
+
+// examples are the shipped example tools built from Go for wasip1, by the
+// first test that needs one: only the tests of the examples' own logic
+// and the benchmarks do. A Go module is 3.5 MB that wazero takes tens of
+// seconds to compile under -race, so the host's tests run wattest's
+// testtool instead.
+var examples struct {
+	once  sync.Once
+	paths map[string]string // calc, jsonq, wc
+	err   error             // why they could not be built
 }
 
 // goTool finds the go command that runs these tests.
@@ -50,37 +56,41 @@ func goTool() (string, error) {
 	return exec.LookPath("go")
 }
 
-// buildModules builds the examples and testdata/testtool for wasip1 with
-// one go build, so the packages compile in parallel.
-func buildModules(dir string) error {
+// buildExamples builds the examples for wasip1 with one go build, so the
+// packages compile in parallel.
+func buildExamples(dir string) (map[string]string, error) {
 	gobin, err := goTool()
 	if err != nil {
-		return fmt.Errorf("no Go toolchain to build the test modules: %w", err)
+		return nil, fmt.Errorf("no Go toolchain to build the example modules: %w", err)
 	}
 	out := filepath.Join(dir, "bin")
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	cmd := exec.Command(gobin, "build", "-trimpath", "-o", out+string(filepath.Separator),
-		"./examples/calc", "./examples/jsonq", "./examples/wc", "./testdata/testtool")
+		"./examples/calc", "./examples/jsonq", "./examples/wc")
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build for wasip1: %v: %s", err, stderr.String())
+		return nil, fmt.Errorf("go build for wasip1: %v: %s", err, stderr.String())
 	}
-	for _, name := range []string{"calc", "jsonq", "wc", "testtool"} {
-		modules[name] = filepath.Join(out, name)
+	paths := map[string]string{}
+	for _, name := range []string{"calc", "jsonq", "wc"} {
+		paths[name] = filepath.Join(out, name)
 	}
-	return nil
+	return paths, nil
 }
 
-// needModules skips a test when the Go modules could not be built.
-func needModules(tb testing.TB) {
+// exampleModule is the path of an example's Go-built module; the test
+// skips when the examples cannot be built.
+func exampleModule(tb testing.TB, name string) string {
 	tb.Helper()
-	if buildErr != nil {
-		tb.Skip(buildErr)
+	examples.once.Do(func() { examples.paths, examples.err = buildExamples(testDir) })
+	if examples.err != nil {
+		tb.Skip(examples.err)
 	}
+	return examples.paths[name]
 }
 
 // toolDir writes manifest as tool.yaml into a new folder together with
@@ -105,10 +115,10 @@ func toolDir(tb testing.TB, manifest string, module any) string {
 // linked beside it in a temporary copy of the folder.
 func example(tb testing.TB, name string) string {
 	tb.Helper()
-	needModules(tb)
+	module := exampleModule(tb, name)
 	data, err := os.ReadFile(filepath.Join("examples", name, ManifestName))
 	require.NoError(tb, err)
-	return toolDir(tb, slowMachine(tb, string(data)), modules[name])
+	return toolDir(tb, slowMachine(tb, string(data)), module)
 }
 
 // slowMachine raises a manifest's timeout (5 s for calc), meant for a

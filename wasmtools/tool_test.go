@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/wasmtools/wattest"
 )
 
 func call(t *testing.T, tool *Tool, args string) (content string, isError bool) {
@@ -26,10 +28,10 @@ func call(t *testing.T, tool *Tool, args string) (content string, isError bool) 
 	return res.Content, res.IsError
 }
 
+// testtool loads wattest's testtool, its manifest extended with extra.
 func testtool(t *testing.T, extra string, opts ToolOptions) *Tool {
 	t.Helper()
-	needModules(t)
-	return mustLoad(t, toolDir(t, "name: testtool\ndescription: test\n"+extra, modules["testtool"]), opts)
+	return mustLoad(t, toolDir(t, "name: testtool\ndescription: test\n"+extra, wattest.Testtool(t)), opts)
 }
 
 func TestTool_RunCalc(t *testing.T) {
@@ -97,18 +99,18 @@ func TestTool_RunFreshInstance(t *testing.T) {
 	assert.Equal(t, "testtool\n", content)
 }
 
+// Calls of one tool run at once, each with its own stdin and stdout.
 func TestTool_RunConcurrent(t *testing.T) {
-	// Go runtimes starting at once on a loaded machine (under -race, or
-	// interpreted under qemu) can take minutes: the longest timeout there
-	// is, so that a slow machine cannot fail the test, only a wrong answer.
-	needModules(t)
-	tool := mustLoad(t, toolDir(t, "name: calc\ndescription: calc\nlimits: {timeout: 10m}\n", modules["calc"]), ToolOptions{})
+	// The longest timeout there is, so that a slow machine (interpreted
+	// under qemu, loaded) cannot fail the test, only a wrong answer.
+	tool := testtool(t, "limits: {timeout: 10m}\n", ToolOptions{})
 	const n = 8
+	args := func(i int) string { return fmt.Sprintf(`{"mode": "echo", "n": %d}`, i) }
 	results := make([]string, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			res, err := tool.Run(context.Background(), fmt.Appendf(nil, `{"expression": "%d * 3"}`, i))
+			res, err := tool.Run(context.Background(), []byte(args(i)))
 			if err != nil {
 				results[i] = err.Error()
 			} else {
@@ -118,7 +120,7 @@ func TestTool_RunConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	for i := range n {
-		assert.Equal(t, fmt.Sprint(i*3), results[i], "call %d", i)
+		assert.Equal(t, args(i), results[i], "call %d", i)
 	}
 }
 
@@ -160,7 +162,7 @@ func TestTool_RunTimeout(t *testing.T) {
 			assert.Equal(t, "[timed out after 300ms (limits.timeout): the tool was stopped]", content)
 		})
 	}
-	t.Run("go", func(t *testing.T) {
+	t.Run("testtool", func(t *testing.T) { // spins once it has read its args
 		tool := testtool(t, "limits: {timeout: 300ms}\n", ToolOptions{})
 		content, isErr := call(t, tool, `{"mode": "loop"}`)
 		assert.True(t, isErr)
