@@ -223,14 +223,15 @@ func TestSandbox_ReserveGone(t *testing.T) {
 // node_modules) is not full for that: what the walk saw counts.
 func TestPrepareWorkspace_ManyEntries(t *testing.T) {
 	ws := t.TempDir()
-	for d := range maxWorkspaceEntries/1000 + 1 {
+	const bound = 2_000 // maxWorkspaceEntries is 200,000: the same walk, a hundredth of the files
+	for d := range bound/1000 + 1 {
 		dir := filepath.Join(ws, strconv.Itoa(d))
 		require.NoError(t, os.Mkdir(dir, 0o755))
 		for f := range 1000 {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, strconv.Itoa(f)), nil, 0o644))
 		}
 	}
-	room, err := prepareWorkspace(ws, 1024, nil)
+	room, err := prepareWorkspaceUpTo(ws, 1024, nil, bound)
 	require.NoError(t, err)
 	assert.Greater(t, room, 900, "empty files take no room: not full")
 }

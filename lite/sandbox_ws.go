@@ -34,6 +34,13 @@ const noCapMB = 1 << 30
 // daemon's own file tools wrote), or the sandboxed command could not
 // change it.
 func prepareWorkspace(ws string, capMB int, owner *bwrap.User) (int, error) {
+	return prepareWorkspaceUpTo(ws, capMB, owner, maxWorkspaceEntries)
+}
+
+// prepareWorkspaceUpTo is prepareWorkspace with the walk's bound on
+// entries as a parameter: its test crosses a bound of thousands, not
+// 200,000 files.
+func prepareWorkspaceUpTo(ws string, capMB int, owner *bwrap.User, maxEntries int) (int, error) {
 	room := noCapMB
 	if capMB > 0 {
 		room = capMB
@@ -48,7 +55,7 @@ func prepareWorkspace(ws string, capMB int, owner *bwrap.User) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("the workspace cannot be opened (%v): check its permissions", err)
 	}
-	w := &wsWalk{owner: owner}
+	w := &wsWalk{owner: owner, maxEntries: maxEntries}
 	if owner != nil {
 		_ = unix.Fchown(fd, int(owner.UID), int(owner.GID))
 	}
@@ -72,10 +79,11 @@ var errTooBig = errors.New("workspace too big to measure")
 // open directory and follows no symlink, so a link or a rename made
 // during the walk cannot lead it, or its chown, outside the workspace.
 type wsWalk struct {
-	owner   *bwrap.User
-	used    int64
-	entries int
-	tooDeep bool // a subtree was too deep to measure: a tree built to evade the cap
+	owner      *bwrap.User
+	used       int64
+	entries    int
+	maxEntries int  // past it, the walk stops: what was seen counts
+	tooDeep    bool // a subtree was too deep to measure: a tree built to evade the cap
 }
 
 // dir walks the open directory fd, and closes it.
@@ -96,7 +104,7 @@ func (w *wsWalk) dir(fd, depth int) error {
 			return nil // the end, or unreadable: what was seen counts
 		}
 		for _, name := range names {
-			if w.entries++; w.entries > maxWorkspaceEntries {
+			if w.entries++; w.entries > w.maxEntries {
 				return errTooBig
 			}
 			if err := w.entry(fd, name, depth); err != nil {
