@@ -92,8 +92,9 @@ func (s *Server) sendMessage(w http.ResponseWriter, c Call) {
 	s.chats[m.Chat] = append(s.chats[m.Chat], m)
 	s.byID[m.ID] = m
 	s.notify()
+	answer := messageJSON(m) // under the lock: an edit may come before the answer is written
 	s.mu.Unlock()
-	writeOK(w, messageJSON(m))
+	writeOK(w, answer)
 }
 
 func (s *Server) editMessage(w http.ResponseWriter, c Call) {
@@ -121,6 +122,7 @@ func (s *Server) editMessage(w http.ResponseWriter, c Call) {
 	writeOK(w, messageJSON(m))
 }
 
+// messageJSON is m as the Bot API answers it; the caller holds s.mu.
 func messageJSON(m *Message) map[string]any {
 	return map[string]any{"message_id": m.ID, "date": time.Now().Unix(), "text": m.Plain(),
 		"from": map[string]any{"id": BotID, "is_bot": true, "first_name": "Agnx", "username": BotUsername},
