@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A sandbox granted the network still gets a network namespace of its
@@ -211,18 +213,23 @@ func (n *netns) attach(deadline time.Time) error {
 // then reads a /proc path of a process that may be gone.
 func helperArgs(helper string, pid int) ([]string, []*os.File, error) {
 	root := os.Geteuid() == 0
-	kinds := []string{"net"}
-	if !root {
-		kinds = append(kinds, "user")
+	netns, err := os.Open("/proc/" + strconv.Itoa(pid) + "/ns/net")
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the sandbox's net namespace: %w", err)
 	}
-	var files []*os.File
-	for _, kind := range kinds {
-		ns, err := os.Open("/proc/" + strconv.Itoa(pid) + "/ns/" + kind)
+	files := []*os.File{netns}
+	if !root {
+		// The user namespace that owns the network namespace, asked of
+		// the network namespace itself: /proc/PID/ns/user is not it once
+		// bwrap's set-up is over, since bwrap then nests the sandbox's
+		// own user namespace (uid 1000) inside that one, where the
+		// helper would have no right to join the network namespace.
+		fd, err := unix.IoctlRetInt(int(netns.Fd()), unix.NS_GET_USERNS)
 		if err != nil {
-			closeFiles(files)
-			return nil, nil, fmt.Errorf("open the sandbox's %s namespace: %w", kind, err)
+			netns.Close()
+			return nil, nil, fmt.Errorf("find the user namespace of the sandbox's network: %w", err)
 		}
-		files = append(files, ns)
+		files = append(files, os.NewFile(uintptr(fd), "userns"))
 	}
 	ready := strconv.Itoa(3 + len(files))
 	if filepath.Base(helper) == "slirp4netns" {
