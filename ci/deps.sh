@@ -6,7 +6,9 @@
 # ci/test-qemu.sh), gcc (cgo, which the race detector of `make test`
 # needs), zsh and fish (the CLI's completion scripts are loaded in each),
 # nodejs and npm (the reference MCP servers, the ACP SDK's peers and the
-# browser tests run on Node: ci/mcp-peers.sh, ci/web-peers.sh), wabt
+# browser tests run on Node: ci/mcp-peers.sh, ci/web-peers.sh; Debian 12's
+# Node 18 is enough, and the peers are pinned to versions that run on
+# it), wabt
 # (wat2wasm: the WASM test modules are written as text), iproute2 (ip:
 # the sandbox network tests look into the namespace) and, with
 # DEPS_FLAKE=1, stress-ng (the load beside `make flake`).

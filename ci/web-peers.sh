@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the web UI's browser tests (lite/webui/e2e) need: Debian's
 # chromium with apt-get when /usr/bin/chromium is missing, and
-# playwright-core, pinned by lite/webui/e2e/package-lock.json, with npm ci
+# playwright-core, pinned by lite/webui/e2e/package-lock.json (1.61, the
+# last that runs on Node 18, which Debian 12 ships: 1.62 on refuses
+# it), with npm ci
 # into lite/webui/e2e/node_modules (git-ignored). Without apt-get, node or
 # npm, or offline, it says so and the browser tests skip with a reason
 # (under CI=true they fail instead).

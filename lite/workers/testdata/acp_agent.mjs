@@ -5,6 +5,7 @@
 // the client when allowed, and ends its turn; session/cancel aborts it.
 // The SDK's entry module is given in ACP_SDK (the npm package sits in
 // .peers, outside this tree).
+import { randomBytes } from "node:crypto"; // no global crypto on Node 18, Debian 12's
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 
@@ -58,8 +59,7 @@ const app = acp.agent({ name: "agnx-test-agent" })
     authMethods: [],
   }))
   .onRequest("session/new", async ({ params }) => {
-    const sessionId = "node-" + Array.from(crypto.getRandomValues(new Uint8Array(8)))
-      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    const sessionId = "node-" + randomBytes(8).toString("hex");
     sessions.set(sessionId, { cwd: params.cwd, abort: null });
     return { sessionId };
   })
