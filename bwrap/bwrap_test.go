@@ -171,9 +171,11 @@ func TestRun_ForkBomb(t *testing.T) {
 	r, ws := sandbox(t)
 	p := Policy{Workspace: ws, Limits: Limits{Timeout: 3 * time.Second, MaxProcs: 32}}
 	if os.Geteuid() == 0 {
-		// RLIMIT_NPROC does not bind root: the command runs as nobody,
-		// as lite's sandbox.run_as does by default for a root daemon.
-		p.RunAs = &User{UID: 65534, GID: 65534}
+		// RLIMIT_NPROC does not bind root: the command runs as another
+		// user, as lite's sandbox.run_as has it for a root daemon; one of
+		// its own, so that the bomb starves no other test's sandbox.
+		uid := testenv.LoneUID()
+		p.RunAs = &User{UID: uid, GID: uid}
 	}
 	marker := "agnx-bomb-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	start := time.Now()

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
@@ -65,8 +66,14 @@ func TestSandbox_RunAsByDefaultWhenRoot(t *testing.T) {
 	res = call(t, a, "bash", `{"command":"id -u; echo two >> sub/notes.txt && cat sub/notes.txt"}`)
 	assert.Equal(t, "65534\none\ntwo\n", res.Content)
 
-	// The process limit binds: a fork bomb fails to fork.
-	res = call(t, a, "bash", `{"command":"b() { b | b & }; b; sleep 1; echo survived","timeout_seconds":5}`)
+	// The process limit binds: a fork bomb fails to fork. It runs as a
+	// user of its own (RLIMIT_NPROC counts every process of a uid: as
+	// nobody it would starve every other test's sandbox meanwhile).
+	c, _, b := toolAgentCache(t, "bwrap", "    - {type: builtin, name: bash}\n", nil)
+	uid := strconv.Itoa(int(testenv.LoneUID()))
+	c.tools.sandboxes.cfg.RunAs = uid + ":" + uid
+	res = call(t, b, "bash", `{"command":"id -u; b() { b | b & }; b; sleep 1; echo survived","timeout_seconds":5}`)
+	assert.Contains(t, res.Content, uid+"\n")
 	assert.Contains(t, res.Content, "fork")
 }
 

@@ -28,3 +28,11 @@ func SkipIfNoReexec(t testing.TB, why string) {
 	}
 	t.Skip(why + ": under user-mode emulation the host kernel runs it only through qemu's binfmt_misc handler: " + reason)
 }
+
+// LoneUID is a uid that no other process runs as, for a test's fork
+// bomb under a root test run: RLIMIT_NPROC counts every process of a
+// uid, so a bomb run as nobody would starve every other sandbox running
+// as nobody meanwhile, in this test binary or in another one (make test
+// runs two lanes of tests at once). It is derived from the pid, which no
+// two live test binaries share.
+func LoneUID() uint32 { return uint32(1_000_000 + os.Getpid()) }

@@ -63,6 +63,11 @@ type Manager struct {
 	running map[string]*proc // by handle
 	closed  bool
 	wg      sync.WaitGroup
+
+	// timeouts, set by tests, is handed each process's timeout instead of
+	// a timer: the test ends the process when it has seen what it waits
+	// for, not when a second of wall time has passed.
+	timeouts func(handle string, end func())
 }
 
 // New returns a Manager over o.
@@ -212,7 +217,11 @@ func (m *Manager) register(ctx context.Context, p *proc, bp *bwrap.Process, lf *
 		return ErrClosed
 	}
 	p.bp, p.rec = bp, rec
-	p.timers = append(p.timers, time.AfterFunc(r.timeout, func() { m.stop(p, TimedOut) }))
+	if end := func() { m.stop(p, TimedOut) }; m.timeouts != nil {
+		m.timeouts(rec.Handle, end)
+	} else {
+		p.timers = append(p.timers, time.AfterFunc(r.timeout, end))
+	}
 	m.wg.Go(func() { m.copyOut(p, lf) })
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
 // spawn, capture, log, write, kill, in each sandbox.
@@ -61,6 +63,8 @@ func TestTool_WaitExitCode(t *testing.T) {
 			assert.True(t, res.IsError)
 			var w waitResult
 			require.NoError(t, json.Unmarshal([]byte(res.Content), &w), res.Content)
+			assert.GreaterOrEqual(t, w.DurationSeconds, int64(0))
+			w.DurationSeconds = 0 // wall time: a second or more on a loaded box
 			assert.Equal(t, waitResult{Status: "exited", ExitCode: 3, Output: "hi\n"}, w)
 			assert.Equal(t, 0, len(h.notes), "a waited process sends no notice")
 			require.NoError(t, os.MkdirAll(filepath.Join(h.ws, "sub"), 0o755))
@@ -119,16 +123,34 @@ func (h *harness) watchReady(t *testing.T, handle string) {
 	assert.Contains(t, h.note(t), "ready")
 }
 
-// timeout_seconds ends a process as timed_out, killing it whole.
+// timeout_seconds ends a process as timed_out, killing it whole (a
+// child that ignores SIGTERM included). The timeout is fired by the test
+// once the process has printed, so a slow start (a loaded box, qemu)
+// cannot make it fire first.
 func TestTool_Timeout(t *testing.T) {
 	for _, mode := range modes(t) {
 		t.Run(mode, func(t *testing.T) {
 			h := newHarness(t, mode, Options{Grace: 500 * time.Millisecond})
-			res := h.run(t, `{"action":"spawn","wait":true,"timeout_seconds":1,"command":"echo started; sleep 60 & trap '' TERM; wait"}`)
+			type timeout struct {
+				handle string
+				end    func()
+			}
+			armed := make(chan timeout, 1)
+			h.m.timeouts = func(handle string, end func()) { armed <- timeout{handle, end} }
+			done := make(chan runtime.Result, 1)
+			go func() {
+				res, _ := h.tool.Run(callCtx(), []byte(`{"action":"spawn","wait":true,"timeout_seconds":1,`+
+					`"command":"echo ready; sleep 60 & trap '' TERM; wait"}`))
+				done <- res
+			}()
+			to := <-armed
+			h.watchReady(t, to.handle)
+			to.end()
+			res := <-done
 			var w waitResult
 			require.NoError(t, json.Unmarshal([]byte(res.Content), &w), res.Content)
 			assert.Equal(t, "timed_out", w.Status)
-			assert.Equal(t, "started\n", w.Output)
+			assert.Equal(t, "ready\n", w.Output)
 			assert.True(t, res.IsError)
 		})
 	}

@@ -159,14 +159,20 @@ func TestBackoff(t *testing.T) {
 
 func TestStdio_HangTimesOutAndRestarts(t *testing.T) {
 	d := &spawnDirect{}
-	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("plain"), CallTimeout: 3 * time.Second})
+	// The call timeout bounds a server's start too: the starts get the
+	// default minute (the server is this test binary, slow to start under
+	// qemu on a loaded box), the hanging call 3 s. Each is read when its
+	// call begins, on this goroutine.
+	m := newManager(t, Options{Spawn: d.spawn, Env: modeEnv("plain")})
 	tools, _ := m.Tools(context.Background(), "a", t.TempDir(), []Server{stdioServer(t, "s", "plain")})
+	m.o.CallTimeout = 3 * time.Second
 	start := time.Now()
 	_, err := run(t, find(t, tools, "s__hang"), `{}`)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `did not answer tools/call hang within 3s`)
 	assert.Less(t, time.Since(start), 10*time.Second)
 
+	m.o.CallTimeout = DefaultCallTimeout
 	res, err := run(t, find(t, tools, "s__echo"), `{"text":"again"}`)
 	require.NoError(t, err, "the next call starts the server again")
 	assert.Contains(t, res.Content, "again")
