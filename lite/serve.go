@@ -130,6 +130,16 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		Streams: sc.MaxStreams}.Limit(srv, ln)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	// Ready means /readyz answers 200: the loop must run first (on a
+	// loaded box its goroutine may not have started yet).
+	select {
+	case <-app.Loop.Ready():
+	case <-app.Loop.Done():
+		_ = srv.Close()
+		<-served
+		return errors.New("the runtime stopped while starting: see the log above")
+	case <-ctx.Done():
+	}
 	if err := writeDaemon(cfg, base); err != nil {
 		log.Warn("cannot write serve.json; the CLI will find the daemon from the config", "err", err)
 	}
