@@ -43,6 +43,7 @@ type tally struct {
 	output                  map[string][]string
 	skipLine                map[string]string  // test → the line saying why it skipped
 	failures                map[string]int     // "pkg Test" → times it failed
+	crashed                 int                // packages that failed with no test failing: a crash or a timeout
 	took                    map[string]float64 // "pkg Test" (top-level) → seconds, the longest run
 }
 
@@ -65,7 +66,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if t.failed > 0 || t.buildFailed > 0 || t.passed+t.skipped == 0 {
+	if t.failed > 0 || t.buildFailed > 0 || t.crashed > 0 || t.passed+t.skipped == 0 {
 		os.Exit(1)
 	}
 }
@@ -121,6 +122,9 @@ func read(in io.Reader, out io.Writer) (*tally, error) {
 				t.failures[key]++
 				t.timed(e)
 			}
+			if e.Test == "" && e.FailedBuild == "" && !t.hasFailure(e.Package) {
+				t.crashed++
+			}
 			if e.Test == "" { // a timeout's panic: the tests still running say where
 				for k, lines := range t.output {
 					if k != key && strings.HasPrefix(k, key) {
@@ -155,6 +159,16 @@ func reason(line string) string {
 		return "(no reason given)"
 	}
 	return line
+}
+
+// hasFailure tells whether a test of pkg failed.
+func (t *tally) hasFailure(pkg string) bool {
+	for k := range t.failures {
+		if strings.HasPrefix(k, pkg+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // timed keeps a top-level test's longest run.
@@ -221,6 +235,9 @@ func (t *tally) summary(label string) string {
 		t.passed+t.failed, t.passed, t.failed, t.skipped)
 	if t.buildFailed > 0 {
 		fmt.Fprintf(&b, ", %d packages did not build", t.buildFailed)
+	}
+	if t.crashed > 0 {
+		fmt.Fprintf(&b, ", %d packages failed outside any test (a crash or a timeout: see their output)", t.crashed)
 	}
 	b.WriteString("\n")
 	return b.String()

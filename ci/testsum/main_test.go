@@ -47,6 +47,7 @@ func TestRead(t *testing.T) {
 	assert.Equal(t, 1, tl.failed)
 	assert.Equal(t, 1, tl.skipped)
 	assert.Equal(t, 1, tl.buildFailed)
+	assert.Equal(t, 1, tl.crashed, "ex/c's timeout: no test of it failed")
 	assert.Equal(t, map[string]int{"re-executes the test binary: not under user-mode emulation": 1}, tl.reasons)
 	assert.Contains(t, out.String(), "bad_test.go:9: want 2, got 3", "a failure's output is shown")
 	assert.Contains(t, out.String(), "b_test.go:3:2: undefined: x", "build errors are shown")
@@ -57,7 +58,8 @@ func TestRead(t *testing.T) {
 		"    1  re-executes the test binary: not under user-mode emulation\n"+
 		"failed tests (package, test, times):\n"+
 		"  ex/a TestBad  1×\n"+
-		"testsum: arm64: 2 tests ran (1 passed, 1 failed), 1 skipped, 1 packages did not build\n",
+		"testsum: arm64: 2 tests ran (1 passed, 1 failed), 1 skipped, 1 packages did not build, "+
+		"1 packages failed outside any test (a crash or a timeout: see their output)\n",
 		tl.summary("arm64"))
 	assert.Equal(t, "slowest tests:\n        2s  ex/a TestBad\n", tl.slowest(1))
 	assert.Empty(t, tl.slowest(0))
