@@ -40,12 +40,11 @@ import (
 // helper a moment early made bwrap fail with "loopback: Failed
 // RTM_NEWADDR" (about 1 start in 30 with pasta on a loaded box, now and
 // then with slirp4netns; bwrap 0.8 adds a stale "No child processes").
-// So the
-// hand-over goes through the sandbox's init, which runs only once bwrap
-// is done: it writes a byte on its first descriptor of the hand-over,
-// the daemon then starts the helper (pasta says it is ready through its
-// pid file, slirp4netns on its --ready-fd) and writes a byte to the
-// init's second descriptor, and only then does the init run the
+// So the hand-over goes through the sandbox's init, which runs only once
+// bwrap is done: it writes a byte on its first descriptor of the
+// hand-over, the daemon then starts the helper (pasta says it is ready
+// through its pid file, slirp4netns on its --ready-fd) and writes a byte
+// to the init's second descriptor, and only then does the init run the
 // command. The helper is the daemon's child, with its parent-death
 // signal, and is ended when bwrap exits.
 
