@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -79,6 +82,18 @@ func TestTasks_SIGKILLStartsATaskOnce(t *testing.T) {
 	}
 }
 
+// silentModel is the address of a model server that answers nothing
+// until its client goes away (the server notices that only once the
+// request's body is read).
+func silentModel(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
 func taskCrashOnce(t *testing.T, stage string) {
 	dir := t.TempDir()
 	cfg := taskCrashConfig(dir)
@@ -93,6 +108,12 @@ func taskCrashOnce(t *testing.T, stage string) {
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestTaskCrashChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), taskCrashEnv+"="+dir, taskCrashStage+"="+stage)
+	if stage == "started" {
+		// The child's model never answers, so the started turn is still
+		// running when it is killed: with the fake model it could end,
+		// and its task be recorded done, between "started" and the kill.
+		cmd.Env = append(cmd.Env, "OLLAMA_HOST="+silentModel(t))
+	}
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

@@ -14,6 +14,10 @@ func TestPoll_429RetryAfterHonoured(t *testing.T) {
 	r := newRig(t, nil)
 	r.tg.Fail("getUpdates", tgtest.TooMany(5))
 	r.tg.Fail("sendMessage", tgtest.TooMany(3))
+	// A poll may be in flight already and would carry the message before
+	// the refusal is played (and waited for): the message goes out once
+	// it was.
+	r.tg.Wait(t, "the refused poll", func() bool { return r.tg.FaultsLeft("getUpdates") == 0 })
 	r.say("slow down")
 	r.waitText(owner, "echo: slow down")
 	assert.Contains(t, r.slept(), 5*time.Second, "the poll waited retry_after")
