@@ -90,15 +90,16 @@ func (s *Service) fire(ctx context.Context, d due) (firedDue time.Time, err erro
 }
 
 // skip records run as skipped for reason, counted under code, and moves
-// the schedule on to next and status.
+// the schedule on to next and status; it logs once the record is written.
 func (s *Service) skip(ctx context.Context, sc *Schedule, run Run, next time.Time, status Status, code, reason string) error {
 	run.Fired, run.Outcome, run.Reason = time.Time{}, RunSkipped, clip(reason)
 	s.tally.skip(code)
-	if code != SkipMissed {
+	err := s.record(ctx, sc, run, next, status, 0)
+	if code != SkipMissed && err == nil {
 		s.log.Warn("schedule run skipped", "schedule_id", sc.ID, "agent", sc.Agent, "due", run.Due,
 			"cause", code, "reason", run.Reason)
 	}
-	return s.record(ctx, sc, run, next, status, 0)
+	return err
 }
 
 // advance returns where a schedule goes after its run at now: a recurring

@@ -96,7 +96,7 @@ func recent(starts []int64, now int64) []int64 {
 
 // ceilingReason is the recorded reason of a run the ceiling skipped.
 func ceilingReason(agent string, n int) string {
-	return fmt.Sprintf("agent %s's schedules and heartbeat started %d turns in the last hour, the most they may: "+
+	return fmt.Sprintf("agent %s's schedules and heartbeat started as many turns in the last hour as they may (%d): "+
 		"this run is skipped; raise scheduler.max_turns_per_hour or make its schedules run less often", agent, n)
 }
 

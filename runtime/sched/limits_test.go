@@ -185,7 +185,7 @@ func TestService_TurnCeiling(t *testing.T) {
 		got, log := h.get(tk.ID)
 		require.Len(t, log, 10)
 		assert.Equal(t, 3, got.Runs, "the first three tasks ran")
-		reason := "agent a's schedules and heartbeat started 3 turns in the last hour, the most they may: this run is skipped; " +
+		reason := "agent a's schedules and heartbeat started as many turns in the last hour as they may (3): this run is skipped; " +
 			"raise scheduler.max_turns_per_hour or make its schedules run less often"
 		for i, r := range log { // newest first
 			if i < 7 {
