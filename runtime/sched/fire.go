@@ -33,15 +33,7 @@ func (s *Service) fire(ctx context.Context, d due) (firedDue time.Time, err erro
 	}
 	run := Run{Due: sc.Next, Attempt: sc.Attempt}
 	if sc.Attempt == 0 {
-		// Lateness is measured when the run was first found due: a hold
-		// for its agent's spacing is no downtime.
-		found := now
-		if d.since != 0 {
-			found = time.Unix(0, d.since)
-		}
-		if n := t.missed(run.Due, found); n > 1 || found.Sub(run.Due) > lateAfter {
-			run.Late, run.Missed = true, n
-		}
+		run.Late, run.Missed = lateness(t, d, run.Due, now)
 	}
 	attrs := []any{"schedule_id", id, "agent", sc.Agent, "due", run.Due, "missed", run.Missed}
 	next, status := advance(&sc, t, now)
@@ -87,6 +79,20 @@ func (s *Service) fire(ctx context.Context, d due) (firedDue time.Time, err erro
 	}
 	run.Error = clip(ferr.Error())
 	return run.Due, s.failed(ctx, &sc, t, run, now)
+}
+
+// lateness reports whether a first try due at due is late, and how many
+// ticks fell due meanwhile (0 when it is on time). It is measured when the
+// run was first found due: a hold for its agent's spacing is no downtime.
+func lateness(t *timing, d due, dueAt, now time.Time) (bool, int) {
+	found := now
+	if d.since != 0 {
+		found = time.Unix(0, d.since)
+	}
+	if n := t.missed(dueAt, found); n > 1 || found.Sub(dueAt) > lateAfter {
+		return true, n
+	}
+	return false, 0
 }
 
 // skip records run as skipped for reason, counted under code, and moves
