@@ -130,9 +130,11 @@ mcp:
 
 # Schedules agents make (their schedule tool): cron expressions and active
 # hours are read in this zone when a schedule names none. Default: the
-# system's (TZ, else /etc/localtime).
+# system's (TZ, else /etc/localtime). An agent's runs are at least 10 s
+# apart, whatever its schedules say.
 # scheduler:
 #   timezone: Europe/Berlin       # also the day usage reports and token budgets count in
+#   max_turns_per_hour: 60        # turns one agent's schedules and heartbeat may start in any hour; past it a run is skipped
 
 # prices:                         # USD per million tokens, for cost estimates in agnx-lite usage
 #   claude-sonnet-4-5: {input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75}

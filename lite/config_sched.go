@@ -3,6 +3,8 @@ package lite
 import (
 	"strings"
 	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime/sched"
 )
 
 // SchedulerConfig is how schedules are read (an agnx-lite extension; Agnx
@@ -12,6 +14,10 @@ type SchedulerConfig struct {
 	// active hours are read in when a schedule names none; empty: the
 	// system's (TZ, else /etc/localtime).
 	Timezone string `yaml:"timezone"`
+	// MaxTurnsPerHour bounds the turns one agent's schedules and
+	// heartbeat start in any hour (past it a run is skipped, with the
+	// reason in its run log); 0: sched.DefaultMaxTurnsPerHour (60).
+	MaxTurnsPerHour int `yaml:"max_turns_per_hour"`
 }
 
 // Location is the zone of scheduler.timezone, or the system's. Validate
@@ -31,8 +37,13 @@ func (s *SchedulerConfig) Location() *time.Location {
 const maxZoneName = 64
 
 // validateScheduler checks scheduler.timezone names a zone this system
-// knows (the Go binary embeds none: it reads /usr/share/zoneinfo).
+// knows (the Go binary embeds none: it reads /usr/share/zoneinfo), and
+// the turn ceiling's range.
 func (c *Config) validateScheduler() error {
+	if n := c.Scheduler.MaxTurnsPerHour; n < 0 || n > sched.MaxTurnsPerHourLimit {
+		return c.errorf("scheduler.max_turns_per_hour", "scheduler.max_turns_per_hour %d is out of range: give 1 to %d (0 or unset: %d)",
+			n, sched.MaxTurnsPerHourLimit, sched.DefaultMaxTurnsPerHour)
+	}
 	tz := c.Scheduler.Timezone
 	if tz == "" {
 		return nil

@@ -49,3 +49,21 @@ func TestLoadConfig_DuragentWithScheduler(t *testing.T) {
 	assert.Equal(t, time.UTC.String(), c.Scheduler.Location().String())
 	assert.Empty(t, c.Warnings, "scheduler is a known key")
 }
+
+// scheduler.max_turns_per_hour is read, defaults to the scheduler's 60,
+// and out of its range is refused at its line.
+func TestParseConfig_SchedulerTurnCeiling(t *testing.T) {
+	c, err := ParseConfig("agnx.yaml", []byte("scheduler:\n  max_turns_per_hour: 12\n"))
+	require.NoError(t, err)
+	assert.Equal(t, 12, c.Scheduler.MaxTurnsPerHour)
+	c, err = ParseConfig("agnx.yaml", []byte("server:\n  port: 8080\n"))
+	require.NoError(t, err)
+	assert.Zero(t, c.Scheduler.MaxTurnsPerHour, "unset: the scheduler's default")
+	for _, n := range []string{"-1", "3601"} {
+		_, err = ParseConfig("agnx.yaml", []byte("server:\n  port: 8080\nscheduler:\n  max_turns_per_hour: "+n+"\n"))
+		var ae *agents.Error
+		require.ErrorAs(t, err, &ae, n)
+		assert.Equal(t, 4, ae.Line)
+		assert.Equal(t, "scheduler.max_turns_per_hour "+n+" is out of range: give 1 to 3600 (0 or unset: 60)", ae.Msg)
+	}
+}

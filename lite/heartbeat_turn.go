@@ -74,6 +74,9 @@ func (h *heartbeats) fire(ctx context.Context, f sched.Firing) error {
 		h.trigger(name)
 		return fmt.Errorf("agent %s has no HEARTBEAT.md nor spec.heartbeat any more, so its heartbeat is cancelled", name)
 	}
+	if err := budgetSkip(ctx, h.loop, name); err != nil {
+		return err // past the budget: skipped, and the heartbeat session gets nothing
+	}
 	sid, err := h.session(ctx, name)
 	if err != nil {
 		return err
@@ -150,7 +153,7 @@ func (h *heartbeats) turnEnded(te runtime.TurnEnd) {
 	}
 	if te.Reason != runtime.TurnCompleted {
 		h.log.Warn("heartbeat turn did not complete; nothing is delivered", "agent", te.Agent,
-			"session_id", te.SessionID, "reason", te.Reason)
+			"session_id", te.SessionID, "reason", te.Reason, "err", te.Error)
 		return
 	}
 	text, ok := heartbeatAnswer(te.Answer)

@@ -51,8 +51,8 @@ type schedReport struct {
 func newSchedHost(a *App, now func() time.Time) *schedHost {
 	h := &schedHost{log: a.log, reports: make(chan schedReport, maxSchedReports)}
 	h.firer = &schedFirer{a: a, host: h}
-	h.svc = sched.New(sched.Options{DB: a.Loop, Firer: h.firer,
-		Location: a.Config.Scheduler.Location(), Logger: a.log, Now: now})
+	h.svc = sched.New(sched.Options{DB: a.Loop, Firer: h.firer, Location: a.Config.Scheduler.Location(),
+		Logger: a.log, Now: now, MaxTurnsPerHour: a.Config.Scheduler.MaxTurnsPerHour})
 	return h
 }
 
@@ -117,6 +117,9 @@ func (h *schedHost) turnEnded(te runtime.TurnEnd) {
 	r := schedReport{id: id, ok: te.Reason == runtime.TurnCompleted}
 	if !r.ok {
 		r.errMsg = "the task's turn ended " + te.Reason
+		if te.Error != "" {
+			r.errMsg += ": " + te.Error // why, in its own sentence (its daily token budget, the model)
+		}
 	}
 	h.mu.Lock() // close closes the queue under it
 	defer h.mu.Unlock()

@@ -32,9 +32,12 @@ var _ sched.Firer = (*schedFirer)(nil)
 // start.
 func (fr *schedFirer) Fire(ctx context.Context, f sched.Firing) error {
 	err := fr.fire(ctx, f)
-	if err != nil {
+	var skip *sched.SkipError
+	switch {
+	case errors.As(err, &skip): // the service counts its skips
+	case err != nil:
 		fr.host.fireErrors.Add(1)
-	} else {
+	default:
 		fr.host.fired.Add(1)
 	}
 	return err
@@ -44,6 +47,11 @@ func (fr *schedFirer) fire(ctx context.Context, f sched.Firing) error {
 	s := &f.Schedule
 	if s.Payload.Kind == sched.KindHeartbeat {
 		return fr.a.heartbeatFire(ctx, f) // its own session, delivered by heartbeat.go
+	}
+	if s.Payload.StartsTurn() {
+		if err := budgetSkip(ctx, fr.a.Loop, s.Agent); err != nil {
+			return err
+		}
 	}
 	t, err := fr.target(ctx, s.Destination)
 	if err != nil {
@@ -71,6 +79,20 @@ func (fr *schedFirer) fire(ctx context.Context, f sched.Firing) error {
 	if err := fr.a.Follow(ctx, t.gateway, t.sid, t.chat); err != nil {
 		fr.a.log.Warn("the schedule's message is stored but its gateway cannot deliver it now; it is delivered when the gateway next starts",
 			"schedule", s.ID, "session", t.sid, "err", err)
+	}
+	return nil
+}
+
+// budgetSkip skips a run that would start a turn of an agent that used
+// its daily token budget: the run is recorded skipped with the budget's
+// sentence, and nothing is stored (the loop would refuse the turn, and a
+// chat would get the refusal at every run). When the budget cannot be
+// asked (an agent that does not build, a stop) the run goes on: its turn's
+// start checks the budget again, and fails as it always did.
+func budgetSkip(ctx context.Context, loop *runtime.Loop, agent string) error {
+	why, err := loop.BudgetRefusal(ctx, agent)
+	if err == nil && why != "" {
+		return &sched.SkipError{Code: runtime.CodeTokenBudget, Reason: why}
 	}
 	return nil
 }

@@ -1,9 +1,19 @@
 package lite
 
+import (
+	"slices"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/sched"
+)
+
 // Schedule run outcomes as /metrics counts them: what the daemon saw.
 // fired: a run's message was stored; error: a firing stored nothing (the
 // service retries it or goes on); ok and failed: how a task's turn ended;
-// dropped: a task's outcome that could not be queued.
+// dropped: a task's outcome that could not be queued. Apart from those,
+// the runs the service skipped, by reason (missed while down, the agent's
+// turn ceiling, its daily token budget), and those it held back to keep
+// an agent's runs 10 s apart.
 func writeSched(p *promWriter, app *App) {
 	h := app.sched
 	active, _ := h.svc.Stats()
@@ -16,4 +26,19 @@ func writeSched(p *promWriter, app *App) {
 		{"fired", h.fired.Load()}, {"ok", h.ok.Load()}} {
 		p.sample("agnx_schedule_runs_total", float64(c.n), "outcome", c.outcome)
 	}
+	counts := h.svc.Counts()
+	p.family("agnx_schedule_runs_skipped_total", "counter",
+		"Schedule runs skipped since the start, by reason (missed, turn_ceiling, token_budget).")
+	reasons := []string{sched.SkipMissed, runtime.CodeTokenBudget, sched.SkipTurnCeiling}
+	for r := range counts.Skipped {
+		if !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	slices.Sort(reasons)
+	for _, r := range reasons {
+		p.sample("agnx_schedule_runs_skipped_total", float64(counts.Skipped[r]), "reason", r)
+	}
+	p.family("agnx_schedule_runs_held_total", "counter", "Schedule runs held back to keep an agent's runs 10 s apart.")
+	p.sample("agnx_schedule_runs_held_total", float64(counts.Held))
 }

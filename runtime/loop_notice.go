@@ -74,6 +74,10 @@ type TurnEnd struct {
 	// Answer is the turn's last answer, at most maxTurnEndAnswer bytes
 	// (cut at a rune boundary); empty when it gave none.
 	Answer string
+	// Error is the sentence of the turn's last error event (a failed
+	// turn's cause: its agent's daily token budget, the model failing),
+	// at most maxLastError bytes; empty when it had none.
+	Error string
 	// Watched is true when a live subscriber (a gateway's watcher, a
 	// client's stream) followed the session as the turn ended.
 	Watched bool
@@ -83,8 +87,9 @@ type TurnEnd struct {
 const maxTurnEndAnswer = 4 << 10
 
 // turnEnded tells Options.TurnEnded of the turn s just ended, after the
-// commit.
-func (l *Loop) turnEnded(s *session, reason, origin string) {
+// commit; origin and lastErr are the turn's, read before its turn_end
+// (which starts the next turn's when messages wait).
+func (l *Loop) turnEnded(s *session, reason, origin, lastErr string) {
 	f := l.opts.TurnEnded
 	if f == nil {
 		return
@@ -94,6 +99,7 @@ func (l *Loop) turnEnded(s *session, reason, origin string) {
 	if ans := s.st.lastAnswer(); ans != "" {
 		te.Answer = cutRunes(ans, maxTurnEndAnswer)
 	}
+	te.Error = lastErr
 	l.afterCommit(func(err error) {
 		if err == nil {
 			f(te)

@@ -152,10 +152,10 @@ func (l *Loop) endTurn(s *session, reason string) {
 		l.release(t)
 		s.turn = nil
 	}
-	origin := s.st.Origin
+	origin, lastErr := s.st.Origin, s.st.LastError
 	l.record(s, Event{Type: EvTurnEnd, Reason: reason, Usage: usage})
 	l.heldDue = true
-	l.turnEnded(s, reason, origin)
+	l.turnEnded(s, reason, origin, lastErr)
 	l.subagentChanged(s)
 	for _, c := range unreported {
 		if !s.st.Ended {

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -112,6 +113,47 @@ func TestUsage_DailyBudget(t *testing.T) {
 	assert.EqualValues(t, 2, rep.Rows[0].Calls)
 	assert.Equal(t, "2026-11-24", rep.Rows[1].Key)
 	assert.EqualValues(t, 1, rep.Rows[1].Calls)
+}
+
+// What starts turns on its own (a schedule, a heartbeat) asks first
+// whether the agent used its budget, and gets the refusal's sentence; a
+// turn refused anyway (one that was queued) tells its end handler why.
+func TestUsage_BudgetRefusal(t *testing.T) {
+	h := newHarness(t, replyWith(llmtest.Usage{Prompt: 100, Completion: 20}))
+	h.opts.Usage = runtime.UsageOptions{Location: time.UTC}
+	h.agent.Spec.Session.DailyTokenBudget = 150
+	ends := make(chan runtime.TurnEnd, 4)
+	h.opts.TurnEnded = func(te runtime.TurnEnd) { ends <- te }
+	h.restart()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	why, err := h.loop.BudgetRefusal(ctx, "assistant")
+	require.NoError(t, err)
+	assert.Empty(t, why, "nothing used yet")
+	sid := h.session()
+	h.turn(sid, "one")
+	h.turn(sid, "two") // 240 used
+	<-ends
+	<-ends
+	why, err = h.loop.BudgetRefusal(ctx, "assistant")
+	require.NoError(t, err)
+	const want = "assistant has used its daily token budget (240 of 150 tokens): the budget resets at midnight (UTC); " +
+		"raise spec.session.daily_token_budget to allow more"
+	assert.Equal(t, want, why)
+	_, err = h.loop.BudgetRefusal(ctx, "nobody")
+	assert.ErrorContains(t, err, "agent not found: nobody")
+
+	_, err = h.loop.Send(ctx, sid, runtime.Input{Content: "[Scheduled Task]", Origin: "schedule:sched_1"})
+	require.NoError(t, err)
+	select {
+	case te := <-ends:
+		assert.Equal(t, runtime.TurnFailed, te.Reason)
+		assert.Equal(t, "schedule:sched_1", te.Origin)
+		assert.Equal(t, want, te.Error, "the end says why it failed")
+	case <-ctx.Done():
+		t.Fatal("no turn end")
+	}
+	assert.Len(t, h.fake.Requests(), 2, "neither the question nor the refused turn called the model")
 }
 
 // The config's default budget applies to an agent without its own.

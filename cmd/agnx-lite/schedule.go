@@ -216,7 +216,7 @@ func printSchedule(out io.Writer, s sched.Schedule, runs []sched.Run) {
 }
 
 // runNote says what is special about a run: late after a downtime, how
-// many runs it stands for, its attempt, its error.
+// many runs it stands for, its attempt, its error, why it was skipped.
 func runNote(r sched.Run) string {
 	var parts []string
 	if r.Late {
@@ -230,6 +230,9 @@ func runNote(r sched.Run) string {
 	}
 	if r.Error != "" {
 		parts = append(parts, clipLine(r.Error, 120))
+	}
+	if r.Reason != "" {
+		parts = append(parts, clipLine(r.Reason, 160))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -149,3 +149,9 @@ func TestCLI_ScheduleErrors(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, `there is no schedule "sched_nope"`)
 }
+
+// show says why a run was skipped.
+func TestRunNote_SaysWhySkipped(t *testing.T) {
+	r := sched.Run{Outcome: sched.RunSkipped, Reason: "assistant has used its daily token budget (42 of 30 tokens)"}
+	assert.Equal(t, "assistant has used its daily token budget (42 of 30 tokens)", runNote(r))
+}

@@ -53,6 +53,9 @@ func (s *Service) validate(sc *Schedule) (*timing, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := t.checkFloor(); err != nil {
+		return nil, err
+	}
 	if t.At != nil && t.At.After(s.now().Add(maxAhead)) {
 		return nil, fmt.Errorf("at %s is more than 100 years ahead: give a nearer time", t.At.Format(time.RFC3339))
 	}
@@ -94,7 +97,7 @@ func (s *Service) Create(ctx context.Context, sc Schedule) (Schedule, error) {
 	if err := s.db.Commit(ctx, func(tx *storage.Tx) error { return putSchedule(tx, sc.ID, b) }); err != nil {
 		return Schedule{}, fmt.Errorf("store schedule: %w", err)
 	}
-	s.arm(sc.ID, sc.Next)
+	s.arm(sc.ID, sc.Agent, sc.Next)
 	return sc, nil
 }
 
@@ -158,7 +161,7 @@ func (s *Service) Put(ctx context.Context, sc Schedule) (Schedule, error) {
 	if err := s.db.Commit(ctx, func(tx *storage.Tx) error { return putSchedule(tx, sc.ID, b) }); err != nil {
 		return Schedule{}, fmt.Errorf("store schedule: %w", err)
 	}
-	s.arm(sc.ID, sc.Next)
+	s.arm(sc.ID, sc.Agent, sc.Next)
 	return sc, nil
 }
 

@@ -19,13 +19,30 @@
 //
 // # Timer
 //
-// Service.Run owns one time.Timer and a min-heap of (next run, id): a
-// waiting schedule costs about 100 bytes and no goroutine. A due schedule
+// Service.Run owns one time.Timer and a min-heap of (next run, id, agent): a
+// waiting schedule costs about 150 bytes and no goroutine. A due schedule
 // is handed to one of at most Options.Workers short-lived goroutines,
 // which reads its record, builds the Firing and calls the Firer; a
 // schedule is never fired twice at once. The timer waits at most a
 // minute while something is armed, so a wall clock that jumps (NTP setting
 // a Pi's clock after boot) delays nothing by more than that.
+//
+// # Limits
+//
+// A model makes schedules, so nothing it says can make them fire without
+// rest. A schedule's runs are at least MinRunGap (10 s) apart: an
+// interval under it, or a cron expression whose shortest gap between two
+// runs is under it (Cron.MinGap, computed from the fields), is refused
+// when it is made. One agent's runs together are at least MinRunGap
+// apart too: a run due sooner after the agent's last one (a burst of
+// one-shots, many schedules, retries, a record stored before the floor)
+// is held in the heap until then, and the hold does not count as lateness.
+// The turns an agent's schedules start (tasks, heartbeats) are counted
+// over the last hour; past Options.MaxTurnsPerHour a run is skipped, with
+// its reason in the run log, never queued. A Firer may skip a run too
+// (SkipError: lite's when the agent used its daily token budget). Counts
+// reports holds and skips by cause. The counts and holds live in memory:
+// a restart starts them afresh.
 //
 // # Exactly once
 //
@@ -41,7 +58,8 @@
 // A run more than a minute late, or with later ticks already due, is
 // late: Run.Missed counts the ticks due meanwhile (this one included; for
 // cron, counting stops at 10,000). Policy run_once (the default) fires it
-// once with Late set, skip records one RunSkipped entry and fires nothing;
+// once with Late set, skip records one RunSkipped entry (Run.Reason says
+// why) and fires nothing;
 // either way the next run is the first tick after now, and it is logged.
 // A one-shot whose time passed while the daemon was down fires once at
 // start (under skip it is recorded skipped and completes). A failed run

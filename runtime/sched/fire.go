@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -12,12 +13,12 @@ import (
 // maxRunError bounds the error text a run's log keeps.
 const maxRunError = 1 << 10
 
-// fire runs schedule id if it is due: hands it to the Firer (which
+// fire runs the schedule of d if it is due: hands it to the Firer (which
 // records it), or records it skipped, or records the Firer's failure.
 // firedDue is the due time it acted on (zero when it did nothing); err is
 // set when nothing could be recorded.
-func (s *Service) fire(ctx context.Context, id string) (firedDue time.Time, err error) {
-	now := s.now()
+func (s *Service) fire(ctx context.Context, d due) (firedDue time.Time, err error) {
+	now, id := s.now(), d.id
 	sc, ok, err := s.load(id)
 	if err != nil || !ok || sc.Status != Active || sc.Next.IsZero() || sc.Next.After(now) {
 		return time.Time{}, err
@@ -32,22 +33,25 @@ func (s *Service) fire(ctx context.Context, id string) (firedDue time.Time, err 
 	}
 	run := Run{Due: sc.Next, Attempt: sc.Attempt}
 	if sc.Attempt == 0 {
-		if n := t.missed(run.Due, now); n > 1 || now.Sub(run.Due) > lateAfter {
-			run.Late, run.Missed = true, n
-		}
+		run.Late, run.Missed = lateness(t, d, run.Due, now)
 	}
 	attrs := []any{"schedule_id", id, "agent", sc.Agent, "due", run.Due, "missed", run.Missed}
+	next, status := advance(&sc, t, now)
 	if run.Late && sc.Missed == MissedSkip {
 		s.log.Warn("schedule runs missed while down: skipped, as its policy says", attrs...)
-		run.Outcome = RunSkipped
-		next, status := advance(&sc, t, now)
-		return run.Due, s.record(ctx, &sc, run, next, status, 0)
+		return run.Due, s.skip(ctx, &sc, run, next, status, SkipMissed,
+			"it was due while the daemon was down, and its missed policy is skip")
 	}
 	if run.Late {
 		s.log.Warn("schedule runs missed while down: running once, late", attrs...)
 	}
+	turn := sc.Payload.StartsTurn()
+	if turn {
+		if n, ok := s.turns.take(sc.Agent, now); !ok {
+			return run.Due, s.skip(ctx, &sc, run, next, status, SkipTurnCeiling, ceilingReason(sc.Agent, n))
+		}
+	}
 	run.Fired, run.Outcome = now, RunFired
-	next, status := advance(&sc, t, now)
 	var session sessionBox
 	f := Firing{
 		Schedule:   sc,
@@ -63,11 +67,45 @@ func (s *Service) fire(ctx context.Context, id string) (firedDue time.Time, err 
 	if ferr == nil {
 		return run.Due, nil
 	}
+	if turn {
+		s.turns.giveBack(sc.Agent, now) // it started nothing
+	}
 	if ctx.Err() != nil {
 		return run.Due, nil // shutting down: not recorded, so it runs again after the restart
 	}
+	var skipped *SkipError
+	if errors.As(ferr, &skipped) {
+		return run.Due, s.skip(ctx, &sc, run, next, status, skipped.Code, skipped.Reason)
+	}
 	run.Error = clip(ferr.Error())
 	return run.Due, s.failed(ctx, &sc, t, run, now)
+}
+
+// lateness reports whether a first try due at due is late, and how many
+// ticks fell due meanwhile (0 when it is on time). It is measured when the
+// run was first found due: a hold for its agent's spacing is no downtime.
+func lateness(t *timing, d due, dueAt, now time.Time) (bool, int) {
+	found := now
+	if d.since != 0 {
+		found = time.Unix(0, d.since)
+	}
+	if n := t.missed(dueAt, found); n > 1 || found.Sub(dueAt) > lateAfter {
+		return true, n
+	}
+	return false, 0
+}
+
+// skip records run as skipped for reason, counted under code, and moves
+// the schedule on to next and status; it logs once the record is written.
+func (s *Service) skip(ctx context.Context, sc *Schedule, run Run, next time.Time, status Status, code, reason string) error {
+	run.Fired, run.Outcome, run.Reason = time.Time{}, RunSkipped, clip(reason)
+	s.tally.skip(code)
+	err := s.record(ctx, sc, run, next, status, 0)
+	if code != SkipMissed && err == nil {
+		s.log.Warn("schedule run skipped", "schedule_id", sc.ID, "agent", sc.Agent, "due", run.Due,
+			"cause", code, "reason", run.Reason)
+	}
+	return err
 }
 
 // advance returns where a schedule goes after its run at now: a recurring

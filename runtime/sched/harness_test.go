@@ -116,15 +116,17 @@ func (b *syncBuffer) records(msg string) []map[string]any {
 // harness is a Service over a real store in t.TempDir, with a fake
 // Firer; run it inside synctest.Test.
 type harness struct {
-	t      *testing.T
-	st     *storage.Store
-	db     DB
-	firer  *fakeFirer
-	logs   *syncBuffer
-	loc    *time.Location
-	s      *Service
-	cancel context.CancelFunc
-	done   chan error
+	t     *testing.T
+	st    *storage.Store
+	db    DB
+	firer *fakeFirer
+	logs  *syncBuffer
+	loc   *time.Location
+	// maxTurns is the services' Options.MaxTurnsPerHour.
+	maxTurns int
+	s        *Service
+	cancel   context.CancelFunc
+	done     chan error
 }
 
 func newHarness(t *testing.T, loc *time.Location) *harness {
@@ -139,7 +141,7 @@ func newHarness(t *testing.T, loc *time.Location) *harness {
 }
 
 func (h *harness) newService() *Service {
-	return New(Options{DB: h.db, Firer: h.firer, Location: h.loc,
+	return New(Options{DB: h.db, Firer: h.firer, Location: h.loc, MaxTurnsPerHour: h.maxTurns,
 		Logger: slog.New(slog.NewJSONHandler(h.logs, nil))})
 }
 

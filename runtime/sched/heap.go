@@ -7,11 +7,15 @@ import (
 	"time"
 )
 
-// due is one heap entry: when schedule id runs next (Unix nanoseconds).
-// It is all Run keeps of a waiting schedule.
+// due is one heap entry: when schedule id of agent runs next (Unix
+// nanoseconds). It is all Run keeps of a waiting schedule. since is set
+// while the run is held back for its agent's spacing (MinRunGap): when it
+// was first found due, so that the hold is not taken for a downtime.
 type due struct {
-	next int64
-	id   string
+	next  int64
+	since int64
+	id    string
+	agent string
 }
 
 // dueHeap is a min-heap of due entries by next, with each id's position
@@ -51,14 +55,27 @@ func (h *dueHeap) Pop() any {
 	return e
 }
 
-// set arms id at next, replacing its entry if it has one.
-func (h *dueHeap) set(id string, next time.Time) {
+// set arms id (agent's) at next, replacing its entry if it has one.
+func (h *dueHeap) set(id, agent string, next time.Time) {
 	if i, ok := h.pos[id]; ok {
-		h.items[i].next = next.UnixNano()
+		h.items[i] = due{next: next.UnixNano(), id: id, agent: agent}
 		heap.Fix(h, i)
 		return
 	}
-	heap.Push(h, due{next: next.UnixNano(), id: id})
+	heap.Push(h, due{next: next.UnixNano(), id: id, agent: agent})
+}
+
+// hold moves the first entry, due at now, to until, remembering when it
+// was first held; it reports whether this is its first hold.
+func (h *dueHeap) hold(until, now int64) bool {
+	e := &h.items[0]
+	first := e.since == 0
+	if first {
+		e.since = now
+	}
+	e.next = until
+	heap.Fix(h, 0)
+	return first
 }
 
 // remove disarms id, if it is armed.

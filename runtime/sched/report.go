@@ -77,7 +77,7 @@ func (s *Service) Report(ctx context.Context, id string, ok bool, errMsg string)
 		s.log.Error("scheduled task failed", append(attrs, "err", run.Error)...)
 	}
 	if !next.IsZero() {
-		s.arm(id, next)
+		s.arm(id, sc.Agent, next)
 	}
 	return nil
 }

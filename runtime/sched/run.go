@@ -62,14 +62,20 @@ func (s *Service) Run(ctx context.Context) error {
 // loadAll arms every active schedule.
 func (s *Service) loadAll() error {
 	type entry struct {
-		id   string
-		next time.Time
+		id, agent string
+		next      time.Time
 	}
 	var all []entry
+	agents := map[string]string{} // one copy of each agent's name for all its entries
 	err := s.db.View(func(tx *storage.Tx) error {
 		return scanBrief(tx, func(b *brief) {
 			if b.Status == Active && !b.Next.IsZero() && b.ID != "" {
-				all = append(all, entry{b.ID, b.Next})
+				agent, ok := agents[b.Agent]
+				if !ok {
+					agent = b.Agent
+					agents[agent] = agent
+				}
+				all = append(all, entry{b.ID, agent, b.Next})
 			}
 		})
 	})
@@ -78,7 +84,7 @@ func (s *Service) loadAll() error {
 	}
 	s.mu.Lock()
 	for _, e := range all {
-		s.heap.set(e.id, e.next)
+		s.heap.set(e.id, e.agent, e.next)
 	}
 	s.mu.Unlock()
 	s.log.Info("schedules loaded", "active", len(all))
@@ -86,11 +92,20 @@ func (s *Service) loadAll() error {
 }
 
 // dispatch hands the due schedules to workers, as many as there are free
-// workers, and returns how long the timer should wait.
+// workers, and returns how long the timer should wait. A due run whose
+// agent had a run less than MinRunGap ago is held until that much time has
+// passed: however many schedules an agent has (a burst of one-shots, many
+// intervals, retries), its runs come at most one per MinRunGap. A hold
+// moves a heap entry, reading nothing and starting nothing.
 func (s *Service) dispatch(ctx context.Context) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now().UnixNano()
+	for agent, free := range s.spacing {
+		if free <= now {
+			delete(s.spacing, agent) // only agents that ran within MinRunGap stay
+		}
+	}
 	for s.heap.Len() > 0 {
 		top := s.heap.items[0]
 		if top.next > now {
@@ -99,21 +114,30 @@ func (s *Service) dispatch(ctx context.Context) time.Duration {
 		if len(s.inflight) >= s.workers {
 			return s.maxWait // a worker that ends wakes the timer
 		}
-		s.heap.remove(top.id)
 		if _, busy := s.inflight[top.id]; busy {
+			s.heap.remove(top.id)
 			continue // its worker arms it again when it is done
 		}
+		if free, ok := s.spacing[top.agent]; ok && free > now {
+			if s.heap.hold(free, now) {
+				s.tally.hold()
+			}
+			continue
+		}
+		s.heap.remove(top.id)
+		s.spacing[top.agent] = now + int64(MinRunGap)
 		s.inflight[top.id] = struct{}{}
 		s.wg.Add(1)
-		go s.work(ctx, top.id)
+		go s.work(ctx, top)
 	}
 	return idleWait // nothing armed: whatever arms something wakes the timer
 }
 
-// work fires schedule id, then arms it for its next run.
-func (s *Service) work(ctx context.Context, id string) {
+// work fires the schedule of d, then arms it for its next run.
+func (s *Service) work(ctx context.Context, d due) {
 	defer s.wg.Done()
-	firedDue, err := s.fire(ctx, id)
+	id := d.id
+	firedDue, err := s.fire(ctx, d)
 	if err != nil && ctx.Err() == nil {
 		s.log.Error("schedule run not recorded: trying again later", "schedule_id", id, "err", err)
 	}
@@ -131,25 +155,26 @@ func (s *Service) work(ctx context.Context, id string) {
 	sc, ok, lerr := s.load(id)
 	switch {
 	case lerr != nil || err != nil:
-		s.heap.set(id, s.now().Add(stallDelay))
+		s.heap.set(id, d.agent, s.now().Add(stallDelay))
 	case !ok || sc.Status != Active || sc.Next.IsZero():
 		s.heap.remove(id)
 	case !firedDue.IsZero() && !sc.Next.After(firedDue):
 		// Nothing moved it on: a Firer that returned nil without
 		// recording. Do not fire it again at once.
 		s.log.Error("schedule fired but not recorded: check the Firer runs Firing.Record", "schedule_id", id)
-		s.heap.set(id, s.now().Add(stallDelay))
+		s.heap.set(id, sc.Agent, s.now().Add(stallDelay))
 	default:
-		s.heap.set(id, sc.Next)
+		s.heap.set(id, sc.Agent, sc.Next)
 	}
 }
 
-// arm sets id's next run in the running timer's heap, and wakes it.
-func (s *Service) arm(id string, next time.Time) {
+// arm sets the next run of id (agent's) in the running timer's heap, and
+// wakes it.
+func (s *Service) arm(id, agent string, next time.Time) {
 	s.mu.Lock()
 	if s.running {
 		if _, busy := s.inflight[id]; !busy && !next.IsZero() {
-			s.heap.set(id, next)
+			s.heap.set(id, agent, next)
 		}
 	}
 	s.mu.Unlock()

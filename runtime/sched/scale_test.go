@@ -14,13 +14,16 @@ import (
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
-// putMany writes n active schedules straight into the store, due at next.
+// putMany writes n active schedules straight into the store, due at next,
+// each of an agent of its own (one agent's runs are spaced MinRunGap
+// apart).
 func putMany(t *testing.T, st *storage.Store, n int, next time.Time) {
 	t.Helper()
 	require.NoError(t, st.Update(func(tx *storage.Tx) error {
 		for i := range n {
 			sc := message(Timing{EverySeconds: 24 * 3600, Anchor: next.Add(-24 * time.Hour)})
 			sc.ID, sc.Status, sc.Next = fmt.Sprintf("sched_%04d", i), Active, next
+			sc.Agent = fmt.Sprintf("a%04d", i)
 			b, err := encodeSchedule(&sc)
 			if err == nil {
 				err = putSchedule(tx, sc.ID, b)

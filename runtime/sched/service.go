@@ -45,6 +45,11 @@ type Options struct {
 	Now func() time.Time
 	// Workers bounds the firings in progress at once (default 2).
 	Workers int
+	// MaxTurnsPerHour bounds the turns (task and heartbeat runs) one
+	// agent's schedules start in any hour: past it a run is skipped,
+	// recorded and counted, never queued. 0: DefaultMaxTurnsPerHour; at
+	// most MaxTurnsPerHourLimit.
+	MaxTurnsPerHour int
 }
 
 // MaxActivePerAgent bounds the active schedules of one agent.
@@ -90,11 +95,14 @@ type Service struct {
 	maxWait time.Duration
 
 	createMu sync.Mutex // makes Create's per-agent count and its commit one step
+	turns    *turnLog   // the turns each agent's schedules started in the last hour
+	tally    tally
 
 	mu       sync.Mutex // guards what follows
 	running  bool
 	heap     dueHeap
 	inflight map[string]struct{} // ids whose firing is in progress
+	spacing  map[string]int64    // per agent that ran within MinRunGap, when it may run again (Unix ns)
 	wake     chan struct{}       // buffer 1: the heap or the workers changed
 	wg       sync.WaitGroup      // the workers
 }
@@ -102,7 +110,8 @@ type Service struct {
 // New returns a service over o.DB; Run starts its timer.
 func New(o Options) *Service {
 	s := &Service{db: o.DB, firer: o.Firer, loc: o.Location, log: o.Logger, now: o.Now, workers: o.Workers,
-		maxWait: maxWait, inflight: map[string]struct{}{}, wake: make(chan struct{}, 1)}
+		maxWait: maxWait, inflight: map[string]struct{}{}, spacing: map[string]int64{}, wake: make(chan struct{}, 1),
+		turns: newTurnLog(o.MaxTurnsPerHour)}
 	if s.loc == nil {
 		s.loc = time.Local
 	}

@@ -72,14 +72,16 @@ func TestService_FailingRunRetriesAndGoesOn(t *testing.T) {
 			return errBoom
 		})
 		in := message(Timing{EverySeconds: 3600})
-		in.Retry = &Retry{MaxRetries: 3, InitialDelayMS: 1000, MaxDelayMS: 30000}
+		in.Retry = &Retry{MaxRetries: 3, InitialDelayMS: 10000, MaxDelayMS: 60000}
 		sc, err := h.s.Create(context.Background(), in)
 		require.NoError(t, err)
-		sleep(time.Hour + time.Minute)
+		sleep(time.Hour + 2*time.Minute)
 		mu.Lock()
 		defer mu.Unlock()
 		require.Len(t, tries, 4, "the run and its 3 retries")
-		for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+		// The first retry, jittered to as little as 8 s, is held to
+		// MinRunGap after the run.
+		for i, want := range []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second} {
 			gap := tries[i+1].Sub(tries[i])
 			assert.InDelta(t, float64(want), float64(gap), float64(want)/5+float64(time.Millisecond), "retry %d after %v", i+1, gap)
 		}

@@ -163,6 +163,8 @@ func TestService_DowntimeOverTenTicks(t *testing.T) {
 				if policy == MissedSkip {
 					assert.Len(t, h.firer.runs(), 1, "skip fires none of them")
 					assert.Equal(t, RunSkipped, last.Outcome)
+					assert.Equal(t, "it was due while the daemon was down, and its missed policy is skip", last.Reason)
+					assert.Equal(t, map[string]uint64{SkipMissed: 1}, h.s.Counts().Skipped)
 					assert.Len(t, h.logs.records("schedule runs missed while down: skipped, as its policy says"), 1)
 				} else {
 					runs := h.firer.runs()

@@ -27,6 +27,12 @@ const (
 	lateAfter = time.Minute
 )
 
+// MinRunGap is the floor between two runs: of one schedule, whatever its
+// timing (checked when it is made), and of all one agent's schedules
+// together (the service holds a run back until the agent's last one is
+// that far behind).
+const MinRunGap = MinEverySeconds * time.Second
+
 // timing is a Timing made ready to compute with: its zone, its parsed
 // cron expression, its active hours.
 type timing struct {
@@ -82,6 +88,23 @@ func prepare(sc *Schedule, def *time.Location) (*timing, error) {
 		t.open, t.close, t.hasHours = o, c, true
 	}
 	return t, nil
+}
+
+// checkFloor refuses a timing whose runs can come closer than MinRunGap:
+// an interval under it, or a cron expression whose shortest gap is.
+func (t *timing) checkFloor() error {
+	if t.EverySeconds > 0 && t.EverySeconds < MinEverySeconds {
+		return fmt.Errorf("every_seconds is %d, under the %s floor between a schedule's runs: give %d or more",
+			t.EverySeconds, MinRunGap, MinEverySeconds)
+	}
+	if t.cron == nil {
+		return nil
+	}
+	if gap, ok := t.cron.MinGap(); ok && gap < MinRunGap {
+		return fmt.Errorf("cron expression %q runs as little as %s apart, under the %s floor between a schedule's runs: "+
+			"space its runs at least %s apart (such as \"*/10\" or one value in the seconds field)", t.Cron, gap, MinRunGap, MinRunGap)
+	}
+	return nil
 }
 
 // parseHours reads "HH:MM-HH:MM" into minutes since midnight.

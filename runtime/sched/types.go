@@ -103,6 +103,10 @@ type Payload struct {
 	Text string `json:"text"`
 }
 
+// StartsTurn reports whether a run of p starts a turn of the agent (a
+// task, a heartbeat): those count against Options.MaxTurnsPerHour.
+func (p Payload) StartsTurn() bool { return p.Kind == KindTask || p.Kind == KindHeartbeat }
+
 // Retry is how a failed run is tried again: after InitialDelayMS, doubled
 // each time up to MaxDelayMS, with ±20 % jitter, MaxRetries times; then
 // the run counts as failed and a recurring schedule goes on with its next
@@ -119,8 +123,31 @@ const (
 	RunOK       = "ok"       // a task's turn completed
 	RunFailed   = "failed"   // it failed, and will not be tried again
 	RunRetrying = "retrying" // it failed and will be tried again
-	RunSkipped  = "skipped"  // missed while the daemon was down, policy skip
+	RunSkipped  = "skipped"  // not run: Run.Reason says why
 )
+
+// Causes of skipped runs, as Counts.Skipped keys them (a Firer's
+// SkipError names its own, such as "token_budget").
+const (
+	// SkipMissed: missed while the daemon was down, and its policy is
+	// MissedSkip.
+	SkipMissed = "missed"
+	// SkipTurnCeiling: its agent's schedules started
+	// Options.MaxTurnsPerHour turns in the last hour.
+	SkipTurnCeiling = "turn_ceiling"
+)
+
+// SkipError is what a Firer returns for a run it will not start on
+// purpose (lite's: the agent used its daily token budget). The run is
+// recorded skipped with Reason, neither failed nor retried, and counted
+// under Code.
+type SkipError struct {
+	Code   string
+	Reason string
+}
+
+// Error is the reason, one sentence.
+func (e *SkipError) Error() string { return e.Reason }
 
 // Run is one run of a schedule, as its log keeps it.
 type Run struct {
@@ -134,6 +161,8 @@ type Run struct {
 	Attempt int    `json:"attempt,omitempty"`
 	Outcome string `json:"outcome"`
 	Error   string `json:"error,omitempty"`
+	// Reason says why a skipped run was skipped, in one sentence.
+	Reason string `json:"reason,omitempty"`
 	// SessionID is the session its message went to.
 	SessionID string `json:"session_id,omitempty"`
 }
