@@ -290,6 +290,16 @@ func (x *extractor) finish() error {
 	return nil
 }
 
+// policy loads the unpacked agent's own policy tiers, as the daemon will
+// (without the data dir's, which is the operator's, not the archive's).
+func (x *extractor) policy() (*Policy, error) {
+	p, err := LoadAgentPolicy("", x.rootDir())
+	if err != nil {
+		return nil, fmt.Errorf("import: the agent's policy is invalid: %s", strings.ReplaceAll(err.Error(), x.rootDir(), x.top))
+	}
+	return p, nil
+}
+
 // validate loads the unpacked agent; an error names the file as it is in
 // the archive.
 func (x *extractor) validate() (*Agent, error) {

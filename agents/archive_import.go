@@ -134,6 +134,11 @@ func Import(r io.Reader, agentsDir string, opts ImportOptions) (res ImportResult
 		return res, err
 	}
 	reach := a.Reach()
+	pol, err := x.policy()
+	if err != nil {
+		return res, err
+	}
+	reach.AddPolicy(pol)
 	if len(reach.Risks) > 0 && !opts.Trust {
 		return res, &UntrustedError{Name: x.top, Reach: reach}
 	}

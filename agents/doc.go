@@ -17,6 +17,11 @@
 // archive's [Reach] (model server, executables, network) and refuses a
 // risky one unless the user trusts it.
 //
+// [Principal] names whom a conversation speaks for (the owner, a chat, an
+// OpenAI caller, a webhook...); a policy's [SessionAccess] (its sessions
+// key) says which of the agent's conversations one of them may read, and
+// [Import] counts any widening of it among the risks.
+//
 // Skills are an agent's own (its skills_dir) and, through
 // [Agent.AddSharedSkills], the data dir's shared ones; each is recorded
 // at its real folder ([Skill.Dir]), checked to lie in its skills folder,

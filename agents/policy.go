@@ -38,6 +38,9 @@ type Policy struct {
 	Allow  []Rule
 	Deny   []Rule
 	Notify Notify
+	// Sessions says which of the agent's sessions each of its sessions
+	// may read (the session tool, memory recall).
+	Sessions SessionAccess
 	// Files are the policy files read, for reloads.
 	Files []string
 	// Warnings are the keys the files have that a policy does not, and

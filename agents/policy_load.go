@@ -12,12 +12,13 @@ import (
 
 // policyFile is policy.yaml.
 type policyFile struct {
-	APIVersion string     `yaml:"apiVersion"`
-	Kind       string     `yaml:"kind"`
-	Mode       string     `yaml:"mode"`
-	Deny       []string   `yaml:"deny"`
-	Allow      []string   `yaml:"allow"`
-	Notify     notifyFile `yaml:"notify"`
+	APIVersion string       `yaml:"apiVersion"`
+	Kind       string       `yaml:"kind"`
+	Mode       string       `yaml:"mode"`
+	Deny       []string     `yaml:"deny"`
+	Allow      []string     `yaml:"allow"`
+	Notify     notifyFile   `yaml:"notify"`
+	Sessions   sessionsFile `yaml:"sessions"`
 }
 
 type notifyFile struct {
@@ -138,6 +139,9 @@ func (p *Policy) merge(file string, data []byte) error {
 		return err
 	}
 	if err := rules("notify.patterns", pf.Notify.Patterns, &p.Notify.Patterns); err != nil {
+		return err
+	}
+	if err := p.mergeSessions(doc, pf.Sessions); err != nil {
 		return err
 	}
 	p.Notify.Enabled = p.Notify.Enabled || pf.Notify.Enabled

@@ -25,6 +25,9 @@ type Reach struct {
 	WASM []string
 	// Network are the tools that reach the network.
 	Network []string
+	// Sessions are the ways its policy lets its conversations read each
+	// other beyond the default (see SessionAccess.Wider).
+	Sessions []string
 	// Risks say, one phrase each, why the agent needs the user's trust:
 	// a provider key sent to a server that is not the provider's, a model
 	// server off this machine and network, executables, network access.
@@ -164,7 +167,17 @@ func (r Reach) Lines() []string {
 	add("runs", r.Commands)
 	add("wasm tools", r.WASM)
 	add("network", r.Network)
+	add("conversations", r.Sessions)
 	return lines
+}
+
+// AddPolicy adds what the agent's policy p lets its conversations read
+// beyond the default: each is a risk, since an agent from elsewhere that
+// widens it lets one person's conversations reach another's.
+func (r *Reach) AddPolicy(p *Policy) {
+	w := p.Sessions.Wider()
+	r.Sessions = append(r.Sessions, w...)
+	r.Risks = append(r.Risks, w...)
 }
 
 // UntrustedError is Import's refusal of an agent whose Reach has risks

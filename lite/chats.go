@@ -8,6 +8,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/inbox"
+	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -91,7 +92,8 @@ func (c *Chats) Admit(ctx context.Context, in agents.Inbound, create bool) (inbo
 // NewSession starts a fresh session for the chat with agent (/new, /reset,
 // /agent NAME); the old session is kept in the store.
 func (c *Chats) NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error) {
-	info, err := c.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: in.Gateway, ChatID: in.ChatID})
+	info, err := c.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: in.Gateway, ChatID: in.ChatID,
+		Principal: chatPrincipal(in)})
 	if err != nil {
 		return "", err
 	}
@@ -100,6 +102,16 @@ func (c *Chats) NewSession(ctx context.Context, in agents.Inbound, agent string)
 		return "", fmt.Errorf("remember the session of chat %s: %w", in.ChatID, err)
 	}
 	return info.ID, nil
+}
+
+// chatPrincipal is whom a chat's session speaks for: a Telegram user (a
+// private chat's id is its user's) or group, or a plugin's chat. The
+// chat, not the sender: everyone in a group shares its session.
+func chatPrincipal(in agents.Inbound) agents.Principal {
+	if in.Gateway == telegram.GatewayName {
+		return agents.TelegramPrincipal(in.ChatID, in.Group())
+	}
+	return agents.PluginPrincipal(in.Gateway, in.ChatID)
 }
 
 // open reports whether the session exists and takes messages.

@@ -122,7 +122,8 @@ func (h *heartbeats) session(ctx context.Context, agent string) (string, error) 
 			return old, nil
 		}
 	}
-	info, err := h.loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: agents.HeartbeatGateway, ChatID: agent})
+	info, err := h.loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: agents.HeartbeatGateway, ChatID: agent,
+		Principal: agents.HeartbeatPrincipal(agent)})
 	if err != nil {
 		return "", fmt.Errorf("start the heartbeat session of agent %s: %w", agent, err)
 	}

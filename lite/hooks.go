@@ -169,7 +169,7 @@ func (h *hooks) send(ctx context.Context, hs *hookState, id, text string) (httpa
 	}
 	tg, err := h.target(ctx, hs)
 	if err == nil {
-		_, err = h.app.Loop.Send(ctx, tg.sid, runtime.Input{Content: text, Origin: "webhook:" + hs.name,
+		_, err = h.app.Loop.Send(ctx, tg.sid, runtime.Input{Content: text, Origin: runtime.OriginWebhook(hs.name),
 			Commit: rememberSeen(hs.name, id, tg.sid, now, expired)})
 	}
 	release()
@@ -243,7 +243,8 @@ func (h *hooks) target(ctx context.Context, hs *hookState) (hookTarget, error) {
 	}
 	sid := string(data)
 	if !h.usable(ctx, sid) {
-		info, err := h.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: hs.cfg.Agent, Gateway: hookGateway, ChatID: hs.name})
+		info, err := h.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: hs.cfg.Agent, Gateway: hookGateway, ChatID: hs.name,
+			Principal: agents.WebhookPrincipal(hs.name)})
 		if err != nil {
 			return hookTarget{}, err
 		}

@@ -36,7 +36,17 @@ type hookEnv struct {
 
 func newHookEnv(t *testing.T, change func(map[string]HookConfig)) *hookEnv {
 	t.Helper()
+	return newHookEnvSpec(t, "", change)
+}
+
+// newHookEnvSpec is newHookEnv with spec lines for the agent (setSpec);
+// "" keeps the default agent.
+func newHookEnvSpec(t *testing.T, spec string, change func(map[string]HookConfig)) *hookEnv {
+	t.Helper()
 	cfg := mcpTestConfig(t)
+	if spec != "" {
+		setSpec(t, cfg.AgentsDir+"/assistant", spec)
+	}
 	cfg.Hooks = map[string]HookConfig{
 		"github": {Agent: "assistant", Template: "{{.repository.full_name}}: {{.action}}", Secret: hookSecret},
 		"ci":     {Agent: "assistant", Template: "build {{.status}}", Token: hookToken, Target: HookTarget{Gateway: "telegram", ChatID: "42"}},

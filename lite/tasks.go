@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/tasks"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -185,7 +186,8 @@ func (h *taskHost) start(ctx context.Context, t tasks.Task) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
 	defer cancel()
 	prompt := h.prompt(ctx, t)
-	info, err := h.a.Loop.CreateSession(ctx, runtime.NewSession{Agent: t.Assignee, Gateway: TaskGateway, ChatID: t.Board + "/" + t.ID})
+	info, err := h.a.Loop.CreateSession(ctx, runtime.NewSession{Agent: t.Assignee, Gateway: TaskGateway, ChatID: t.Board + "/" + t.ID,
+		Principal: agents.TaskPrincipal(t.Board, t.ID)})
 	if err != nil {
 		return err
 	}

@@ -10,13 +10,15 @@ import (
 // agnxLine is one line of Agnx's events.jsonl. Only the fields of Type are
 // set; the omitempty ones are optional in Agnx's reader.
 type agnxLine struct {
-	Seq       uint64          `json:"seq"`
-	Timestamp string          `json:"timestamp"`
-	Type      string          `json:"type"`
-	Agent     *string         `json:"agent,omitempty"`
-	Disc      string          `json:"on_disconnect,omitempty"`
-	Gateway   string          `json:"gateway,omitempty"`
-	ChatID    string          `json:"gateway_chat_id,omitempty"`
+	Seq       uint64  `json:"seq"`
+	Timestamp string  `json:"timestamp"`
+	Type      string  `json:"type"`
+	Agent     *string `json:"agent,omitempty"`
+	Disc      string  `json:"on_disconnect,omitempty"`
+	Gateway   string  `json:"gateway,omitempty"`
+	ChatID    string  `json:"gateway_chat_id,omitempty"`
+	// Principal, on session_start, is a lite extension Agnx ignores.
+	Principal string          `json:"principal,omitempty"`
 	Content   *string         `json:"content,omitempty"`
 	SenderID  *string         `json:"sender_id,omitempty"`
 	Sender    string          `json:"sender_name,omitempty"`
@@ -102,6 +104,7 @@ func (x *AgnxWriter) line(e *Event) (agnxLine, bool) {
 	switch e.Type {
 	case EvSessionStart:
 		l.Agent, l.Disc, l.Gateway, l.ChatID = ptr(e.Agent), string(e.OnDisconnect), e.Gateway, e.ChatID
+		l.Principal = x.st.Principal.String() // the record's, for a session stored before principals
 	case EvUserMessage:
 		l.Content, l.Sender = ptr(e.Content), e.SenderName
 		if e.SenderID != "" {

@@ -19,6 +19,7 @@ type agnxIn struct {
 	Disc       string          `json:"on_disconnect"`
 	Gateway    string          `json:"gateway"`
 	ChatID     string          `json:"gateway_chat_id"`
+	Principal  string          `json:"principal"`
 	Content    string          `json:"content"`
 	SenderID   string          `json:"sender_id"`
 	SenderName string          `json:"sender_name"`
@@ -80,6 +81,7 @@ func decodeAgnxLine(data []byte) (seq uint64, out []Event) {
 			return 0, nil
 		}
 		e.Agent, e.Gateway, e.ChatID = l.Agent, l.Gateway, l.ChatID
+		e.Principal = parsePrincipal(l.Principal)
 		if d := agents.OnDisconnect(l.Disc); d == agents.OnDisconnectPause || d == agents.OnDisconnectContinue {
 			e.OnDisconnect = d
 		}

@@ -32,6 +32,9 @@ func (s *state) encodeCheckpoint(dst []byte) []byte {
 	if s.Spawn != nil {
 		s.Spawn.appendJSON(w.Key("spawn"))
 	}
+	if !s.Principal.IsZero() {
+		w.Key("principal").String(s.Principal.String())
+	}
 	w.Key("created").Int(s.Created.UnixNano())
 	w.Key("updated").Int(s.Updated.UnixNano())
 	w.Key("turn_active").Bool(s.TurnActive)
@@ -172,6 +175,7 @@ func decodeCheckpoint(p *fastjson.Parser, data []byte) (*state, error) {
 		TurnSeq:       v.GetUint64("turn_seq"),
 		LastError:     str("last_error"),
 	}
+	s.Principal = principalOr(parsePrincipal(str("principal")), s.Gateway, s.ChatID, s.parent())
 	for _, c := range v.GetArray("children") {
 		s.Children = append(s.Children, ChildRef{ID: string(c.GetStringBytes("id")), Seq: c.GetUint64("seq")})
 	}
@@ -279,6 +283,10 @@ type SessionInfo struct {
 	// Parent is the session that spawned this one with the agent tool
 	// (a subagent); "" for the others.
 	Parent string
+	// Principal is who the session speaks for (principal.go). A session
+	// stored before principals existed gets the one its gateway and chat
+	// imply (agents.PrincipalOf): the owner's unless they say otherwise.
+	Principal agents.Principal
 }
 
 func (s *state) info() SessionInfo {
@@ -286,7 +294,7 @@ func (s *state) info() SessionInfo {
 		ID: s.ID, Agent: s.Agent, Gateway: s.Gateway, ChatID: s.ChatID,
 		Status: s.status(), Created: s.Created, Updated: s.Updated,
 		Turns: s.Turns, LastSeq: s.LastSeq, Preview: s.Preview, Usage: s.Usage,
-		Parent: s.parent(),
+		Parent: s.parent(), Principal: s.Principal,
 	}
 }
 
@@ -305,6 +313,9 @@ func (i *SessionInfo) appendJSON(dst []byte) []byte {
 	w.OptString("preview", i.Preview)
 	writeUsage(w.Key("usage"), i.Usage)
 	w.OptString("parent_id", i.Parent)
+	if !i.Principal.IsZero() {
+		w.Key("principal").String(i.Principal.String())
+	}
 	return w.EndObject().B
 }
 
@@ -319,7 +330,7 @@ func decodeInfo(p *fastjson.Parser, data []byte) (SessionInfo, error) {
 		t, _ := time.Parse(time.RFC3339Nano, str(k))
 		return t
 	}
-	return SessionInfo{
+	info := SessionInfo{
 		ID: str("session_id"), Agent: str("agent"), Gateway: str("gateway"),
 		ChatID: str("chat_id"), Status: parseStatus(str("status")),
 		Created: ts("created_at"), Updated: ts("updated_at"),
@@ -327,7 +338,9 @@ func decodeInfo(p *fastjson.Parser, data []byte) (SessionInfo, error) {
 		Preview: str("preview"),
 		Usage:   readUsage(v.Get("usage")),
 		Parent:  str("parent_id"),
-	}, nil
+	}
+	info.Principal = principalOr(parsePrincipal(str("principal")), info.Gateway, info.ChatID, info.Parent)
+	return info, nil
 }
 
 type fastjsonParser = fastjson.Parser

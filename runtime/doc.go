@@ -30,6 +30,16 @@
 // latest checkpoint, replays the window from the log, then the events
 // after the checkpoint.
 //
+// # Whose sessions
+//
+// Every session records its principal (agents.Principal: the owner, a
+// chat, an OpenAI caller, a webhook, a schedule, a task) on its
+// session_start, in its checkpoints and in its meta record; a subagent
+// gets the principal its parent's turn speaks for. A tool that shows other
+// sessions to the model (the session tool, memory recall) shows only what
+// the call's Viewer Sees (principal.go): the one rule, under the agent's
+// policy (agents.SessionAccess).
+//
 // runtime imports storage, agents (for types) and runtime/jsonw (the JSON
 // writer it shares with the providers and the HTTP API), and nothing from
 // lite or the gateways. Providers live in runtime/llm/<name>, built-in

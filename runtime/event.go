@@ -83,6 +83,9 @@ type Event struct {
 	ChatID       string
 	// Spawn links a subagent's session to its parent (JSON "spawn").
 	Spawn *Spawn
+	// Principal is who the session speaks for (JSON "principal", a lite
+	// extension; see principal.go). Zero in sessions stored before it.
+	Principal agents.Principal
 
 	// user_message, assistant_response, tool_result, error, token
 	Content    string
@@ -145,6 +148,9 @@ func (e *Event) AppendJSON(dst []byte) []byte {
 		w.OptString("gateway_chat_id", e.ChatID)
 		if e.Spawn != nil {
 			e.Spawn.appendJSON(w.Key("spawn"))
+		}
+		if !e.Principal.IsZero() {
+			w.Key("principal").String(e.Principal.String())
 		}
 	case EvUserMessage:
 		w.Key("content").String(e.Content)
@@ -313,6 +319,14 @@ func DecodeEvent(p *fastjson.Parser, data []byte) (Event, error) {
 		e.Agent, e.OnDisconnect = str("agent"), agents.OnDisconnect(str("on_disconnect"))
 		e.Gateway, e.ChatID = str("gateway"), str("gateway_chat_id")
 		e.Spawn = decodeSpawn(v.Get("spawn"))
+		// A session stored before principals existed reads as having the
+		// one its record implies, so every reader (exports, streams) shows
+		// one.
+		parent := ""
+		if e.Spawn != nil {
+			parent = e.Spawn.Parent
+		}
+		e.Principal = principalOr(parsePrincipal(str("principal")), e.Gateway, e.ChatID, parent)
 	case EvUserMessage:
 		e.Content, e.SenderID, e.SenderName = str("content"), str("sender_id"), str("sender_name")
 		e.Passive, e.Steering = v.GetBool("passive"), v.GetBool("steering")

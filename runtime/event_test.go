@@ -8,12 +8,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fastjson"
+
+	"github.com/agnx-lite/agnx-lite/agents"
 )
 
 func TestEvent_RoundTrip(t *testing.T) {
 	at := time.Date(2026, 11, 22, 10, 0, 0, 123, time.UTC)
 	events := []Event{
-		{Type: EvSessionStart, Agent: "assistant", OnDisconnect: "pause", Gateway: "telegram", ChatID: "42"},
+		{Type: EvSessionStart, Agent: "assistant", OnDisconnect: "pause", Gateway: "telegram", ChatID: "42",
+			Principal: agents.TelegramPrincipal("42", false)},
 		{Type: EvUserMessage, Content: "hi \"there\"\n", SenderID: "u1", SenderName: "Ada"},
 		{Type: EvAssistant, Agent: "assistant", Content: "ok", Usage: Usage{PromptTokens: 10, CompletionTokens: 2},
 			ToolCalls: []ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}, {ID: "c2", Name: "x", Arguments: `{broken`}}},

@@ -16,13 +16,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fastjson"
+
+	"github.com/agnx-lite/agnx-lite/agents"
 )
 
 // sampleEvents has one event of every type with all of its fields set, so
 // that a type AppendJSON or DecodeEvent forgets comes back different.
 var sampleEvents = map[EventType]Event{
 	EvSessionStart: {Agent: "assistant", OnDisconnect: "continue", Gateway: "telegram", ChatID: "42",
-		Spawn: &Spawn{Parent: "session_p", Call: "c9", Depth: 1, Ceiling: []string{"boss"}, Workspace: WorkspaceParent}},
+		Spawn:     &Spawn{Parent: "session_p", Call: "c9", Depth: 1, Ceiling: []string{"boss"}, Workspace: WorkspaceParent},
+		Principal: agents.Principal{Kind: agents.KindWebhook, ID: "github"}},
 	EvUserMessage:   {Content: "hi \"there\"\n", SenderID: "telegram:1", SenderName: "Ada", Passive: true, Steering: true},
 	EvSilentMessage: {Content: "Bob: later", SenderID: "7", SenderName: "Bob"},
 	EvAssistant: {Agent: "assistant", Content: "ok", Usage: Usage{PromptTokens: 10, CompletionTokens: 2},

@@ -81,6 +81,9 @@ func (r *importReq) store(l *Loop, budget int) {
 			}
 		}
 		st.apply(&e)
+		if e.Type == EvSessionStart {
+			e.Principal = st.Principal // stored, not implied again at each read
+		}
 		data = append(data, e.AppendJSON(nil))
 	}
 	for _, e := range r.events {
@@ -106,7 +109,7 @@ func (r *importReq) store(l *Loop, budget int) {
 	info := st.info()
 	meta := info.appendJSON(nil)
 	cp := st.encodeCheckpoint(nil)
-	l.owners.Store(id, info.Agent)
+	l.owners.Store(id, info.Ref())
 	last := st.LastSeq
 	l.ops = append(l.ops, func(tx *storage.Tx) error {
 		if err := tx.CreateSession(id, meta); err != nil {

@@ -126,9 +126,10 @@ type Loop struct {
 
 	sessions map[string]*session
 	// owners maps the sessions this loop created, imported or loaded to
-	// their agent, for SessionAgent: readers off the loop ask it instead
-	// of reading each session's record (a page of the file each).
-	owners  sync.Map   // session id → agent
+	// their agent, principal and parent, for SessionRef: readers off the
+	// loop ask it instead of reading each session's record (a page of the
+	// file each). None of the three ever changes.
+	owners  sync.Map   // session id → SessionRef
 	waiting []*session // sessions with a turn to start, in order
 	// draining is set by Drain: no new turn starts; drained are told when
 	// the last running turn ends.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
@@ -13,6 +14,9 @@ type NewSession struct {
 	Agent   string
 	Gateway string // "cli", "http", "telegram", ...
 	ChatID  string
+	// Principal is who the session speaks for; none: the one Gateway and
+	// ChatID imply (agents.PrincipalOf).
+	Principal agents.Principal
 }
 
 // Input is one message from a user.
@@ -79,7 +83,8 @@ func (r *createReq) create(l *Loop, ag *LoadedAgent, err error) {
 		r.reply <- result[SessionInfo]{err: err}
 		return
 	}
-	s := l.newSession(ag, Event{Gateway: r.ns.Gateway, ChatID: r.ns.ChatID})
+	p := principalOr(r.ns.Principal, r.ns.Gateway, r.ns.ChatID, "")
+	s := l.newSession(ag, Event{Gateway: r.ns.Gateway, ChatID: r.ns.ChatID, Principal: p})
 	l.afterCommit(func(err error) {
 		r.reply <- result[SessionInfo]{v: s.st.info(), err: err}
 	})
@@ -91,12 +96,12 @@ func (l *Loop) newSession(ag *LoadedAgent, start Event) *session {
 	id := newSessionID(l.now())
 	s := &session{st: &state{ID: id}, budget: historyBudget(ag)}
 	l.sessions[id] = s
-	l.owners.Store(id, ag.Spec.Name)
 	info := s.st.info()
 	meta := info.appendJSON(nil)
 	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.CreateSession(id, meta) })
 	start.Type, start.Agent, start.OnDisconnect = EvSessionStart, ag.Spec.Name, ag.Spec.Session.OnDisconnect
 	l.record(s, start)
+	l.owners.Store(id, s.st.ref())
 	return s
 }
 

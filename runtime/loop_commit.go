@@ -195,7 +195,7 @@ func (l *Loop) load(id string) (*session, error) {
 	s := &session{st: st, used: l.now(), pub: st.LastSeq}
 	l.sessions[id] = s
 	l.heldDue = true
-	l.owners.Store(id, st.Agent)
+	l.owners.Store(id, st.ref())
 	l.learnBudget(s)
 	if why, ok := l.failedTurns[id]; ok {
 		delete(l.failedTurns, id)

@@ -81,15 +81,21 @@ func ReadSession(st *storage.Store, sessionID string) (SessionInfo, error) {
 	return info, err
 }
 
-// SessionAgent tells the agent of a session this loop created, imported
-// or loaded, without reading the database; ok is false for the others
-// (read their record with Session).
-func (l *Loop) SessionAgent(id string) (agent string, ok bool) {
+// SessionRef tells the agent, principal and parent of a session this
+// loop created, imported or loaded, without reading the database; ok is
+// false for the others (read their record with Session).
+func (l *Loop) SessionRef(id string) (ref SessionRef, ok bool) {
 	v, ok := l.owners.Load(id)
 	if !ok {
-		return "", false
+		return SessionRef{}, false
 	}
-	return v.(string), true
+	return v.(SessionRef), true
+}
+
+// SessionAgent is the agent of SessionRef.
+func (l *Loop) SessionAgent(id string) (agent string, ok bool) {
+	r, ok := l.SessionRef(id)
+	return r.Agent, ok
 }
 
 // SessionIDs returns every session's id, reading none of their records

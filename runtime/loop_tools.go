@@ -150,7 +150,7 @@ func (l *Loop) runTools() {
 		ws := j.t.callWorkspace(j.s)
 		ctx := WithCall(j.t.ctx, CallInfo{SessionID: st.ID, Agent: st.Agent, Gateway: st.Gateway, ChatID: st.ChatID, CallID: j.call.ID,
 			Turns: st.Turns, Usage: st.Usage, Created: st.Created, Events: st.LastSeq,
-			Parent: st.parent(), Workspace: ws, ReadOnly: ws != "",
+			Parent: st.parent(), Workspace: ws, ReadOnly: ws != "", Viewer: viewer(st, j.t.agent),
 			loop: l, turn: j.t.id, tool: j.call.Name})
 		go l.runTool(ctx, j, tool, j.t.agent.Spec.Session.Context)
 	}

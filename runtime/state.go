@@ -20,10 +20,12 @@ type state struct {
 	ChatID       string
 	OnDisconnect agents.OnDisconnect
 	// Spawn is set when the session is a subagent's.
-	Spawn   *Spawn
-	Created time.Time
-	Updated time.Time
-	LastSeq uint64
+	Spawn *Spawn
+	// Principal is who the session speaks for (principal.go).
+	Principal agents.Principal
+	Created   time.Time
+	Updated   time.Time
+	LastSeq   uint64
 
 	// History is the context window sent to the model: the messages of
 	// the events with seq >= WindowSeq, after Summary (state_window.go).
@@ -129,6 +131,7 @@ func (s *state) apply(e *Event) {
 		s.Agent, s.OnDisconnect = e.Agent, e.OnDisconnect
 		s.Gateway, s.ChatID = e.Gateway, e.ChatID
 		s.Spawn = e.Spawn
+		s.Principal = principalOr(e.Principal, e.Gateway, e.ChatID, s.parent())
 		s.Created = e.Time
 		if s.WindowSeq == 0 {
 			s.WindowSeq = e.Seq

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
 )
 
@@ -61,7 +62,7 @@ func (l *Loop) spawn(j toolJob, a agentArgs) {
 			return
 		}
 		sp := &Spawn{Parent: s.st.ID, Call: j.call.ID, Depth: depth, Ceiling: ceiling, Workspace: mode}
-		id := l.createChild(ag, sp, a.Task)
+		id := l.createChild(ag, sp, viewer(s.st, j.t.agent).Principal, a.Task)
 		w := jsonw.Writer{}
 		w.Object()
 		w.Key("spawned").String(id)
@@ -73,9 +74,11 @@ func (l *Loop) spawn(j toolJob, a agentArgs) {
 }
 
 // createChild records a child session and its task in the current batch
-// and returns its id; its turn starts once the batch is committed.
-func (l *Loop) createChild(ag *LoadedAgent, sp *Spawn, task string) string {
-	c := l.newSession(ag, Event{Gateway: GatewaySubagent, ChatID: sp.Parent, Spawn: sp})
+// and returns its id; its turn starts once the batch is committed. The
+// child speaks for p: whom its parent's turn speaks for (a webhook's turn
+// in a chat's session spawns a webhook's child).
+func (l *Loop) createChild(ag *LoadedAgent, sp *Spawn, p agents.Principal, task string) string {
+	c := l.newSession(ag, Event{Gateway: GatewaySubagent, ChatID: sp.Parent, Spawn: sp, Principal: p})
 	l.record(c, Event{Type: EvUserMessage, Content: task, Origin: OriginParent})
 	return c.st.ID
 }

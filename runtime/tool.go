@@ -54,6 +54,9 @@ type CallInfo struct {
 	// Parent is the parent session's id when the call's session is a
 	// subagent.
 	Parent string
+	// Viewer is who the call reads other sessions as: tools that show
+	// other sessions show only those Viewer.Sees.
+	Viewer Viewer
 	// Workspace, when set, is the folder the call's file and shell tools
 	// work in instead of the agent's own workspace (a subagent given its
 	// parent's); ReadOnly forbids writing to it.

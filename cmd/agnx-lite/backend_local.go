@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -14,7 +15,7 @@ type localBackend struct{ app *lite.App }
 var _ backend = (*localBackend)(nil)
 
 func (b *localBackend) createSession(ctx context.Context, agent string) (runtime.SessionInfo, error) {
-	return b.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: "cli"})
+	return b.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: "cli", Principal: agents.Owner()})
 }
 
 func (b *localBackend) session(ctx context.Context, id string) (runtime.SessionInfo, error) {

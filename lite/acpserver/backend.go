@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -39,7 +40,7 @@ type Local struct {
 var _ Backend = (*Local)(nil)
 
 func (b *Local) CreateSession(ctx context.Context, agent string) (runtime.SessionInfo, error) {
-	return b.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: Gateway})
+	return b.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: Gateway, Principal: agents.Owner()})
 }
 
 func (b *Local) Session(ctx context.Context, id string) (runtime.SessionInfo, error) {

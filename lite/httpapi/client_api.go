@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/valyala/fastjson"
 )
@@ -150,7 +151,18 @@ func sessionPath(id string) string { return "/api/v1/sessions/" + url.PathEscape
 func (j *sessionJSON) info() runtime.SessionInfo {
 	return runtime.SessionInfo{ID: j.ID, Agent: j.Agent, Gateway: j.Gateway, ChatID: j.ChatID, Status: runtime.SessionStatus(j.Status),
 		Created: j.CreatedAt, Updated: j.UpdatedAt, Turns: j.Turns, LastSeq: j.LastSeq, Preview: j.Preview,
-		Usage: runtime.Usage{PromptTokens: j.Usage.Prompt, CompletionTokens: j.Usage.Completion}, Parent: j.ParentID}
+		Usage: runtime.Usage{PromptTokens: j.Usage.Prompt, CompletionTokens: j.Usage.Completion}, Parent: j.ParentID,
+		Principal: principal(j.Principal)}
+}
+
+// principal reads a session's principal as the daemon wrote it; none when
+// it wrote none (an older daemon) or one this client cannot read.
+func principal(s string) agents.Principal {
+	p, err := agents.ParsePrincipal(s)
+	if err != nil {
+		return agents.Principal{}
+	}
+	return p
 }
 
 // Ready reports whether the daemon is ready (GET /readyz).

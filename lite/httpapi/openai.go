@@ -145,7 +145,8 @@ func (s *Server) oaSession(ctx context.Context, agent, key string) (string, erro
 			return entry.Session, nil
 		}
 	}
-	info, err := s.o.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: oaGateway, ChatID: chatID})
+	info, err := s.o.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: oaGateway, ChatID: chatID,
+		Principal: agents.OpenAIPrincipal(key)})
 	if err != nil {
 		return "", err
 	}

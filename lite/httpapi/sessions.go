@@ -25,6 +25,10 @@ type sessionJSON struct {
 	// ParentID is the session that spawned this one with the agent tool
 	// (a subagent), a lite extension; Agnx's sessions have none.
 	ParentID string `json:"parent_id,omitempty"`
+	// Principal is who the session speaks for (owner, telegram:user:123,
+	// openai:<digest of the caller key>, webhook:<name>...), a lite
+	// extension: which sessions its tools may read follows from it.
+	Principal string `json:"principal,omitempty"`
 	// PendingApproval is the tool call waiting for a user's decision, on
 	// GET of one session: the extension Agnx's client reserves. It has
 	// expires_at only when runtime.approval_timeout_seconds is set (by
@@ -52,7 +56,7 @@ func toUsage(u runtime.Usage) usageJSON {
 func toSession(i runtime.SessionInfo) sessionJSON {
 	return sessionJSON{ID: i.ID, Agent: i.Agent, Status: string(i.Status), CreatedAt: i.Created.UTC(), UpdatedAt: i.Updated.UTC(),
 		Gateway: i.Gateway, ChatID: i.ChatID, Turns: i.Turns, LastSeq: i.LastSeq, Preview: i.Preview, Usage: toUsage(i.Usage),
-		ParentID: i.Parent}
+		ParentID: i.Parent, Principal: i.Principal.String()}
 }
 
 // SessionJSON is a session as the API shows it (parent_id included), for
@@ -122,7 +126,10 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	if body.Gateway == "" {
 		body.Gateway = "http"
 	}
-	info, err := s.o.Loop.CreateSession(r.Context(), runtime.NewSession{Agent: body.Agent, Gateway: body.Gateway, ChatID: body.ChatID})
+	// Whoever holds the API token is the owner, whatever gateway and chat
+	// the body names.
+	info, err := s.o.Loop.CreateSession(r.Context(), runtime.NewSession{Agent: body.Agent, Gateway: body.Gateway, ChatID: body.ChatID,
+		Principal: agents.Owner()})
 	if err != nil {
 		sessionError(w, r, err)
 		return

@@ -6,5 +6,8 @@
 // and the agent's past sessions: keyword (BM25) always, plus vectors from
 // the provider's embeddings endpoint when the agent names an embedding
 // model. The index lives in bbolt (storage) and is updated incrementally;
-// the files stay the truth a person can read and edit.
+// the files stay the truth a person can read and edit. A search made by a
+// conversation (Query.Viewer) finds the messages of only the past
+// sessions that conversation may read (runtime.Viewer); the files are the
+// agent's, every conversation's.
 package memory

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -78,19 +79,22 @@ type Index struct {
 // Shared is what the indexes of one database share: a lock per agent, so
 // that two Index values of one agent (a cache that rebuilt the agent, an
 // HTTP search beside the tool's) never sync at once, and which agent each
-// session belongs to. Reading a session's record costs a page of the
-// database (and the kernel maps the pages around it too), so each is read
-// once, not at every sync of every agent; the cache holds the sessions of
-// the last listing. Make one per database with NewShared.
+// session belongs to, whom it speaks for and which session spawned it.
+// Reading a session's record costs a page of the database (and the
+// kernel maps the pages around it too), so each is read once, not at
+// every sync of every agent; the cache holds the sessions of the last
+// listing. Make one per database with NewShared.
 type Shared struct {
 	mu     sync.Mutex
 	agents map[string]*sync.Mutex // scope → its lock; one small entry per agent ever indexed
-	owner  map[string]string      // session id → agent
+	// refs is replaced whole by each listing, never changed in place: a
+	// search reads the one it got without the lock.
+	refs map[string]runtime.SessionRef // session id → its agent, principal, parent
 }
 
 // NewShared returns an empty Shared.
 func NewShared() *Shared {
-	return &Shared{agents: map[string]*sync.Mutex{}, owner: map[string]string{}}
+	return &Shared{agents: map[string]*sync.Mutex{}, refs: map[string]runtime.SessionRef{}}
 }
 
 func (sh *Shared) lock(scope string) *sync.Mutex {
@@ -138,5 +142,33 @@ func (x *Index) Search(ctx context.Context, q Query) (Results, error) {
 	if len(text) > maxQuery {
 		text = text[:maxQuery]
 	}
-	return x.search(ctx, text, limit)
+	return x.search(ctx, text, limit, x.visible(q.Viewer))
+}
+
+// visible is the filter of the hits a viewer may see: every file's, and
+// the messages of the sessions it Sees (runtime.Viewer); nil, every hit,
+// for no viewer. It reads the sessions of the listing the sync just made.
+func (x *Index) visible(v *runtime.Viewer) func(source string) bool {
+	if v == nil {
+		return nil
+	}
+	sh := x.o.Shared
+	sh.mu.Lock()
+	refs := sh.refs
+	sh.mu.Unlock()
+	lookup := func(id string) (runtime.SessionRef, bool) { r, ok := refs[id]; return r, ok }
+	seen := map[string]bool{}
+	return func(source string) bool {
+		sid, ok := strings.CutPrefix(source, sessionSource)
+		if !ok {
+			return true
+		}
+		ok, known := seen[sid]
+		if !known {
+			r, found := refs[sid]
+			ok = found && v.Sees(r, lookup)
+			seen[sid] = ok
+		}
+		return ok
+	}
 }

@@ -19,8 +19,9 @@ const (
 )
 
 // search ranks the index for text: BM25, fused with the vectors' ranking
-// when an embedder is set and answers.
-func (x *Index) search(ctx context.Context, text string, limit int) (Results, error) {
+// when an embedder is set and answers. visible, when set, says which
+// hits may be shown (by their source).
+func (x *Index) search(ctx context.Context, text string, limit int, visible func(string) bool) (Results, error) {
 	res := Results{Mode: "keyword"}
 	if strings.TrimSpace(text) == "" {
 		return res, nil
@@ -51,26 +52,45 @@ func (x *Index) search(ctx context.Context, text string, limit int) (Results, er
 			res.Mode = "hybrid"
 		}
 	}
-	top := newTopK(limit)
-	for id, s := range final {
-		top.push(id, s)
-	}
-	ids := top.ids()
-	err = x.o.DB.View(func(tx *storage.Tx) error {
-		for _, id := range ids {
-			v, err := tx.IndexGet(x.scope, kindDoc, idKey(id))
-			if err != nil {
-				return err
-			}
-			d, err := decodeDoc(v, false)
-			if v == nil || err != nil {
-				continue // removed or damaged: a posting left behind
-			}
-			res.Hits = append(res.Hits, Hit{Source: d.source, Heading: d.heading, Date: d.date, Text: d.text, Score: final[id]})
-		}
-		return nil
-	})
+	res.Hits, err = x.pick(final, limit, visible)
 	return res, err
+}
+
+// pick reads the best limit entries of scores that visible lets through.
+// It reads the best limit first; only when visible left some out does it
+// look further down, four times as far each time.
+func (x *Index) pick(scores map[uint64]float64, limit int, visible func(string) bool) ([]Hit, error) {
+	for want := limit; ; want = min(want*4, len(scores)) {
+		top := newTopK(want)
+		for id, s := range scores {
+			top.push(id, s)
+		}
+		ids := top.ids()
+		var hits []Hit
+		err := x.o.DB.View(func(tx *storage.Tx) error {
+			for _, id := range ids {
+				if len(hits) == limit {
+					return nil
+				}
+				v, err := tx.IndexGet(x.scope, kindDoc, idKey(id))
+				if err != nil {
+					return err
+				}
+				d, err := decodeDoc(v, false)
+				if v == nil || err != nil {
+					continue // removed or damaged: a posting left behind
+				}
+				if visible != nil && !visible(d.source) {
+					continue
+				}
+				hits = append(hits, Hit{Source: d.source, Heading: d.heading, Date: d.date, Text: d.text, Score: scores[id]})
+			}
+			return nil
+		})
+		if err != nil || len(hits) == limit || visible == nil || want >= len(scores) {
+			return hits, err
+		}
+	}
 }
 
 // keywordTop scores entries by BM25 over the query's distinct terms and

@@ -155,7 +155,7 @@ func (x *Index) syncSessions(ctx context.Context, w *writer, known map[string]ui
 				if i >= maxMessageChunks {
 					break
 				}
-				cid := w.add("session "+id, chunk{heading: role(e.Type), text: p, date: e.Time})
+				cid := w.add(sessionSource+id, chunk{heading: role(e.Type), text: p, date: e.Time})
 				w.put(kindSDoc, append([]byte(id+"\x00"), idKey(cid)...), nil)
 			}
 		}
@@ -174,30 +174,34 @@ func (x *Index) syncSessions(ctx context.Context, w *writer, known map[string]ui
 	return nil
 }
 
-// sessionAgents is a DB that knows, without reading the database, the
-// agent of the sessions it has seen (runtime.Loop).
-type sessionAgents interface {
-	SessionAgent(id string) (string, bool)
+// sessionSource starts the Source of a session's hit: "session <id>".
+const sessionSource = "session "
+
+// sessionRefs is a DB that knows, without reading the database, the
+// agent, principal and parent of the sessions it has seen (runtime.Loop).
+type sessionRefs interface {
+	SessionRef(id string) (runtime.SessionRef, bool)
 }
 
 // sessionIDs are the agent's sessions. Listing the ids reads only the
-// sessions folder's own pages; a session's record (its agent) is read
-// once, through the Shared cache.
+// sessions folder's own pages; a session's record (its agent, principal
+// and parent, none of which changes) is read once, through the Shared
+// cache.
 func (x *Index) sessionIDs(ctx context.Context) ([]string, error) {
 	ids, err := x.o.DB.SessionIDs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	known, _ := x.o.DB.(sessionAgents)
+	known, _ := x.o.DB.(sessionRefs)
 	o := x.o.Shared
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	live := make(map[string]string, len(ids))
+	live := make(map[string]runtime.SessionRef, len(ids))
 	var mine []string
 	for _, id := range ids {
-		agent, ok := o.owner[id]
+		ref, ok := o.refs[id]
 		if !ok && known != nil {
-			agent, ok = known.SessionAgent(id)
+			ref, ok = known.SessionRef(id)
 		}
 		if !ok {
 			info, err := x.o.DB.Session(ctx, id)
@@ -207,14 +211,14 @@ func (x *Index) sessionIDs(ctx context.Context) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			agent = info.Agent
+			ref = info.Ref()
 		}
-		live[id] = agent
-		if agent == x.o.Agent {
+		live[id] = ref
+		if ref.Agent == x.o.Agent {
 			mine = append(mine, id)
 		}
 	}
-	o.owner = live // sessions deleted since the last listing drop out
+	o.refs = live // sessions deleted since the last listing drop out
 	return mine, nil
 }
 

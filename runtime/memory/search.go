@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
 // Searcher finds memory entries for a query: the index implements it, the
@@ -19,6 +21,10 @@ type Query struct {
 	Text string
 	// Limit is the number of hits wanted; 0 means DefaultLimit.
 	Limit int
+	// Viewer, when set, is the session that searches: the messages of
+	// only the sessions it Sees are found (see runtime.Viewer). Nil finds
+	// every session's: the owner's search through the CLI or the API.
+	Viewer *runtime.Viewer
 }
 
 // DefaultLimit is the number of hits a search returns unless asked.

@@ -15,7 +15,14 @@ func (t *Tool) search(ctx context.Context, q string, limit *int) runtime.Result 
 	if limit != nil {
 		n = *limit
 	}
-	res, err := t.Search.Search(ctx, Query{Text: q, Limit: n})
+	// Past conversations are searched as the calling session sees them:
+	// by default its own person's (runtime.Viewer). A call outside a
+	// session (there is none in the daemon) sees none.
+	var v runtime.Viewer
+	if info, ok := runtime.CallFrom(ctx); ok {
+		v = info.Viewer
+	}
+	res, err := t.Search.Search(ctx, Query{Text: q, Limit: n, Viewer: &v})
 	if err != nil {
 		if ctx.Err() != nil {
 			return failed("the memory search was stopped: the call was cancelled or ran out of time")

@@ -139,6 +139,9 @@ func TestTool_RecallWithQuery(t *testing.T) {
 	tool.Search = fs
 	res := run(t, tool, `{"action":"recall","query":" oat milk ","limit":3}`)
 	assert.False(t, res.IsError)
+	require.NotNil(t, fs.got.Viewer, "the tool searches as the calling session; outside one, as none (it sees no session)")
+	assert.Equal(t, runtime.Viewer{}, *fs.got.Viewer)
+	fs.got.Viewer = nil
 	assert.Equal(t, Query{Text: "oat milk", Limit: 3}, fs.got)
 	assert.Equal(t, "Memories matching \"oat milk\" (hybrid search, best first):\n\n"+
 		"[memory/daily/2026-11-18.md 09:30] Bought oat milk.\n\n"+

@@ -19,8 +19,12 @@ type SessionStore interface {
 
 // Session is Agnx's session tool: list the agent's other live sessions,
 // or read the last messages of one of them. Only sessions of the calling
-// agent are seen. Action info (a lite extension, also what a call without
-// an action does) tells about the conversation the call is in.
+// agent are seen, and of those only what the call's runtime.Viewer sees:
+// by default the sessions of the same principal (the same person or
+// chat) and the caller's own subagents, where Agnx shows every session of
+// the agent to every caller. Action info (a lite extension, also what a
+// call without an action does) tells about the conversation the call is
+// in.
 type Session struct {
 	Store SessionStore
 	// Now is the clock; default time.Now.
@@ -116,9 +120,10 @@ func (t Session) list(info runtime.CallInfo) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	lookup := refs(all)
 	var sib []runtime.SessionInfo
 	for _, s := range all {
-		if s.Agent == info.Agent && s.ID != info.SessionID && s.Status != runtime.SessionCompleted {
+		if s.ID != info.SessionID && s.Status != runtime.SessionCompleted && info.Viewer.Sees(s.Ref(), lookup) {
 			sib = append(sib, s)
 		}
 	}
@@ -180,6 +185,10 @@ func (t Session) read(info runtime.CallInfo, id string, limit int) (string, erro
 	if target.Agent != info.Agent {
 		return "", errors.New("cannot peek into sessions of a different agent")
 	}
+	if !info.Viewer.Sees(target.Ref(), refs(all)) {
+		return "", fmt.Errorf("session '%s' is another person's conversation, which this one may not read "+
+			"(the sessions key of the agent's policy.yaml decides): list the sessions to see the ones it may", id)
+	}
 	after := uint64(0)
 	if target.LastSeq > sessionScanEvents {
 		after = target.LastSeq - sessionScanEvents
@@ -215,4 +224,16 @@ func (t Session) read(info runtime.CallInfo, id string, limit int) (string, erro
 		return fmt.Sprintf("Session '%s' has no messages yet.", id), nil
 	}
 	return strings.Join(msgs, ""), nil
+}
+
+// refs is a lookup of sessions by id, for Viewer.Sees.
+func refs(all []runtime.SessionInfo) func(string) (runtime.SessionRef, bool) {
+	byID := make(map[string]runtime.SessionRef, len(all))
+	for i := range all {
+		byID[all[i].ID] = all[i].Ref()
+	}
+	return func(id string) (runtime.SessionRef, bool) {
+		r, ok := byID[id]
+		return r, ok
+	}
 }
