@@ -94,8 +94,10 @@ type ServerConfig struct {
 	MaxConnectionsPerClient int `yaml:"max_connections_per_client"`
 	MaxStreams              int `yaml:"max_streams"`
 	// AdminToken guards admin endpoints and APIToken the API; empty: no
-	// token is asked for (loopback clients only). Beyond loopback each set
-	// token must be at least minTokenLen characters.
+	// token is asked for (local clients only). When the server is
+	// reachable beyond loopback (reachable) each set token must be at
+	// least minTokenLen characters and not trivially guessable, and
+	// serve refuses to start without an API token.
 	AdminToken Secret `yaml:"admin_token"`
 	APIToken   Secret `yaml:"api_token"`
 	// AllowedHosts are the names clients reach the server by, besides
@@ -103,6 +105,12 @@ type ServerConfig struct {
 	// header names anything else is refused (DNS rebinding). E.g. the
 	// box's name, pi.local, or a reverse proxy's public name.
 	AllowedHosts []string `yaml:"allowed_hosts"`
+	// TrustedProxies are the reverse proxies and tunnels in front of the
+	// server (addresses or CIDR ranges, e.g. 127.0.0.1 for Caddy or
+	// cloudflared on the box): the client address they forward in
+	// X-Forwarded-For is believed, for the sign-in throttle and the logs.
+	// A request that any proxy forwarded is never served as a local one.
+	TrustedProxies []string `yaml:"trusted_proxies"`
 	// AllowedOrigins are the web origins (https://app.example) whose pages
 	// may call the API, with CORS. Pages from the server itself always
 	// may; any other page is refused.

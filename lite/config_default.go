@@ -58,14 +58,22 @@ server:
   max_connections: 64             # request connections; 0: no limit
   max_connections_per_client: 16  # of one client address; 0: no limit
   max_streams: 128                # event streams, counted apart; 0: no limit
-  # Tokens clients must send; unset: none is asked for and only this
-  # machine is served. Beyond loopback, 16 characters at least:
-  # openssl rand -hex 32
+  # Tokens clients must send; unset: none is asked for and only programs
+  # on this machine are served. When others can reach the server (a host
+  # other than loopback, a name in allowed_hosts that is not localhost,
+  # or trusted_proxies) api_token is required, 16 random characters at
+  # least: openssl rand -hex 32
   # admin_token: ${AGNX_ADMIN_TOKEN}
   # api_token: ${AGNX_API_TOKEN}
   # Names clients reach the server by, besides localhost and this
   # machine's addresses (other Host headers are refused: DNS rebinding).
   # allowed_hosts: [pi.local]
+  # Reverse proxies and tunnels in front (addresses or CIDR ranges): the
+  # client address they forward in X-Forwarded-For counts for the sign-in
+  # throttle and the logs. A forwarded request is never served as a
+  # local one, trusted or not. See docs/security.md, "Behind a proxy or
+  # tunnel".
+  # trusted_proxies: [127.0.0.1]
   # Web pages (origins) allowed to call the API; its own pages always are.
   # allowed_origins: ["https://app.example"]
   # Agents the public agent card lists to callers without a token.

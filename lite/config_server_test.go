@@ -1,6 +1,7 @@
 package lite
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,6 +42,20 @@ func TestParseConfig_ServerSecurity(t *testing.T) {
 		{"public agent", "server:\n  public_agents: [a/b]\n", 2,
 			`server.public_agents[0] "a/b" is not a valid agent name (letters, digits and hyphens)`},
 		{"negative streams", "server:\n  max_streams: -1\n", 2, "server.max_streams -1 must not be negative"},
+		{"short token for a public name", "server:\n  allowed_hosts: [localhost, agnx.example.org]\n  api_token: short\n", 3,
+			"server.api_token is too short to guard a server reached as agnx.example.org: use at least 16 characters, e.g. from `openssl rand -hex 32`"},
+		{"short token behind a proxy", "server:\n  trusted_proxies: [127.0.0.1]\n  api_token: short\n", 3,
+			"server.api_token is too short to guard a server behind server.trusted_proxies: use at least 16 characters, e.g. from `openssl rand -hex 32`"},
+		{"one character repeated", "server:\n  host: 0.0.0.0\n  api_token: aaaaaaaaaaaaaaaaaaaaaaaa\n", 3,
+			"server.api_token is too easy to guess (a character repeated, a run like abcd or 1234, or too few different characters) to guard 0.0.0.0: use a random one, e.g. from `openssl rand -hex 32`"},
+		{"a run", "server:\n  allowed_hosts: [pi.local]\n  api_token: '1234567890123456'\n", 3,
+			"server.api_token is too easy to guess (a character repeated, a run like abcd or 1234, or too few different characters) to guard a server reached as pi.local: use a random one, e.g. from `openssl rand -hex 32`"},
+		{"tiny alphabet", "server:\n  host: 0.0.0.0\n  api_token: " + strong + "\n  admin_token: abababababababababab\n", 4,
+			"server.admin_token is too easy to guess (a character repeated, a run like abcd or 1234, or too few different characters) to guard 0.0.0.0: use a random one, e.g. from `openssl rand -hex 32`"},
+		{"proxy not an address", "server:\n  trusted_proxies: [127.0.0.1, caddy.local]\n", 2,
+			`server.trusted_proxies[1] "caddy.local" is not the address or CIDR range of a proxy: write e.g. 127.0.0.1 or 10.0.0.0/8 (not every address)`},
+		{"every address a proxy", "server:\n  trusted_proxies:\n    - 0.0.0.0/0\n", 3,
+			`server.trusted_proxies[0] "0.0.0.0/0" is not the address or CIDR range of a proxy: write e.g. 127.0.0.1 or 10.0.0.0/8 (not every address)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,10 +70,40 @@ func TestParseConfig_ServerSecurity(t *testing.T) {
 		"server:\n  api_token: x\n", // loopback: only this machine connects
 		"server:\n  host: localhost\n  admin_token: ab\n",
 		"server:\n  host: 0.0.0.0\n  api_token: " + strong + "\n",
+		"server:\n  api_token: aaaa\n  allowed_hosts: [localhost, 127.0.0.1, '::1']\n", // only loopback names
+		"server:\n  trusted_proxies: [127.0.0.1, '10.0.0.0/8', 'fd00::/8']\n  api_token: " + strong + "\n",
 		"server:\n  allowed_hosts: [pi.local, PI.LOCAL., 192.168.1.5, '[::1]', my_box]\n" +
 			"  allowed_origins: ['https://app.example', 'http://localhost:3000/']\n  public_agents: [assistant]\n",
 	} {
 		_, err := ParseConfig("agnx.yaml", []byte(ok))
 		assert.NoError(t, err, ok)
+	}
+}
+
+// The guessability estimate does not refuse random tokens, even short
+// ones: 16 hex digits (64 bits), 16 characters of base64, 20 digits; nor
+// passphrases people use; it refuses runs and tiny alphabets. Seeded, so
+// the same tokens every run.
+func TestTokenBits_RandomTokensPass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, alphabet := range []string{"0123456789abcdef", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", "0123456789"} {
+		n := 16
+		if len(alphabet) == 10 {
+			n = 20
+		}
+		for range 20000 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			require.GreaterOrEqual(t, tokenBits(string(b)), float64(minTokenBits), "%s", b)
+		}
+	}
+	for _, ok := range []string{"5f0c2a9e41d7b3c8e6a1f4d2", "correct-horse-battery-staple", "passwordpassword", "api-token-0123456789"} {
+		assert.GreaterOrEqual(t, tokenBits(ok), float64(minTokenBits), ok)
+	}
+	for _, weak := range []string{"aaaaaaaaaaaaaaaa", "abcdefghijklmnopqrstuvwxyz", "1234567890123456", "zyxwvutsrqponmlk",
+		"abababababababab", "abcabcabcabcabcabc", "1111222233334444", "0000000000000001", ""} {
+		assert.Less(t, tokenBits(weak), float64(minTokenBits), weak)
 	}
 }

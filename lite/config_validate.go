@@ -3,7 +3,6 @@ package lite
 import (
 	"fmt"
 	"maps"
-	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -56,42 +55,20 @@ func (c *Config) validateServer() error {
 	})
 }
 
-// minTokenLen is the shortest token accepted beyond loopback: guessing 16
-// random characters over the network is out of reach, guessing "x" is not.
-const minTokenLen = 16
-
-// tokenProblem returns the key and the sentence for a token that cannot
-// protect the server as bound: one with spaces around it (it could never
-// match, as clients' are trimmed), or, beyond loopback, one shorter than
-// minTokenLen. Serve asks again after flags changed the host.
-func (s *ServerConfig) tokenProblem() (path, msg string) {
-	for _, t := range []struct {
-		key string
-		v   string
-	}{{"server.api_token", s.APIToken.Value()}, {"server.admin_token", s.AdminToken.Value()}} {
-		switch {
-		case t.v == "":
-		case strings.TrimSpace(t.v) != t.v:
-			return t.key, fmt.Sprintf("%s has spaces or line breaks around it: remove them", t.key)
-		case len(t.v) < minTokenLen && !loopbackHost(s.Host):
-			return t.key, fmt.Sprintf("%s is too short to guard %s: use at least %d characters, e.g. from `openssl rand -hex 32`",
-				t.key, s.Host, minTokenLen)
-		}
-	}
-	return "", ""
-}
-
-// loopbackHost reports whether host is a loopback name or address: only
-// this machine can connect.
-func loopbackHost(host string) bool {
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return host == "localhost" || (ip != nil && ip.IsLoopback())
-}
-
-// validateServerLists checks allowed_hosts, allowed_origins and
-// public_agents.
+// validateServerLists checks allowed_hosts, trusted_proxies,
+// allowed_origins and public_agents.
 func (c *Config) validateServerLists() error {
 	s := &c.Server
+	if len(s.TrustedProxies) > maxTrustedProxies {
+		return c.errorf("server.trusted_proxies", "server.trusted_proxies lists %d entries, more than %d: name ranges (e.g. 10.0.0.0/8) rather than each address",
+			len(s.TrustedProxies), maxTrustedProxies)
+	}
+	for i, p := range s.TrustedProxies {
+		if _, ok := httpapi.ParseProxy(p); !ok {
+			k := "server.trusted_proxies[" + strconv.Itoa(i) + "]"
+			return c.errorf(k, "%s %q is not the address or CIDR range of a proxy: write e.g. 127.0.0.1 or 10.0.0.0/8 (not every address)", k, p)
+		}
+	}
 	for i, h := range s.AllowedHosts {
 		if httpapi.NormalizeHost(h) == "" {
 			p := "server.allowed_hosts[" + strconv.Itoa(i) + "]"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -182,10 +183,20 @@ func providerChecks(ctx context.Context, list []*agents.Agent) []Check {
 }
 
 func ollamaCheck(ctx context.Context, base string, want []string) Check {
-	name := "ollama " + base
+	name := "ollama " + httpapi.RedactURL(base) // the daemon's health shows it
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/api/tags", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/api/tags", nil)
+	if err != nil {
+		return Check{Name: name, Status: "fail", Detail: "not a URL: " + httpapi.RedactURL(base), Fix: "set spec.model.base_url / OLLAMA_HOST to http://host:11434"}
+	}
+	if u := req.URL.User; u != nil {
+		// Sent as the header the URL would make, but kept out of the URL
+		// an error repeats (Go hides a password there, not a user name).
+		pw, _ := u.Password()
+		req.SetBasicAuth(u.Username(), pw)
+		req.URL.User = nil
+	}
 	req.Close = true // the daemon's health asks again in 30 s: keep no idle connection (and its goroutines) meanwhile
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -2,6 +2,9 @@ package lite
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,4 +102,31 @@ func TestDoctor_AgentWarnings(t *testing.T) {
 	assert.Contains(t, got["directives"].Detail, "huge.md: directive left out")
 	assert.Equal(t, "ok", got["agents"].Status)
 	assert.Equal(t, "ok", got["ollama "+fake.BaseURL()].Status, got["ollama "+fake.BaseURL()].Detail)
+}
+
+// An Ollama behind a proxy with a password: the check still logs in, and
+// neither its name nor its detail (both shown by GET /api/v1/health)
+// carries the credentials.
+func TestOllamaCheck_CredentialsHidden(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "tok-user" || p != "pa55-s3cret" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		_, _ = io.WriteString(w, `{"models":[{"name":"m:latest"}]}`)
+	}))
+	defer srv.Close()
+	base := strings.Replace(srv.URL, "http://", "http://tok-user:pa55-s3cret@", 1)
+	c := ollamaCheck(context.Background(), base, []string{"m"})
+	assert.Equal(t, "ok", c.Status, c.Detail)
+	assert.Equal(t, "ollama "+strings.Replace(srv.URL, "http://", "http://xxxxx@", 1), c.Name)
+
+	srv.Close() // now unreachable: the error names the URL
+	for _, b := range []string{base, strings.Replace(srv.URL, "http://", "http://tok-user@", 1)} {
+		c = ollamaCheck(context.Background(), b, []string{"m"})
+		assert.Equal(t, "fail", c.Status)
+		for _, secret := range []string{"tok-user", "pa55-s3cret"} {
+			assert.NotContains(t, c.Name+c.Detail+c.Fix, secret)
+		}
+	}
 }

@@ -140,11 +140,13 @@ func (p *pluginStates) record(name string, s plugin.Status) {
 	case plugin.StateAuthRequired:
 		line = "waiting to be paired with its platform"
 		if a := s.Auth; a != nil {
+			// The code itself stays in the log: whoever holds it can pair
+			// with the platform, and the status is an API answer.
 			switch a.Method {
 			case plugin.AuthPairCode:
-				line += fmt.Sprintf(": enter the code %s (valid %d s)", a.Code, a.ExpiresIn)
+				line += fmt.Sprintf(": enter the code shown in the daemon's log (valid %d s)", a.ExpiresIn)
 			default:
-				line += fmt.Sprintf(": scan the QR code in the log (valid %d s)", a.ExpiresIn)
+				line += fmt.Sprintf(": scan the QR code in the daemon's log (valid %d s)", a.ExpiresIn)
 			}
 		}
 	default:

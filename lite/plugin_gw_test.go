@@ -76,13 +76,19 @@ func TestPluginGateways_Example(t *testing.T) {
 }
 
 // What a plugin reports of itself becomes one sentence for serve status.
+// A pairing code or QR code is a secret (whoever holds it pairs with the
+// platform) and the status is an API answer: it names the log, which has
+// them, and never carries them.
 func TestPluginStates_Record(t *testing.T) {
 	var p pluginStates
 	p.record("wa", plugin.Status{State: plugin.StateStarted, Run: 1})
 	p.record("wa", plugin.Status{State: plugin.StateAuthRequired, Auth: &plugin.AuthMethod{Method: plugin.AuthPairCode, Code: "WXYZ-0042", ExpiresIn: 60}})
-	assert.Equal(t, "waiting to be paired with its platform: enter the code WXYZ-0042 (valid 60 s)", p.m["wa"])
-	p.record("wa", plugin.Status{State: plugin.StateAuthRequired, Auth: &plugin.AuthMethod{Method: plugin.AuthQRCode, ExpiresIn: 20}})
-	assert.Equal(t, "waiting to be paired with its platform: scan the QR code in the log (valid 20 s)", p.m["wa"])
+	assert.Equal(t, "waiting to be paired with its platform: enter the code shown in the daemon's log (valid 60 s)", p.m["wa"])
+	assert.NotContains(t, p.m["wa"], "WXYZ-0042")
+	p.record("wa", plugin.Status{State: plugin.StateAuthRequired, Auth: &plugin.AuthMethod{Method: plugin.AuthQRCode,
+		QRData: "2@pairing-secret", QRASCII: "##  ##", ExpiresIn: 20}})
+	assert.Equal(t, "waiting to be paired with its platform: scan the QR code in the daemon's log (valid 20 s)", p.m["wa"])
+	assert.NotContains(t, p.m["wa"], "pairing-secret")
 	p.record("wa", plugin.Status{State: plugin.StateDropped})
 	assert.Contains(t, p.m["wa"], "QR code", "a dropped command is not a state")
 	p.record("wa", plugin.Status{State: plugin.StateAuthenticated})

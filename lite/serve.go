@@ -105,6 +105,10 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	sc := &cfg.Server
+	id, err := instanceID(cfg.DataDir)
+	if err != nil {
+		log.Warn("cannot keep this daemon's id in the data dir; the web page's cookie gets the plain name agnx_web", "err", err)
+	}
 	api := httpapi.New(httpapi.Options{
 		Loop: app.Loop, Agents: registry{app.Agents}, Version: o.Version, Workspace: cfg.DataDir,
 		APIToken: sc.APIToken.Value(), AdminToken: sc.AdminToken.Value(),
@@ -115,6 +119,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		Schedules: app.Schedules(), Tasks: app.Tasks(),
 		// The name the server is bound to is one clients reach it by.
 		AllowedHosts:   append(slices.Clip(sc.AllowedHosts), sc.Host),
+		TrustedProxies: sc.TrustedProxies, InstanceID: id,
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
 		Hooks: newHooks(app, log), Usage: app, UI: webui.Embedded(),
 		Health: newHealthProbe(app).facts,
@@ -247,15 +252,26 @@ type configError struct{ error }
 
 func (configError) Is(target error) bool { return target == ErrBadConfig }
 
-// checkBind refuses to serve a non-loopback address without a token that
-// can guard it. The config was validated, but flags may have changed the
-// host since.
+// checkBind refuses to serve clients beyond this machine without a token
+// that can guard it: on a non-loopback address, or answering to a name
+// that is not a loopback one (a reverse proxy or a tunnel on the box
+// reaches the server from 127.0.0.1 for clients anywhere), or behind
+// trusted proxies. The config was validated, but flags may have changed
+// the host since.
 func checkBind(cfg *Config) error {
-	host := cfg.Server.Host
-	if !loopbackHost(host) && cfg.Server.APIToken.Value() == "" {
-		return configError{fmt.Errorf("refusing to serve on %s without a token: set server.api_token (e.g. api_token: ${AGNX_API_TOKEN}, made with `openssl rand -hex 32`) or bind 127.0.0.1", host)}
+	s := &cfg.Server
+	const set = "set server.api_token (e.g. api_token: ${AGNX_API_TOKEN}, made with `openssl rand -hex 32`)"
+	if s.APIToken.Value() == "" {
+		switch name := s.publicName(); {
+		case !loopbackHost(s.Host):
+			return configError{fmt.Errorf("refusing to serve on %s without a token: %s or bind 127.0.0.1", s.Host, set)}
+		case name != "":
+			return configError{fmt.Errorf("refusing to answer to %s (server.allowed_hosts) without a token, as clients anywhere reach that name: %s or take it out of server.allowed_hosts", name, set)}
+		case len(s.TrustedProxies) > 0:
+			return configError{fmt.Errorf("refusing to serve behind server.trusted_proxies without a token, as clients anywhere reach a proxy: %s or remove server.trusted_proxies", set)}
+		}
 	}
-	if _, msg := cfg.Server.tokenProblem(); msg != "" {
+	if _, msg := s.tokenProblem(); msg != "" {
 		return configError{errors.New(msg)}
 	}
 	return nil

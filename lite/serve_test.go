@@ -196,6 +196,65 @@ func TestServe_RefusesNonLoopbackWithoutToken(t *testing.T) {
 	assert.ErrorIs(t, checkBind(cfg), ErrBadConfig)
 }
 
+// A reverse proxy or tunnel on the box reaches the daemon from 127.0.0.1
+// for clients anywhere: a daemon that answers to a public name (or trusts
+// proxies) refuses to start without an API token, as on 0.0.0.0, saying
+// what to set.
+func TestServe_RefusesPublicNameWithoutToken(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DataDir = t.TempDir()
+	cfg.Server.AllowedHosts = []string{"localhost", "agnx.example.org"}
+	err := Serve(context.Background(), cfg, &ServeOptions{})
+	require.Error(t, err)
+	assert.Equal(t, "refusing to answer to agnx.example.org (server.allowed_hosts) without a token, as clients anywhere reach that name: "+
+		"set server.api_token (e.g. api_token: ${AGNX_API_TOKEN}, made with `openssl rand -hex 32`) or take it out of server.allowed_hosts", err.Error())
+	assert.ErrorIs(t, err, ErrBadConfig)
+	assert.NoFileExists(t, cfg.DBPath(), "nothing is opened")
+
+	cfg.Server.AllowedHosts = nil
+	cfg.Server.TrustedProxies = []string{"127.0.0.1"}
+	assert.EqualError(t, checkBind(cfg), "refusing to serve behind server.trusted_proxies without a token, as clients anywhere reach a proxy: "+
+		"set server.api_token (e.g. api_token: ${AGNX_API_TOKEN}, made with `openssl rand -hex 32`) or remove server.trusted_proxies")
+
+	cfg.Server.TrustedProxies = nil
+	cfg.Server.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
+	assert.NoError(t, checkBind(cfg), "loopback names reach nothing beyond the box")
+	cfg.Server.AllowedHosts = []string{"agnx.example.org"}
+	cfg.Server.APIToken = "5f0c2a9e41d7b3c8e6a1f4d2"
+	assert.NoError(t, checkBind(cfg))
+	cfg.Server.AdminToken = "aaaaaaaaaaaaaaaaaaaa"
+	assert.ErrorContains(t, checkBind(cfg), "server.admin_token is too easy to guess")
+}
+
+// The web page's cookie is named for the daemon's data dir (browsers send
+// a host's cookies to every port of it): the same across restarts,
+// another for another daemon.
+func TestServe_CookieNamePerInstance(t *testing.T) {
+	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
+	t.Setenv("OLLAMA_HOST", fake.BaseURL())
+	signin := func(cfg *Config) string {
+		d := startServe(t, cfg)
+		req, err := http.NewRequest("POST", d.url+"/ui/signin", strings.NewReader(`{"token":"5f0c2a9e41d7b3c8e6a1f4d2"}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusNoContent, resp.StatusCode)
+		require.Len(t, resp.Cookies(), 1)
+		d.shutdown(t)
+		return resp.Cookies()[0].Name
+	}
+	cfg := serveConfig(t, t.TempDir())
+	cfg.Server.APIToken = "5f0c2a9e41d7b3c8e6a1f4d2"
+	first := signin(cfg)
+	assert.Regexp(t, `^agnx_web_[0-9a-f]{16}$`, first)
+	assert.Equal(t, first, signin(cfg), "the same after a restart")
+	other := serveConfig(t, t.TempDir())
+	other.Server.APIToken = cfg.Server.APIToken
+	assert.NotEqual(t, first, signin(other), "another daemon's is another")
+}
+
 func TestServe_PortInUse(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

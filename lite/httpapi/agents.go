@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 )
@@ -61,7 +63,8 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
 
 // agentDetail is GET /api/v1/agents/{name}: Agnx's shape, with what
 // agent.yaml set and nothing else (no defaults filled in), and the prompt
-// texts. Soul and Tools are lite extensions.
+// texts. Soul and Tools are lite extensions. A base_url's credentials are
+// hidden (RedactURL): no answer carries a secret.
 type agentDetail struct {
 	APIVersion string        `json:"api_version"`
 	Kind       string        `json:"kind"`
@@ -106,8 +109,34 @@ func toAgentDetail(a *agents.Agent) agentDetail {
 		Metadata: agentMetadata{Name: a.Name, Description: a.Description, Version: a.Version, Labels: a.Labels},
 		Spec: agentSpec{
 			Model: agentModel{Provider: a.Model.Provider, Name: a.Model.Name, Temperature: a.Model.Temperature,
-				MaxInputTokens: a.Model.MaxInputTokens, MaxOutputTokens: a.Model.MaxOutputTokens, BaseURL: a.Model.BaseURL},
+				MaxInputTokens: a.Model.MaxInputTokens, MaxOutputTokens: a.Model.MaxOutputTokens, BaseURL: RedactURL(a.Model.BaseURL)},
 			SystemPrompt: a.SystemPrompt, Instructions: a.Instructions, Soul: a.Soul, Tools: tools,
 		},
 	}
+}
+
+// RedactURL returns u with what may be a secret in it hidden: the user
+// and password, and the values of the query (some servers take their key
+// as ?key=). API answers and health checks show URLs through it; a string
+// that does not parse as a URL with a host is returned as "" when it has
+// an @ (it may hold credentials), else unchanged.
+func RedactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		if strings.Contains(u, "@") {
+			return ""
+		}
+		return u
+	}
+	if p.User != nil {
+		p.User = url.User("xxxxx")
+	}
+	if p.RawQuery != "" {
+		q := p.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		p.RawQuery = q.Encode()
+	}
+	return p.String()
 }

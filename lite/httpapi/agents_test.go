@@ -1,6 +1,8 @@
 package httpapi_test
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -106,4 +108,42 @@ func TestAgentCard(t *testing.T) {
 	assert.Equal(t, "assistant", card.Skills[0].ID)
 	assert.Equal(t, "A friendly general-purpose assistant.", card.Skills[0].Description)
 	assert.Equal(t, []string{"ollama"}, card.Skills[0].Tags)
+}
+
+// An agent's base_url may carry a reverse proxy's password or a key in
+// its query: GET /api/v1/agents/{name} shows where it points, never the
+// secret (no API answer carries one).
+func TestAgents_BaseURLSecretsHidden(t *testing.T) {
+	e := newAPIEnv(t, llmtest.Echo())
+	file := filepath.Join(e.cfg.AgentsDir, "assistant", agents.FileName)
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	data = []byte(strings.Replace(string(data), "    # base_url:",
+		"    base_url: http://ollama:pa55-s3cret@127.0.0.1:11434/v1?key=k3y-s3cret\n    # base_url:", 1))
+	require.NoError(t, os.WriteFile(file, data, 0o644))
+
+	resp := e.do("GET", "/api/v1/agents/assistant", "")
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	assert.NotContains(t, string(body), "pa55-s3cret")
+	assert.NotContains(t, string(body), "k3y-s3cret")
+	var a httpapi.Agent
+	require.NoError(t, json.Unmarshal(body, &a))
+	assert.Equal(t, "http://xxxxx@127.0.0.1:11434/v1?key=xxxxx", a.Spec.Model.BaseURL)
+}
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                    "",
+		"http://127.0.0.1:11434":              "http://127.0.0.1:11434",
+		"https://user:pw@host/v1":             "https://xxxxx@host/v1",
+		"https://tok@host/v1":                 "https://xxxxx@host/v1",
+		"https://host/v1?api-key=a&api-key=b": "https://host/v1?api-key=xxxxx",
+		"not a url":                           "not a url",
+		"user:pw@host":                        "",
+		"://tok@x":                            "",
+	} {
+		assert.Equal(t, want, httpapi.RedactURL(in), in)
+	}
 }

@@ -16,9 +16,16 @@
 // decision answers POST .../messages with 202 and POST .../approve
 // returns the rest of it (approve.go).
 //
-// Closed by default: without an API token only loopback clients are
-// served; admin routes need the admin token (or loopback when none is
-// set), independent of the API token; bodies are capped at 2 MB. A slow client never blocks the loop:
+// Closed by default: without an API token only local clients are
+// served; admin routes need the admin token (or a local client when none
+// is set), independent of the API token; bodies are capped at 2 MB. A
+// local client is a loopback connection with no forwarding header
+// (remote.go): a reverse proxy or tunnel on the box connects from
+// 127.0.0.1 for clients anywhere. Options.TrustedProxies names the
+// proxies whose forwarded client address (the right-most untrusted one)
+// is believed, for the throttle and the logs. Wrong tokens are throttled
+// per client address, in a bounded table (throttle.go); refusals are
+// logged, rate-limited, and counted in /metrics (refusals.go). A slow client never blocks the loop:
 // its subscription is bounded and dropped when it falls behind, and the
 // client resumes with Last-Event-ID.
 //
@@ -43,11 +50,12 @@
 //
 // The web UI (webui.go) is served through the same edge: GET / and GET
 // /ui/{file...} answer with Options.UI's files (lite/webui), and POST
-// /ui/signin trades the API token for the agnx_web cookie (webcookie.go):
-// HttpOnly, SameSite=Strict, an expiry signed with HMAC-SHA256 keyed by
-// the token, so changing the token signs every browser out. The cookie
-// stands for the token on api routes only, never on admin routes, hooks
-// or /v1; wrong tokens are answered one at a time, each after a delay.
+// /ui/signin trades the API token for the agnx_web_<instance> cookie
+// (webcookie.go): HttpOnly, SameSite=Strict, __Host- over HTTPS, an
+// expiry signed with HMAC-SHA256 keyed by the token, so changing the
+// token signs every browser out. The cookie stands for the token on api
+// routes only, never on admin routes, hooks or /v1; wrong tokens count
+// against their address as bearer tokens do.
 // Every /api and /v1 answer is Cache-Control: no-store: conversations are
 // never kept by a browser or a proxy. GET /api/v1/health (health_report.go)
 // gives the web UI's dashboard doctor's facts, from Options.Health.

@@ -38,6 +38,7 @@ const allowedHeaders = "Authorization, Content-Type, Last-Event-ID, X-Agnx-Event
 // edge runs the checks; on refusal it has answered and returns false.
 func (s *Server) edge(w http.ResponseWriter, r *http.Request) bool {
 	if !s.hostAllowed(r) {
+		s.refused.note(reasonHost, r, s.caller(r))
 		host := clip(hostname(r.Host), 100)
 		writeProblem(w, r, http.StatusMisdirectedRequest, codeMisdirected, fmt.Sprintf(
 			"this server does not answer to the name %q: if you reach it by that name, add %q to server.allowed_hosts", host, host))
@@ -49,12 +50,14 @@ func (s *Server) edge(w http.ResponseWriter, r *http.Request) bool {
 	case origin != "":
 		ok, configured := s.originAllowed(r, origin)
 		if !ok {
+			s.refused.note(reasonOrigin, r, s.caller(r))
 			writeProblem(w, r, http.StatusForbidden, codeOrigin, fmt.Sprintf(
 				"requests from web pages at %s are refused: to allow that page, add %q to server.allowed_origins", clip(origin, 100), clip(origin, 100)))
 			return false
 		}
 		cors = configured
 	case crossSiteFetch(r):
+		s.refused.note(reasonOrigin, r, s.caller(r))
 		writeProblem(w, r, http.StatusForbidden, codeOrigin,
 			"cross-site requests are refused: open the page from this server, or add its origin to server.allowed_origins")
 		return false
@@ -73,6 +76,7 @@ func (s *Server) edge(w http.ResponseWriter, r *http.Request) bool {
 		h.Set("Access-Control-Expose-Headers", "Location, Retry-After, WWW-Authenticate")
 	}
 	if !jsonBody(r) {
+		s.refused.note(reasonMediaType, r, s.caller(r))
 		writeProblem(w, r, http.StatusUnsupportedMediaType, codeMediaType,
 			"the body must be JSON: send it with Content-Type: application/json (curl: -H 'Content-Type: application/json')")
 		return false

@@ -110,7 +110,7 @@ func (s *Server) agentCard(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusInternalServerError, codeInternal, err.Error())
 		return
 	}
-	if s.authorize(api, r) != "" {
+	if hint, _ := s.authorize(api, r); hint != "" {
 		list = slices.DeleteFunc(list, func(a AgentInfo) bool { return !slices.Contains(s.o.PublicAgents, a.Name) })
 	}
 	type skill struct {
@@ -144,7 +144,8 @@ func (s *Server) agentCard(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// metrics serves the Prometheus text exposition.
+// metrics serves the Prometheus text exposition: the daemon's, then the
+// server's own refusal counters (refusals.go).
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	if s.o.Metrics == nil {
 		writeProblem(w, r, http.StatusNotFound, codeNotFound, "metrics are not enabled on this server")
@@ -152,4 +153,5 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	s.o.Metrics(w)
+	s.refused.write(w, s.throttle.size())
 }

@@ -174,6 +174,8 @@ const (
 	oaAuthentication = "authentication_error"
 	oaServer         = "server_error"
 	oaQuota          = "insufficient_quota"
+	// oaRateLimit is OpenAI's type for a 429 that waiting cures.
+	oaRateLimit = "requests"
 )
 
 func newOAError(typ, code, param, msg string) oaErrorBody {

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"crypto/subtle"
+	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
+	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -90,6 +92,17 @@ type Options struct {
 	// connection came in on, that requests may give as Host
 	// (server.allowed_hosts): the names clients reach the server by.
 	AllowedHosts []string
+	// TrustedProxies are the reverse proxies and tunnels (addresses or
+	// CIDR ranges, server.trusted_proxies) whose forwarded client address
+	// is believed (remote.go): the right-most address of X-Forwarded-For
+	// that is not one of them is the client's, for the throttle and the
+	// logs. A forwarded request is never local, trusted proxy or not.
+	TrustedProxies []string
+	// InstanceID names the web UI's sign-in cookie (agnx_web_<id>), so
+	// that two daemons reached by one host name, which share cookies
+	// whatever their ports, keep theirs apart; "": agnx_web. Letters and
+	// digits only.
+	InstanceID string
 	// AllowedOrigins are the web origins ("https://app.example") whose
 	// pages may call the API, with CORS (server.allowed_origins). The
 	// server's own origin is always allowed.
@@ -121,13 +134,19 @@ type Server struct {
 	workspaceHash string
 	// shuttingDown is set by the first POST /api/admin/v1/shutdown.
 	shuttingDown atomic.Bool
-	// hosts and origins are Options' lists, normalized, for edge.
+	// hosts and origins are Options' lists, normalized, for edge;
+	// proxies is TrustedProxies parsed (remote.go).
 	hosts, origins map[string]bool
+	proxies        []netip.Prefix
 	// oaMu serializes finding or starting an OpenAI caller's session
 	// (openai.go).
 	oaMu sync.Mutex
-	// signinSlot serializes web sign-ins (webui.go): one at a time.
-	signinSlot chan struct{}
+	// throttle slows token guessing per client address; refused counts
+	// and logs refusals.
+	throttle *throttle
+	refused  *refusals
+	// cookie is the sign-in cookie's name over plain HTTP (webcookie.go).
+	cookie string
 }
 
 // New returns the API handler.
@@ -146,7 +165,7 @@ func New(o Options) *Server {
 	}
 	s := &Server{o: o, log: o.Logger, mux: http.NewServeMux(), closing: make(chan struct{}), started: time.Now(),
 		hosts: map[string]bool{}, origins: map[string]bool{}, workspaceHash: WorkspaceHash(o.Workspace),
-		signinSlot: make(chan struct{}, 1)}
+		throttle: newThrottle(), refused: &refusals{log: o.Logger}, cookie: webCookieName(o.InstanceID)}
 	if o.Commit == "" || o.BuildDate == "" {
 		commit, date := buildInfo()
 		s.o.Commit = cmp.Or(o.Commit, commit)
@@ -155,6 +174,11 @@ func New(o Options) *Server {
 	for _, h := range o.AllowedHosts {
 		if n := NormalizeHost(h); n != "" {
 			s.hosts[n] = true
+		}
+	}
+	for _, p := range o.TrustedProxies {
+		if n, ok := ParseProxy(p); ok {
+			s.proxies = append(s.proxies, n)
 		}
 	}
 	for _, h := range o.AllowedOrigins {
@@ -299,7 +323,10 @@ func (s *Server) guard(rt route, h http.HandlerFunc) http.Handler {
 			return
 		}
 		if a != public {
-			if hint := s.authorize(a, r); hint != "" {
+			if hint, wait := s.authorize(a, r); wait > 0 {
+				tooManyGuesses(w, r, a, wait)
+				return
+			} else if hint != "" {
 				refuse(w, r, a, hint)
 				return
 			}
@@ -338,38 +365,84 @@ func refuse(w http.ResponseWriter, r *http.Request, a access, hint string) {
 	w.WriteHeader(http.StatusUnauthorized)
 }
 
+// tooManyGuesses answers a token from an address the throttle has locked
+// out: 429 with Retry-After, in OpenAI's shape on its endpoint.
+func tooManyGuesses(w http.ResponseWriter, r *http.Request, a access, wait time.Duration) {
+	secs := int64((wait + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+	msg := fmt.Sprintf("too many wrong tokens from your address: wait %d s, then send the right one", secs)
+	if a == oaAPI {
+		writeOAError(w, http.StatusTooManyRequests, oaRateLimit, "rate_limit_exceeded", "", msg)
+		return
+	}
+	writeProblem(w, r, http.StatusTooManyRequests, codeTooMany, msg)
+}
+
 // authorize returns "" when r may call a route of access a, else the
 // sentence saying what the caller must do (no quotes or backslashes: it
-// goes in a header's quoted string). Each token guards its own routes:
-// without one, only loopback clients pass. The web UI's sign-in cookie
+// goes in a header's quoted string); wait > 0 when the caller's address
+// is locked out for guessing (throttle.go). Each token guards its own
+// routes: without one, only local clients pass (remote.go: a request a
+// proxy forwarded never is one). The web UI's sign-in cookie
 // (webcookie.go) stands for the API token on api routes only: never
 // admin routes, hooks or the OpenAI endpoint.
-func (s *Server) authorize(a access, r *http.Request) string {
+func (s *Server) authorize(a access, r *http.Request) (hint string, wait time.Duration) {
+	c := s.caller(r)
+	if c.viaUntrusted {
+		s.refused.note(reasonUntrustedProxy, r, c)
+	}
 	token, setting := s.o.APIToken, "server.api_token"
 	if a == admin {
 		token, setting = s.o.AdminToken, "server.admin_token"
 	}
 	if token == "" {
-		if !loopback(r.RemoteAddr) {
-			return "this server answers loopback clients only: set " + setting + " to allow others"
+		if c.local {
+			return "", 0
 		}
-		return ""
+		s.refused.note(reasonNotLocal, r, c)
+		if c.forwarded != "" {
+			return "this server answers local programs only and a request a proxy forwarded (" + c.forwarded +
+				") is not one: set " + setting + " to allow others", 0
+		}
+		return "this server answers loopback clients only: set " + setting + " to allow others", 0
 	}
-	if a == api && webCookieValid(r, token, time.Now()) {
-		return ""
+	now := time.Now()
+	if a == api && webCookieValid(r, s.webCookieName(r), token, now) {
+		return "", 0
 	}
-	scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	wrong := "missing or wrong token: send Authorization: Bearer <" + setting + ">"
+	auth := r.Header.Get("Authorization")
+	if auth == "" {
+		s.refused.note(reasonNoToken, r, c)
+		return wrong, 0
+	}
+	// A locked-out address's tokens are not compared: a right one would
+	// answer otherwise, and tell the guesser it has won.
+	wait, charged := s.throttle.admit(c.addr, now)
+	if wait > 0 {
+		s.refused.note(reasonThrottled, r, c)
+		return wrong, wait
+	}
+	scheme, got, _ := strings.Cut(auth, " ")
 	if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
-		return "missing or wrong token: send Authorization: Bearer <" + setting + ">"
+		kind := failAPI
+		switch a {
+		case admin:
+			kind = failAdmin
+		case oaAPI:
+			kind = failOpenAI
+		}
+		s.wrongToken(kind, r, c, now, charged)
+		return wrong, 0
 	}
-	return ""
+	s.throttle.succeed(c.addr)
+	return "", 0
 }
 
-func loopback(remote string) bool {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+// wrongToken counts, logs and throttles a wrong token of kind from c
+// (charged: throttle.admit has counted it already).
+func (s *Server) wrongToken(kind int, r *http.Request, c caller, now time.Time, charged bool) {
+	s.refused.failures[kind].Add(1)
+	s.throttle.fail(c.addr, now, charged)
+	s.refused.note(reasonWrongToken, r, c)
 }

@@ -16,10 +16,22 @@ import (
 // or the token changes (which signs every browser out). It is HttpOnly,
 // so the page's scripts never see it, and SameSite=Strict, so another
 // site's page cannot make the browser send it.
+//
+// Browsers send a host's cookies to every port of it, so the name is the
+// instance's own (agnx_web_<Options.InstanceID>): two daemons reached by
+// one name, directly or through SSH tunnels on localhost, no longer
+// overwrite each other's sign-in. Over HTTPS (the server's own TLS, or a
+// trusted proxy's X-Forwarded-Proto) the name takes the __Host- prefix,
+// which browsers accept only on a Secure cookie for / without Domain: no
+// other host, a sibling subdomain included, can set or shadow it.
 
 const (
-	// webCookie is the cookie's name.
+	// webCookie is the stem of the cookie's name, and the whole name
+	// without an InstanceID (and before names were per instance).
 	webCookie = "agnx_web"
+	// hostPrefix is the prefix browsers hold to the rules of a cookie
+	// bound to one host, over HTTPS only.
+	hostPrefix = "__Host-"
 	// webCookieAge is how long a sign-in lasts: 30 days.
 	webCookieAge = 30 * 24 * time.Hour
 	// webCookieMaxLen caps a value worth parsing: 20 digits, a dot and
@@ -64,10 +76,53 @@ func verifyWebCookie(token, value string, now time.Time) bool {
 	return hmac.Equal(got, webMAC(token, exp)) // constant time
 }
 
-// webCookieValid reports whether r carries a valid sign-in cookie for
-// token.
-func webCookieValid(r *http.Request, token string, now time.Time) bool {
-	for i, c := range r.CookiesNamed(webCookie) {
+// webCookieName is the cookie's name over plain HTTP for an instance id;
+// an id that is not letters and digits (at most 32) is not used.
+func webCookieName(id string) string {
+	if id == "" || len(id) > 32 || strings.Trim(id, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		return webCookie
+	}
+	return webCookie + "_" + id
+}
+
+// webCookieName is the cookie's name for r: with the __Host- prefix over
+// HTTPS.
+func (s *Server) webCookieName(r *http.Request) string {
+	if s.https(r) {
+		return hostPrefix + s.cookie
+	}
+	return s.cookie
+}
+
+// https reports whether the browser reached the server over HTTPS: the
+// server's own TLS, or a trusted proxy's word (X-Forwarded-Proto, else
+// Forwarded's proto=, the last one: the proxy's own).
+func (s *Server) https(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	if !s.trusted(addrOf(r.RemoteAddr)) {
+		return false
+	}
+	proto := ""
+	if v := r.Header.Values("X-Forwarded-Proto"); len(v) > 0 {
+		last := v[len(v)-1]
+		proto = last[strings.LastIndexByte(last, ',')+1:]
+	} else if v := r.Header.Values("Forwarded"); len(v) > 0 {
+		last := v[len(v)-1]
+		for _, pair := range strings.Split(last[strings.LastIndexByte(last, ',')+1:], ";") {
+			if k, val, ok := strings.Cut(strings.TrimSpace(pair), "="); ok && strings.EqualFold(k, "proto") {
+				proto = strings.Trim(val, `"`)
+			}
+		}
+	}
+	return strings.EqualFold(strings.TrimSpace(proto), "https")
+}
+
+// webCookieValid reports whether r carries a valid sign-in cookie called
+// name for token.
+func webCookieValid(r *http.Request, name, token string, now time.Time) bool {
+	for i, c := range r.CookiesNamed(name) {
 		if i >= webCookieMax {
 			break
 		}
@@ -78,12 +133,19 @@ func webCookieValid(r *http.Request, token string, now time.Time) bool {
 	return false
 }
 
-// setWebCookie sets the cookie to value for maxAge (0: clears it).
-func setWebCookie(w http.ResponseWriter, r *http.Request, value string, maxAge time.Duration) {
-	c := &http.Cookie{Name: webCookie, Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: r.TLS != nil, MaxAge: int(maxAge / time.Second)}
+// setWebCookie sets the cookie to value for maxAge (0: clears it). A
+// cookie of the name older versions used, which the browser would go on
+// sending to every service of this host name, is cleared too.
+func (s *Server) setWebCookie(w http.ResponseWriter, r *http.Request, value string, maxAge time.Duration) {
+	secure := s.https(r)
+	c := &http.Cookie{Name: s.webCookieName(r), Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: secure, MaxAge: int(maxAge / time.Second)}
 	if maxAge <= 0 {
 		c.MaxAge = -1 // Max-Age=0: the browser deletes it now
 	}
 	http.SetCookie(w, c)
+	if c.Name != webCookie && len(r.CookiesNamed(webCookie)) > 0 {
+		http.SetCookie(w, &http.Cookie{Name: webCookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+			Secure: secure, MaxAge: -1})
+	}
 }

@@ -1,13 +1,9 @@
 package httpapi
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -44,33 +40,5 @@ func FuzzWebCookie(f *testing.F) {
 		require.NoError(t, err)
 		assert.Equal(t, signWebCookie("tok", time.Unix(secs, 0)), v, "only the canonical value is accepted")
 		assert.Greater(t, secs, now.Unix())
-	})
-}
-
-// TestSignin_Penalty: wrong tokens are answered one at a time, each after
-// the penalty, however many arrive at once; a right one waits its turn
-// and is not penalized.
-func TestSignin_Penalty(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := New(Options{APIToken: "right"})
-		post := func(token string) int {
-			req := httptest.NewRequest("POST", "/ui/signin", strings.NewReader(`{"token":"`+token+`"}`))
-			req.RemoteAddr, req.Host = "192.0.2.1:1", "127.0.0.1:8080"
-			req.Header.Set("Content-Type", "application/json")
-			rec := httptest.NewRecorder()
-			s.ServeHTTP(rec, req)
-			return rec.Code
-		}
-		start := time.Now()
-		var wg sync.WaitGroup
-		for range 4 {
-			wg.Go(func() { assert.Equal(t, http.StatusUnauthorized, post("wrong")) })
-		}
-		wg.Wait()
-		assert.Equal(t, 4*signinPenalty, time.Since(start), "serialized")
-
-		start = time.Now()
-		assert.Equal(t, http.StatusNoContent, post("right"))
-		assert.Zero(t, time.Since(start))
 	})
 }

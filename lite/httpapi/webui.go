@@ -14,12 +14,6 @@ type UI interface {
 	Serve(w http.ResponseWriter, r *http.Request, name string) bool
 }
 
-// signinPenalty is how long a wrong sign-in holds the one sign-in slot:
-// guesses are serialized, so they go no faster than one per penalty,
-// however many connections send them. Tokens are long random strings; this
-// keeps a log of failed guesses from being a flood.
-var signinPenalty = 500 * time.Millisecond
-
 // uiIndex serves GET /: the web UI's page.
 func (s *Server) uiIndex(w http.ResponseWriter, r *http.Request) {
 	s.uiAsset(w, r, "index.html")
@@ -41,8 +35,10 @@ func (s *Server) uiAsset(w http.ResponseWriter, r *http.Request, name string) {
 }
 
 // signin serves POST /ui/signin {"token": "..."}: with the API token,
-// 204 and the sign-in cookie (webcookie.go); a wrong token 401. Without
-// an API token set there is nothing to sign in to: 204, no cookie.
+// 204 and the sign-in cookie (webcookie.go); a wrong token 401, and from
+// an address that sent too many, 429 without a look at the token
+// (throttle.go: per address, so the owner elsewhere is never held up).
+// Without an API token set there is nothing to sign in to: 204, no cookie.
 func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Token string `json:"token"`
@@ -56,28 +52,26 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	select {
-	case s.signinSlot <- struct{}{}:
-	case <-r.Context().Done():
+	c, now := s.caller(r), time.Now()
+	wait, charged := s.throttle.admit(c.addr, now)
+	if wait > 0 {
+		s.refused.note(reasonThrottled, r, c)
+		tooManyGuesses(w, r, public, wait)
 		return
 	}
-	good := subtle.ConstantTimeCompare([]byte(body.Token), []byte(token)) == 1
-	if !good {
-		time.Sleep(signinPenalty) // holding the slot: see signinPenalty
-	}
-	<-s.signinSlot
-	if !good {
-		s.log.Warn("web sign-in with a wrong token", "remote", r.RemoteAddr)
+	if subtle.ConstantTimeCompare([]byte(body.Token), []byte(token)) != 1 {
+		s.wrongToken(failSignin, r, c, now, charged)
 		writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized,
 			"that is not the server's API token: paste the value of server.api_token (often AGNX_API_TOKEN in agnx.env)")
 		return
 	}
-	setWebCookie(w, r, signWebCookie(token, time.Now().Add(webCookieAge)), webCookieAge)
+	s.throttle.succeed(c.addr)
+	s.setWebCookie(w, r, signWebCookie(token, now.Add(webCookieAge)), webCookieAge)
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // signout serves POST /ui/signout: 204, and the cookie cleared.
 func (s *Server) signout(w http.ResponseWriter, r *http.Request) {
-	setWebCookie(w, r, "", 0)
+	s.setWebCookie(w, r, "", 0)
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -37,20 +37,24 @@ func cookieValue(token string, expiry int64) string {
 	return exp + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
+// webCookieName is the sign-in cookie's name of webEnv's daemon.
+const webCookieName = "agnx_web_0123456789abcdef"
+
 func webEnv(t *testing.T, tweak ...func(*httpapi.Options)) *apiEnv {
 	return newAPIEnv(t, llmtest.Echo(), append([]func(*httpapi.Options){func(o *httpapi.Options) {
 		o.UI = webui.New(uiFS)
 		o.APIToken, o.AdminToken = "api-secret", "admin-secret"
+		o.InstanceID = "0123456789abcdef"
 	}}, tweak...)...)
 }
 
-// signIn posts the token and returns the agnx_web cookie set.
+// signIn posts the token and returns the sign-in cookie set.
 func (e *apiEnv) signIn(token string) *http.Cookie {
 	e.t.Helper()
 	resp := e.do("POST", "/ui/signin", `{"token":"`+token+`"}`)
 	require.Equal(e.t, http.StatusNoContent, resp.StatusCode)
 	for _, c := range resp.Cookies() {
-		if c.Name == "agnx_web" {
+		if c.Name == webCookieName {
 			return c
 		}
 	}
@@ -113,7 +117,7 @@ func TestWebUI_SignIn(t *testing.T) {
 	resp := e.do("POST", "/ui/signin", `{"token":"api-secret"}`)
 	require.Equal(t, http.StatusNoContent, resp.StatusCode)
 	set := resp.Header.Get("Set-Cookie")
-	assert.Regexp(t, `^agnx_web=[0-9]+\.[A-Za-z0-9_-]{43}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict$`, set)
+	assert.Regexp(t, `^`+webCookieName+`=[0-9]+\.[A-Za-z0-9_-]{43}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Strict$`, set)
 	assert.NotContains(t, set, "api-secret", "the cookie is not the token")
 	c := resp.Cookies()[0]
 	exp, err := strconv.ParseInt(strings.Split(c.Value, ".")[0], 10, 64)
@@ -121,12 +125,12 @@ func TestWebUI_SignIn(t *testing.T) {
 	assert.InDelta(t, time.Now().Add(30*24*time.Hour).Unix(), exp, 5)
 	assert.Equal(t, cookieValue("api-secret", exp), c.Value, "signed as the contract says")
 
-	cookie := "Cookie: agnx_web=" + c.Value
+	cookie := "Cookie: " + webCookieName + "=" + c.Value
 	requireRefused(t, e.do("GET", "/api/v1/agents", ""), false, "server.api_token")
 	assert.Equal(t, http.StatusOK, e.do("GET", "/api/v1/agents", "", cookie).StatusCode, "the cookie alone opens the API")
 	assert.Equal(t, http.StatusOK, e.do("GET", "/api/v1/sessions", "", cookie).StatusCode)
 	// Among others, and next to a wrong bearer token.
-	assert.Equal(t, http.StatusOK, e.do("GET", "/api/v1/agents", "", "Cookie: a=b; agnx_web=junk; agnx_web="+c.Value).StatusCode)
+	assert.Equal(t, http.StatusOK, e.do("GET", "/api/v1/agents", "", "Cookie: a=b; "+webCookieName+"=junk; "+webCookieName+"="+c.Value).StatusCode)
 	assert.Equal(t, http.StatusOK, e.do("GET", "/api/v1/agents", "", cookie, "Authorization: Bearer nope").StatusCode)
 
 	// Never the admin routes, the OpenAI endpoint or the hooks.
@@ -194,10 +198,10 @@ func TestWebUI_BadCookies(t *testing.T) {
 		"unicode expiry": "１２３." + mac,
 	} {
 		t.Run(name, func(t *testing.T) {
-			requireRefused(t, e.do("GET", "/api/v1/agents", "", "Cookie: agnx_web="+v), false, "server.api_token")
+			requireRefused(t, e.do("GET", "/api/v1/agents", "", "Cookie: "+webCookieName+"="+v), false, "server.api_token")
 		})
 	}
-	assert.Equal(t, http.StatusOK, e.do("GET", "/api/v1/agents", "", "Cookie: agnx_web="+good).StatusCode)
+	assert.Equal(t, http.StatusOK, e.do("GET", "/api/v1/agents", "", "Cookie: "+webCookieName+"="+good).StatusCode)
 }
 
 // TestWebUI_TokenChange: a new token signs every browser out.
@@ -218,7 +222,7 @@ func TestWebUI_SignOut(t *testing.T) {
 	e := webEnv(t)
 	resp := e.do("POST", "/ui/signout", "")
 	require.Equal(t, http.StatusNoContent, resp.StatusCode)
-	assert.Equal(t, "agnx_web=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict", resp.Header.Get("Set-Cookie"))
+	assert.Equal(t, webCookieName+"=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict", resp.Header.Get("Set-Cookie"))
 }
 
 // TestWebUI_NoToken: without an API token, a loopback browser needs no
@@ -276,7 +280,7 @@ func TestWebUI_Health(t *testing.T) {
 			Name, Status, Detail, Fix string
 		} `json:"checks"`
 	}
-	e.call("GET", "/api/v1/health", "", http.StatusOK, &h, "Cookie: agnx_web="+c.Value)
+	e.call("GET", "/api/v1/health", "", http.StatusOK, &h, "Cookie: "+webCookieName+"="+c.Value)
 	assert.Equal(t, "v-test", h.Version)
 	require.NotNil(t, h.UptimeSeconds)
 	assert.GreaterOrEqual(t, *h.UptimeSeconds, int64(0))

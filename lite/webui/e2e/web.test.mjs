@@ -98,8 +98,10 @@ test('sign-in', async () => {
   await page.getByRole('button', {name: 'Sign in'}).click();
   await page.getByRole('heading', {name: 'Start a chat'}).waitFor();
   const cookies = await page.context().cookies();
-  const c = cookies.find((x) => x.name === 'agnx_web');
-  assert.ok(c, 'the sign-in cookie is set');
+  // Named for its daemon (agnx_web_<id in the data dir>): browsers send a
+  // host's cookies to all its ports.
+  const c = cookies.find((x) => /^agnx_web_[0-9a-f]{16}$/.test(x.name));
+  assert.ok(c, 'the sign-in cookie is set, named for this daemon');
   assert.ok(c.httpOnly, 'the cookie is HttpOnly');
   assert.equal(c.sameSite, 'Strict');
   assert.ok(!c.value.includes(TOKEN), 'the cookie is not the token');
