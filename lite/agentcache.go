@@ -101,7 +101,7 @@ func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
 	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, env: cfg.Sandbox.Env, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
 		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm, search: webSearch(cfg), shared: cfg.DataDir,
-			world: cfg.WorldMemoryDir(), mcp: newMCPHost(cfg, log, sb)}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
+			world: cfg.WorldMemoryDir(), worldLimits: cfg.WorldMemory.Limits(), mcp: newMCPHost(cfg, log, sb)}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
 		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool),
 		building: make(map[string]*agentBuild)}
 }

@@ -27,11 +27,11 @@ type Config struct {
 	// duragent.yaml loads unchanged: agnx-lite keeps every session in one
 	// database (DBPath); Warnings says so when it is set.
 	Services ServicesConfig `yaml:"services"`
-	// WorldMemory is the folder of world memory every agent's memory tool
-	// shares (WorldMemoryDir); empty: <DataDir>/memory/world, as in Agnx.
-	WorldMemory PathConfig     `yaml:"world_memory"`
-	Sessions    SessionsConfig `yaml:"sessions"`
-	Gateways    GatewaysConfig `yaml:"gateways"`
+	// WorldMemory is where world memory every agent's memory tool shares
+	// is (WorldMemoryDir), and how much it may hold (config_world.go).
+	WorldMemory WorldMemoryConfig `yaml:"world_memory"`
+	Sessions    SessionsConfig    `yaml:"sessions"`
+	Gateways    GatewaysConfig    `yaml:"gateways"`
 	// Routes pick the agent for a chat: first match wins and an empty
 	// match matches everything. With no match the message is dropped, as
 	// in Agnx, unless RouteFallback names an agent.

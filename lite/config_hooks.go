@@ -28,7 +28,7 @@ type HookConfig struct {
 	// Secret checks GitHub's X-Hub-Signature-256 (HMAC-SHA256 of the raw
 	// body); Token a bearer token (Authorization: Bearer). One of them is
 	// required; one that is empty (its ${VAR} set to "") disables the hook:
-	// it answers 404 as an unknown one does.
+	// it answers 401 as an unknown one does.
 	Secret Secret `yaml:"secret"`
 	Token  Secret `yaml:"token"`
 	// MaxBodyKB caps the body (default 256, at most 1024).

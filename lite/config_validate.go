@@ -18,7 +18,7 @@ import (
 func (c *Config) Validate() error {
 	for _, check := range []func() error{c.validateServer, c.validateSessions,
 		c.validateGateways, c.validateRoutes, c.validateRuntime, c.validateWeb, c.validateMCP, c.validateHooks,
-		c.validateScheduler, c.validatePrices, c.validateSubagents, c.validateWorkers, c.validateTasks} {
+		c.validateScheduler, c.validatePrices, c.validateSubagents, c.validateWorkers, c.validateTasks, c.validateWorldMemory} {
 		if err := check(); err != nil {
 			return err
 		}

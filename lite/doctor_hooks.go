@@ -6,7 +6,8 @@ import (
 )
 
 // hookChecks lists the webhooks, warning for one whose secret or token is
-// empty after ${VAR} expansion: it is disabled, and answers 404.
+// empty after ${VAR} expansion: it is disabled, and answers 401 as an
+// unknown hook does.
 func hookChecks(cfg *Config) []Check {
 	var out []Check
 	for _, name := range slices.Sorted(maps.Keys(cfg.Hooks)) {
@@ -17,7 +18,7 @@ func hookChecks(cfg *Config) []Check {
 				key = "hooks." + name + ".secret"
 			}
 			out = append(out, Check{Name: "hook " + name, Status: "warn",
-				Detail: key + " is empty after ${VAR} expansion: the hook is disabled and answers 404",
+				Detail: key + " is empty after ${VAR} expansion: the hook is disabled and refuses every delivery (401)",
 				Fix:    "set the variable it names in the environment or in agnx.env"})
 			continue
 		}

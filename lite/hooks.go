@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -27,7 +28,19 @@ type hooks struct {
 	log    *slog.Logger
 	now    func() time.Time
 	byName map[string]*hookState
+	// off are the disabled hooks, named only in the log.
+	off map[string]bool
+	// maxBody is the largest max_body_kb of the hooks, in bytes: what
+	// is read of any body before it is authenticated.
+	maxBody int64
+	// refusedLog meters the log lines of refused deliveries, which
+	// anyone can send; skipped counts the lines it held back.
+	refusedLog tokenBucket
+	skipped    atomic.Int64
 }
+
+// refusedLogPerMinute bounds the log lines of refused deliveries.
+const refusedLogPerMinute = 10
 
 // hookState is one hook's config and what serializes and meters it.
 type hookState struct {
@@ -43,30 +56,37 @@ var _ httpapi.Hooks = (*hooks)(nil)
 
 // newHooks readies the config's hooks; a disabled one is logged.
 func newHooks(a *App, log *slog.Logger) *hooks {
-	h := &hooks{app: a, log: log, now: time.Now, byName: map[string]*hookState{}}
+	h := &hooks{app: a, log: log, now: time.Now, byName: map[string]*hookState{}, off: map[string]bool{},
+		maxBody: defaultHookBodyKB << 10, refusedLog: tokenBucket{perMinute: refusedLogPerMinute}}
 	for name, c := range a.Config.Hooks {
 		switch {
 		case c.Disabled():
 			log.Warn("webhook disabled: its secret or token is empty", "hook", name)
+			h.off[name] = true
 			continue
 		case c.tmpl == nil:
 			log.Error("webhook disabled: its config was not validated", "hook", name)
+			h.off[name] = true
 			continue
 		}
 		h.byName[name] = &hookState{name: name, cfg: c, turn: make(chan struct{}, 1),
 			rate: tokenBucket{perMinute: c.MaxPerMinute}}
 	}
+	if len(h.byName) > 0 {
+		h.maxBody = 0
+		for _, hs := range h.byName {
+			h.maxBody = max(h.maxBody, hs.limit())
+		}
+	}
 	return h
 }
 
-// MaxBody implements httpapi.Hooks.
-func (h *hooks) MaxBody(name string) (int64, bool) {
-	hs := h.byName[name]
-	if hs == nil {
-		return 0, false
-	}
-	return int64(hs.cfg.MaxBodyKB) << 10, true
-}
+// limit is the hook's body limit in bytes.
+func (hs *hookState) limit() int64 { return int64(hs.cfg.MaxBodyKB) << 10 }
+
+// MaxBody implements httpapi.Hooks: the same for every name, so that a
+// large body's answer says nothing of which hooks exist.
+func (h *hooks) MaxBody() int64 { return h.maxBody }
 
 func refusal(status int, format string, args ...any) error {
 	return &httpapi.HookError{Status: status, Msg: fmt.Sprintf(format, args...)}
@@ -76,11 +96,16 @@ func refusal(status int, format string, args ...any) error {
 // then send once per delivery id.
 func (h *hooks) Deliver(ctx context.Context, name string, header http.Header, body []byte) (httpapi.HookReceipt, error) {
 	hs := h.byName[name]
-	if hs == nil {
-		return httpapi.HookReceipt{}, refusal(http.StatusNotFound, "no such hook: hooks are named in agnx.yaml under hooks:")
+	var cfg *HookConfig
+	if hs != nil {
+		cfg = &hs.cfg
 	}
-	if msg := hookAuth(&hs.cfg, header, body); msg != "" {
-		return httpapi.HookReceipt{}, refusal(http.StatusUnauthorized, "%s", msg)
+	if why := hookAuth(cfg, header, body); why != "" {
+		h.refused(name, why)
+		return httpapi.HookReceipt{}, refusal(http.StatusUnauthorized, "%s", httpapi.HookRefused)
+	}
+	if int64(len(body)) > hs.limit() {
+		return httpapi.HookReceipt{}, refusal(http.StatusRequestEntityTooLarge, "%s", httpapi.HookTooLarge(hs.limit()))
 	}
 	if header.Get("X-GitHub-Event") == "ping" {
 		return httpapi.HookReceipt{Status: "ignored"}, nil // GitHub's hello when a hook is made
@@ -97,7 +122,23 @@ func (h *hooks) Deliver(ctx context.Context, name string, header http.Header, bo
 	if problem != "" {
 		return httpapi.HookReceipt{}, refusal(http.StatusBadRequest, "%s", problem)
 	}
-	return h.send(ctx, hs, id, text)
+	return h.send(ctx, hs, delivery{id: id, digest: bodyDigest(&hs.cfg, body)}, text)
+}
+
+// refused logs a refused delivery for the owner, who may want to know
+// which it was (the caller is told nothing), at most
+// refusedLogPerMinute lines a minute: anyone can send them.
+func (h *hooks) refused(name, why string) {
+	if h.refusedLog.take(h.now()) > 0 {
+		h.skipped.Add(1)
+		return
+	}
+	if h.off[name] {
+		why = "the hook is disabled (its secret or token is empty)"
+	} else if h.byName[name] == nil {
+		why = "no such hook in agnx.yaml"
+	}
+	h.log.Warn("webhook refused", "hook", name, "reason", why, "refusals_not_logged", h.skipped.Swap(0))
 }
 
 // hookMessage parses the body and renders the hook's template over it.
@@ -141,10 +182,10 @@ func parseHookBody(body []byte) (any, error) {
 	return v, nil
 }
 
-// send stores the message in the target session with the delivery id,
-// unless the id was seen, holding the hook's turn meanwhile; then the
-// target's gateway follows the session.
-func (h *hooks) send(ctx context.Context, hs *hookState, id, text string) (httpapi.HookReceipt, error) {
+// send stores the message in the target session with the delivery's id
+// and digest, unless either was seen, holding the hook's turn meanwhile;
+// then the target's gateway follows the session.
+func (h *hooks) send(ctx context.Context, hs *hookState, d delivery, text string) (httpapi.HookReceipt, error) {
 	select {
 	case hs.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -156,7 +197,7 @@ func (h *hooks) send(ctx context.Context, hs *hookState, id, text string) (httpa
 	var seen *seenRecord
 	var expired [][]byte
 	err := h.app.Loop.View(func(tx *storage.Tx) (err error) {
-		seen, expired, err = seenBefore(tx, hs.name, id, now)
+		seen, expired, err = seenBefore(tx, hs.name, d, now)
 		return err
 	})
 	if err != nil {
@@ -165,18 +206,19 @@ func (h *hooks) send(ctx context.Context, hs *hookState, id, text string) (httpa
 	}
 	if seen != nil {
 		release()
+		h.log.Info("webhook delivery seen before: nothing stored", "hook", hs.name, "delivery", d.id, "session_id", seen.Session)
 		return httpapi.HookReceipt{Status: "duplicate", SessionID: seen.Session}, nil
 	}
 	tg, err := h.target(ctx, hs)
 	if err == nil {
 		_, err = h.app.Loop.Send(ctx, tg.sid, runtime.Input{Content: text, Origin: runtime.OriginWebhook(hs.name),
-			Commit: rememberSeen(hs.name, id, tg.sid, now, expired)})
+			Commit: rememberSeen(hs.name, d, tg.sid, now, expired)})
 	}
 	release()
 	if err != nil {
 		return httpapi.HookReceipt{}, sendRefusal(hs, err)
 	}
-	h.log.Info("webhook accepted", "hook", hs.name, "session_id", tg.sid, "delivery", id)
+	h.log.Info("webhook accepted", "hook", hs.name, "session_id", tg.sid, "delivery", d.id)
 	if tg.gateway != "" && tg.gateway != hookGateway {
 		if err := h.app.Follow(ctx, tg.gateway, tg.sid, tg.chat); err != nil {
 			h.log.Warn("webhook: the chat does not follow its session", "hook", hs.name, "gateway", tg.gateway, "err", err)

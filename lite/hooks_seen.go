@@ -1,7 +1,9 @@
 package lite
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"time"
@@ -9,16 +11,22 @@ import (
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
-// Replay protection. A delivery's id is remembered in the transaction
-// that stores its message (Input.Commit), so an acknowledged delivery is
-// never lost and a replayed one never runs twice, even across a crash:
+// Replay protection. A delivery's id, and for a signed hook the digest
+// of its body, are remembered in the transaction that stores its message
+// (Input.Commit), so an acknowledged delivery is never lost and a
+// replayed one never runs twice, even across a crash:
 //
-//	kv    hookseen/<hook>/<id>               {"at": ..., "session": ...}
-//	index hookseen/<hook>  <BE unix secs><id>  (empty), the ids by age
+//	kv    hookseen/<hook>/<key>               {"at": ..., "session": ...}
+//	index hookseen/<hook>  <BE unix secs><key>  (empty), the keys by age
 //
-// The index lets each delivery prune up to hookPrunePerDelivery ids older
-// than hookSeenTTL, oldest first: bounded work per request, and the store
-// holds what a week of deliveries left.
+// where key is the delivery id, or "sha256 <hex>" for a body's digest
+// (the space keeps it apart from every id, which are visible ASCII). The
+// digest matters because the signature covers the body only: a captured
+// delivery sent again with a new, or no, delivery id is still the same
+// signed body. The index lets each delivery prune up to
+// hookPrunePerDelivery keys older than hookSeenTTL, oldest first: bounded
+// work per request, and the store holds what a week of deliveries left
+// (two keys each, at most max_per_minute deliveries a minute).
 const (
 	hookSeenTTL          = 7 * 24 * time.Hour
 	hookPrunePerDelivery = 16
@@ -31,26 +39,54 @@ type seenRecord struct {
 	Session string    `json:"session"`
 }
 
-func seenKey(hook, id string) string { return hookSeenScope + "/" + hook + "/" + id }
+func seenKey(hook, key string) string { return hookSeenScope + "/" + hook + "/" + key }
 
-func seenIndexKey(at time.Time, id string) []byte {
-	return append(binary.BigEndian.AppendUint64(nil, uint64(at.Unix())), id...)
+func seenIndexKey(at time.Time, key string) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, uint64(at.Unix())), key...)
+}
+
+// delivery is what a delivery is remembered by: its id ("" for none) and
+// its body's digest key ("" for a hook with a token, whose body no
+// signature binds).
+type delivery struct{ id, digest string }
+
+// keys are the delivery's non-empty keys.
+func (d delivery) keys() []string {
+	var out []string
+	for _, k := range []string{d.id, d.digest} {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// bodyDigest is the digest key of a signed hook's body, "" for a token
+// hook: anyone holding its token can send any body, so a body's digest
+// proves nothing there, and a sender may send the same body twice.
+func bodyDigest(c *HookConfig, body []byte) string {
+	if !c.signed {
+		return ""
+	}
+	sum := sha256.Sum256(body)
+	return "sha256 " + hex.EncodeToString(sum[:])
 }
 
 var errStopScan = errors.New("stop")
 
-// seenBefore reads, in one snapshot, whether the hook saw the delivery id
-// (its record) and which of its ids have expired (index keys, at most
-// hookPrunePerDelivery).
-func seenBefore(tx *storage.Tx, hook, id string, now time.Time) (rec *seenRecord, expired [][]byte, err error) {
-	if id != "" {
-		data, err := tx.KV(seenKey(hook, id))
+// seenBefore reads, in one snapshot, whether the hook saw the delivery
+// (by its id or its body's digest: the first record found) and which of
+// its keys have expired (index keys, at most hookPrunePerDelivery).
+func seenBefore(tx *storage.Tx, hook string, d delivery, now time.Time) (rec *seenRecord, expired [][]byte, err error) {
+	for _, k := range d.keys() {
+		data, err := tx.KV(seenKey(hook, k))
 		if err != nil {
 			return nil, nil, err
 		}
 		if data != nil {
 			rec = &seenRecord{}
 			_ = json.Unmarshal(data, rec) // unreadable: seen all the same
+			break
 		}
 	}
 	cutoff := uint64(now.Add(-hookSeenTTL).Unix())
@@ -68,9 +104,9 @@ func seenBefore(tx *storage.Tx, hook, id string, now time.Time) (rec *seenRecord
 }
 
 // rememberSeen returns the writes that go with the delivery's message:
-// the expired ids go, the new one is remembered. They only put and
+// the expired keys go, the new ones are remembered. They only put and
 // delete, so running them twice (a retried commit) does no harm.
-func rememberSeen(hook, id, sid string, now time.Time, expired [][]byte) func(*storage.Tx) error {
+func rememberSeen(hook string, d delivery, sid string, now time.Time, expired [][]byte) func(*storage.Tx) error {
 	val, _ := json.Marshal(seenRecord{At: now.UTC(), Session: sid})
 	return func(tx *storage.Tx) error {
 		for _, k := range expired {
@@ -81,12 +117,14 @@ func rememberSeen(hook, id, sid string, now time.Time, expired [][]byte) func(*s
 				return err
 			}
 		}
-		if id == "" {
-			return nil
+		for _, k := range d.keys() {
+			if err := tx.PutKV(seenKey(hook, k), val); err != nil {
+				return err
+			}
+			if err := tx.IndexAppend(hookSeenScope, hook, seenIndexKey(now, k), nil); err != nil {
+				return err
+			}
 		}
-		if err := tx.PutKV(seenKey(hook, id), val); err != nil {
-			return err
-		}
-		return tx.IndexAppend(hookSeenScope, hook, seenIndexKey(now, id), nil)
+		return nil
 	}
 }

@@ -62,13 +62,31 @@ func newHookEnvSpec(t *testing.T, spec string, change func(map[string]HookConfig
 	cfg.Hooks["off"] = off
 	model := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", model.BaseURL())
+	e := &hookEnv{t: t, model: model}
+	e.open(cfg)
+	t.Cleanup(func() { e.app.Close() })
+	return e
+}
+
+// open starts a daemon on cfg behind a new HTTP server.
+func (e *hookEnv) open(cfg *Config) {
+	t := e.t
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { app.Close() })
-	h := newHooks(app, slog.New(slog.DiscardHandler))
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, Hooks: h, APIToken: "api-token-0123456789"}))
+	e.app = app
+	e.hooks = newHooks(app, slog.New(slog.DiscardHandler))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, Hooks: e.hooks, APIToken: "api-token-0123456789"}))
 	t.Cleanup(srv.Close)
-	return &hookEnv{t: t, app: app, hooks: h, url: srv.URL, model: model}
+	e.url = srv.URL
+}
+
+// restart stops the daemon and starts another on the same data dir, with
+// the same clock.
+func (e *hookEnv) restart() {
+	now := e.hooks.now
+	require.NoError(e.t, e.app.Close())
+	e.open(e.app.Config)
+	e.hooks.now = now
 }
 
 func sign(body string) string {
@@ -101,9 +119,10 @@ func (e *hookEnv) post(name, body string, header map[string]string) hookAnswer {
 	return a
 }
 
-// github posts a push-like event signed with the hook's secret.
+// github posts a push-like event signed with the hook's secret; like
+// GitHub's, each delivery's body is its own.
 func (e *hookEnv) github(delivery string) hookAnswer {
-	body := `{"repository": {"full_name": "o/r"}, "action": "opened"}`
+	body := `{"repository": {"full_name": "o/r"}, "action": "opened", "delivery": "` + delivery + `"}`
 	return e.post("github", body, map[string]string{"X-Hub-Signature-256": sign(body), "X-GitHub-Delivery": delivery})
 }
 
@@ -256,10 +275,13 @@ func TestHooks_RefusalsStoreNothing(t *testing.T) {
 	assert.Equal(t, http.StatusUnprocessableEntity, a.status)
 	assert.Contains(t, a.body["detail"], "the template made an empty message of this body")
 
+	a = e.post("github", big, nil)
+	assert.Equal(t, http.StatusUnauthorized, a.status, "over the hook's limit but under every hook's: authenticated first")
+
 	unknown := e.post("nope", `{}`, nil)
-	assert.Equal(t, http.StatusNotFound, unknown.status)
+	assert.Equal(t, http.StatusUnauthorized, unknown.status)
 	disabled := e.post("off", `{}`, nil)
-	assert.Equal(t, http.StatusNotFound, disabled.status)
+	assert.Equal(t, http.StatusUnauthorized, disabled.status)
 	assert.Equal(t, unknown.body["detail"], disabled.body["detail"], "a disabled hook answers as an unknown one")
 
 	body := `{"repository": {"full_name": "o/r"}}`

@@ -31,8 +31,9 @@ type toolFactory struct {
 	// {workspace}/tools: the data dir's); "" for none.
 	shared string
 	// world is the world memory folder every agent's memory tool shares;
-	// "" for none.
-	world string
+	// "" for none. worldLimits bound what it may hold.
+	world       string
+	worldLimits memory.WorldLimits
 	// memIndex gives the search behind an agent's recall with a query;
 	// nil (or a nil result): recall with a query gives the plain recall.
 	memIndex func(a *agents.Agent) memory.Searcher
@@ -224,7 +225,7 @@ func (f *toolFactory) bank(a *agents.Agent) *memory.Bank {
 	if f.banks == nil {
 		f.banks = make(map[string]*memory.Bank)
 	}
-	b := memory.NewBank(memory.BankOptions{AgentDir: a.Dir, WorldDir: f.world})
+	b := memory.NewBank(memory.BankOptions{AgentDir: a.Dir, WorldDir: f.world, World: f.worldLimits})
 	f.banks[a.Dir] = b
 	return b
 }

@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,4 +116,52 @@ func TestConfig_WorldMemoryDir(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "shared", "world"), cfg.WorldMemoryDir(), "relative to the config's folder")
 	assert.False(t, strings.Contains(strings.Join(cfg.Warnings, "\n"), "world_memory"), "honoured, no warning")
+}
+
+// world_memory's caps reach every agent's memory tool; out-of-range
+// values are file:line errors.
+func TestConfig_WorldMemoryCaps(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "agnx.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("world_memory:\n  max_file_kb: 1\n  max_total_kb: 2\n  max_topics: 2\n"), 0o600))
+	cfg, err := Locate(file, filepath.Join(dir, "data"))
+	require.NoError(t, err)
+	require.NoError(t, cfg.Validate())
+	assert.Empty(t, cfg.Warnings)
+	assert.Equal(t, memory.WorldLimits{FileBytes: 1 << 10, TotalBytes: 2 << 10, Topics: 2}, cfg.WorldMemory.Limits())
+	_, err = Init(cfg)
+	require.NoError(t, err)
+	c := newAgentCache(cfg, slog.New(slog.DiscardHandler))
+	yaml := filepath.Join(cfg.AgentsDir, "assistant", agents.FileName)
+	data, err := os.ReadFile(yaml)
+	require.NoError(t, err)
+	i := strings.Index(string(data), "  tools:")
+	require.Positive(t, i)
+	require.NoError(t, os.WriteFile(yaml, []byte(string(data[:i])+"  tools:\n    - {type: builtin, name: memory}\n"), 0o644))
+	a, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+
+	res := call(t, a, "memory", `{"action":"update_world","topic":"pets","content":"`+strings.Repeat("m", 1<<10+1)+`"}`)
+	assert.Equal(t, "Tool execution failed: a world topic holds at most 1 KiB: keep what matters most, or split it across topics", res.Content)
+	for _, topic := range []string{"pets", "people"} {
+		res = call(t, a, "memory", `{"action":"update_world","topic":"`+topic+`","content":"a fact"}`)
+		require.False(t, res.IsError, res.Content)
+	}
+	res = call(t, a, "memory", `{"action":"update_world","topic":"places","content":"a fact"}`)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, "world memory already has its 2 topics")
+
+	for text, want := range map[string]string{
+		"world_memory:\n  max_file_kb: 65\n":                   "agnx.yaml:2: world_memory.max_file_kb 65 is out of range 1..64",
+		"world_memory:\n  max_file_kb: 8\n  max_total_kb: 4\n": "agnx.yaml:3: world_memory.max_total_kb 4 is out of range 8..1048576",
+		"world_memory:\n  max_topics: 5000\n":                  "agnx.yaml:2: world_memory.max_topics 5000 is out of range 1..4096",
+		"world_memory:\n  max_topics: -1\n":                    "agnx.yaml:2: world_memory.max_topics -1 is out of range 1..4096",
+	} {
+		require.NoError(t, os.WriteFile(file, []byte(text), 0o600))
+		cfg, err := Locate(file, filepath.Join(dir, "data"))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		assert.ErrorContains(t, err, want, text)
+	}
 }

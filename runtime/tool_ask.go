@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -33,12 +35,29 @@ var errNotACall = errors.New("asking for permission needs a tool call of a runni
 // AllowAlways or DenyCall, or an error when ctx ends or ctx is not a tool
 // call's.
 func Ask(ctx context.Context, q Question) (string, error) {
+	return AskAll(ctx, []Question{q})
+}
+
+// maxReadings bounds the questions of one AskAll.
+const maxReadings = 64
+
+// AskAll is Ask for something that can be read several ways (a coding
+// worker's permission request, whose declared kind need not say what it
+// would do: each command, path or address it names is a reading). The
+// policy decides every reading: one that it denies denies the whole (deny
+// wins); when it allows them all, AllowOnce. Otherwise a person is asked
+// once, about the first reading the policy would ask about, so callers
+// list the readings most dangerous first. qs holds 1 to 64 questions.
+func AskAll(ctx context.Context, qs []Question) (string, error) {
+	if len(qs) == 0 || len(qs) > maxReadings {
+		return "", fmt.Errorf("a question has 1 to %d readings, not %d", maxReadings, len(qs))
+	}
 	info, ok := CallFrom(ctx)
 	if !ok || info.loop == nil {
 		return "", errNotACall
 	}
 	reply := make(chan result[string], 1)
-	r := &askReq{sid: info.SessionID, turn: info.turn, callID: info.CallID, q: q, reply: reply}
+	r := &askReq{sid: info.SessionID, turn: info.turn, callID: info.CallID, qs: slices.Clone(qs), reply: reply}
 	return call(ctx, info.loop, r, reply)
 }
 
@@ -46,7 +65,7 @@ type askReq struct {
 	sid    string
 	turn   uint64
 	callID string
-	q      Question
+	qs     []Question
 	reply  chan result[string]
 }
 
@@ -57,17 +76,23 @@ func (r *askReq) handle(l *Loop) {
 		return
 	}
 	t := s.turn
-	pc := agents.Call{Tool: r.q.Tool, Subject: r.q.Subject}
-	d, _ := l.decideFor(s, t, pc, true)
-	if d == agents.Ask && (s.st.alwaysAllowed(r.q.Tool, r.q.Subject) || l.alwaysAllowed(s.st.Agent, pc)) {
-		d = agents.Allow
+	var ask *Question // the first reading a person must answer
+	for i, q := range r.qs {
+		pc := agents.Call{Tool: q.Tool, Subject: q.Subject}
+		d, _ := l.decideFor(s, t, pc, true)
+		if d == agents.Ask && (s.st.alwaysAllowed(q.Tool, q.Subject) || l.alwaysAllowed(s.st.Agent, pc)) {
+			d = agents.Allow
+		}
+		switch {
+		case d == agents.Deny:
+			r.reply <- result[string]{v: DenyCall}
+			return
+		case d == agents.Ask && ask == nil:
+			ask = &r.qs[i]
+		}
 	}
-	switch d {
-	case agents.Allow:
+	if ask == nil {
 		r.reply <- result[string]{v: AllowOnce}
-		return
-	case agents.Deny:
-		r.reply <- result[string]{v: DenyCall}
 		return
 	}
 	t.asked++
@@ -76,7 +101,7 @@ func (r *askReq) handle(l *Loop) {
 		t.asks = make(map[string]chan result[string])
 	}
 	t.asks[id] = r.reply
-	l.record(s, Event{Type: EvApprovalRequired, CallID: id, ToolName: r.q.Tool, Content: r.q.Subject})
+	l.record(s, Event{Type: EvApprovalRequired, CallID: id, ToolName: ask.Tool, Content: ask.Subject})
 	a, _ := s.st.approval(id)
 	l.armApproval(s, t, a)
 	l.park(s)

@@ -84,7 +84,7 @@ func memoryBank(cfg *lite.Config, name string) (*agents.Agent, *memory.Bank, err
 		return nil, nil, fmt.Errorf("agent %s has no memory: add \"memory: {backend: filesystem}\" under spec in %s",
 			name, filepath.Join(dir, agents.FileName))
 	}
-	return a, memory.NewBank(memory.BankOptions{AgentDir: a.Dir, WorldDir: cfg.WorldMemoryDir()}), nil
+	return a, memory.NewBank(memory.BankOptions{AgentDir: a.Dir, WorldDir: cfg.WorldMemoryDir(), World: cfg.WorldMemory.Limits()}), nil
 }
 
 func showMemory(g *globals, a *agents.Agent, bank *memory.Bank, days int) error {

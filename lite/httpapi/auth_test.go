@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -39,8 +40,12 @@ func TestAuth_Tokens(t *testing.T) {
 			if strings.HasPrefix(path, "/api/v1/hooks/") {
 				// A hook has its own secret: the API token neither is
 				// asked for nor opens it (hooks_test.go).
-				assert.Equal(t, http.StatusNotFound, e.do(method, path, "").StatusCode)
-				assert.Equal(t, http.StatusNotFound, e.do(method, path, "", "Authorization: Bearer api-secret").StatusCode)
+				for _, h := range [][]string{nil, {"Authorization: Bearer api-secret"}} {
+					resp := e.do(method, path, "", h...)
+					assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+					data, _ := io.ReadAll(resp.Body)
+					assert.Contains(t, string(data), "X-Hub-Signature-256", "the hook's refusal, not the API's")
+				}
 				return
 			}
 			if strings.HasPrefix(path, "/v1/") {

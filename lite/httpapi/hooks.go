@@ -19,10 +19,15 @@ import (
 // (Origin, Sec-Fetch-Site) is refused: a webhook never does.
 //
 // The order of the answers is fixed so that nothing is stored for a
-// refused request: a page's request 403, an unknown or disabled hook 404
-// (the same answer), a body over the hook's limit 413, then what
-// Hooks.Deliver answers (401, 400, 415, 422, 429, 503...), else 200 for a
-// delivery seen before or 202 once the message is durable.
+// refused request: a page's request 403, a body over Hooks.MaxBody 413,
+// then what Hooks.Deliver answers (401, 413, 400, 415, 422, 429, 503...),
+// else 200 for a delivery seen before or 202 once the message is durable.
+//
+// Nothing before authentication tells which hooks exist: an unknown name,
+// a disabled hook and a wrong secret or token all get the same 401 with
+// HookRefused (Deliver does the same HMAC work for a name it does not
+// know), and the body limit read before authentication is the same for
+// every name. Only the daemon's log says which it was.
 
 // hooksPrefix is the path of every hook.
 const hooksPrefix = "/api/v1/hooks/"
@@ -32,13 +37,27 @@ const hookDeliverTimeout = 30 * time.Second
 
 // Hooks receives inbound webhooks (Options.Hooks).
 type Hooks interface {
-	// MaxBody returns the hook's body limit in bytes, or false when there
-	// is no such hook or it is disabled.
-	MaxBody(name string) (int64, bool)
+	// MaxBody is the most any hook takes, in bytes: what is read of a
+	// body before Deliver authenticates it, the same for every name.
+	MaxBody() int64
 	// Deliver authenticates the raw body and its headers by the hook's
 	// secret or token, then makes it a message and sends it on. A refusal
-	// is a *HookError.
+	// is a *HookError; every failed authentication, whatever the name,
+	// is a 401 with HookRefused.
 	Deliver(ctx context.Context, name string, header http.Header, body []byte) (HookReceipt, error)
+}
+
+// HookRefused is the one answer to a delivery that is not authenticated:
+// the same for an unknown name, a disabled hook, a missing or wrong
+// signature and a missing or wrong token, so that a caller cannot list
+// the hooks by their answers.
+const HookRefused = "the delivery was refused: send it to a hook named in agnx.yaml, with " +
+	"X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body, keyed by the hook's secret> " +
+	"or Authorization: Bearer <the hook's token>"
+
+// HookTooLarge is the answer to a body over limit bytes.
+func HookTooLarge(limit int64) string {
+	return fmt.Sprintf("the body is larger than %d bytes: send less or raise the hook's max_body_kb", limit)
 }
 
 // HookReceipt is what Deliver did with a delivery.
@@ -84,23 +103,23 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("name")
-	limit, ok := int64(0), false
-	if s.o.Hooks != nil && validHookName(name) {
-		limit, ok = s.o.Hooks.MaxBody(name)
-	}
-	if !ok {
-		writeProblem(w, r, http.StatusNotFound, codeNotFound, "no such hook: hooks are named in agnx.yaml under hooks:")
+	if s.o.Hooks == nil || !validHookName(name) {
+		// No hook can have this name: nothing to hide, but the answer is
+		// the one every unauthenticated delivery gets.
+		s.log.Debug("webhook refused: no hooks, or not a hook name", "remote", r.RemoteAddr)
+		writeProblem(w, r, http.StatusUnauthorized, codeUnauthorized, HookRefused)
 		return
 	}
+	limit := s.o.Hooks.MaxBody()
 	if r.ContentLength > limit {
-		writeProblem(w, r, http.StatusRequestEntityTooLarge, codeTooLarge, fmt.Sprintf("the body is larger than %d bytes: send less or raise the hook's max_body_kb", limit))
+		writeProblem(w, r, http.StatusRequestEntityTooLarge, codeTooLarge, HookTooLarge(limit))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeProblem(w, r, http.StatusRequestEntityTooLarge, codeTooLarge, fmt.Sprintf("the body is larger than %d bytes: send less or raise the hook's max_body_kb", limit))
+			writeProblem(w, r, http.StatusRequestEntityTooLarge, codeTooLarge, HookTooLarge(limit))
 			return
 		}
 		writeProblem(w, r, http.StatusBadRequest, codeInvalid, "the body could not be read: send it again")
@@ -135,9 +154,6 @@ func (s *Server) hookRefused(w http.ResponseWriter, r *http.Request, name string
 	}
 	if he.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int((he.RetryAfter+time.Second-1)/time.Second)))
-	}
-	if he.Status == http.StatusUnauthorized {
-		s.log.Debug("webhook refused", "hook", name, "remote", r.RemoteAddr)
 	}
 	writeProblem(w, r, he.Status, code, he.Msg)
 }

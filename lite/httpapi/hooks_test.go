@@ -18,19 +18,23 @@ import (
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
-// fakeHooks has one hook, "gh", with a 64-byte limit; Deliver answers
-// what err says and records the bodies it got.
+// fakeHooks has one hook, "gh", and reads 64 bytes at most; Deliver
+// refuses other names as lite does, else answers what err says, and
+// records the bodies it got.
 type fakeHooks struct {
 	mu     sync.Mutex
 	bodies []string
 	err    error
 }
 
-func (f *fakeHooks) MaxBody(name string) (int64, bool) { return 64, name == "gh" }
+func (f *fakeHooks) MaxBody() int64 { return 64 }
 
 func (f *fakeHooks) Deliver(_ context.Context, name string, _ http.Header, body []byte) (httpapi.HookReceipt, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if name != "gh" {
+		return httpapi.HookReceipt{}, &httpapi.HookError{Status: http.StatusUnauthorized, Msg: httpapi.HookRefused}
+	}
 	f.bodies = append(f.bodies, string(body))
 	if f.err != nil {
 		return httpapi.HookReceipt{}, f.err
@@ -76,13 +80,17 @@ func TestServer_Hook(t *testing.T) {
 	}{
 		{"origin", "/api/v1/hooks/nope", `{}`, map[string]string{"Origin": "https://evil.example"}, 403, "origin_not_allowed"},
 		{"fetch site", "/api/v1/hooks/gh", `{}`, map[string]string{"Sec-Fetch-Site": "same-origin"}, 403, "origin_not_allowed"},
-		{"unknown", "/api/v1/hooks/nope", `{}`, nil, 404, "not_found"},
-		{"bad name", "/api/v1/hooks/GH", `{}`, nil, 404, "not_found"},
+		{"unknown", "/api/v1/hooks/nope", `{}`, nil, 401, "unauthorized"},
+		{"bad name", "/api/v1/hooks/GH", `{}`, nil, 401, "unauthorized"},
 		{"too big", "/api/v1/hooks/gh", strings.Repeat("x", 65), nil, 413, "payload_too_large"},
+		{"too big, unknown", "/api/v1/hooks/nope", strings.Repeat("x", 65), nil, 413, "payload_too_large"},
 	} {
 		resp, m := hookPost(t, srv.URL, c.path, c.body, c.header)
 		assert.Equal(t, c.status, resp.StatusCode, c.name)
 		assert.Equal(t, c.code, m["code"], c.name)
+		if c.status == 401 {
+			assert.Equal(t, httpapi.HookRefused, m["detail"], "%s: the answer every unauthenticated delivery gets", c.name)
+		}
 	}
 	assert.Len(t, f.bodies, 1, "refused requests never reach Deliver")
 
@@ -131,6 +139,7 @@ func TestServer_HookErrors(t *testing.T) {
 
 	nohooks := httptest.NewServer(httpapi.New(httpapi.Options{}))
 	defer nohooks.Close()
-	resp, _ = hookPost(t, nohooks.URL, "/api/v1/hooks/gh", `{}`, nil)
-	assert.Equal(t, 404, resp.StatusCode)
+	resp, m = hookPost(t, nohooks.URL, "/api/v1/hooks/gh", `{}`, nil)
+	assert.Equal(t, 401, resp.StatusCode, "no hooks at all answers as a wrong secret does")
+	assert.Equal(t, httpapi.HookRefused, m["detail"])
 }

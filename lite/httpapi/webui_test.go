@@ -136,7 +136,7 @@ func TestWebUI_SignIn(t *testing.T) {
 	// Never the admin routes, the OpenAI endpoint or the hooks.
 	requireRefused(t, e.do("GET", "/api/admin/v1/status", "", cookie), true, "server.admin_token")
 	assert.Equal(t, http.StatusUnauthorized, e.do("GET", "/v1/models", "", cookie).StatusCode)
-	assert.Equal(t, http.StatusNotFound, e.do("POST", "/api/v1/hooks/x", `{}`, cookie).StatusCode)
+	assert.Equal(t, http.StatusUnauthorized, e.do("POST", "/api/v1/hooks/x", `{}`, cookie).StatusCode)
 
 	// Over TLS the cookie is Secure.
 	req := httptest.NewRequest("POST", "https://127.0.0.1:8080/ui/signin", strings.NewReader(`{"token":"api-secret"}`))

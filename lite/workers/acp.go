@@ -32,7 +32,7 @@ var _ Runner = (*ACPRunner)(nil)
 // NewACPRunner returns the Runner of an acp: entry; cfg.Argv is the
 // agent's command line.
 func NewACPRunner(cfg RunnerConfig) *ACPRunner {
-	return &ACPRunner{cfg: cfg, ask: runtime.Ask, progress: runtime.Progress, grace: cancelGrace}
+	return &ACPRunner{cfg: cfg, ask: runtime.AskAll, progress: runtime.Progress, grace: cancelGrace}
 }
 
 // errTimeout is the cause of a run's context past its timeout.

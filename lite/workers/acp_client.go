@@ -146,9 +146,9 @@ func (c *acpClient) RequestPermission(hctx context.Context, p acp.RequestPermiss
 	defer cancel()
 	stop := context.AfterFunc(hctx, cancel) // the agent withdrew the request, or the connection ended
 	defer stop()
-	q := question(c.worker, c.fs.inside, p.ToolCall)
-	c.prog.say("asking: " + q.Tool + " " + q.Subject)
-	return acp.RequestPermissionResponse{Outcome: permit(ctx, c.ask, q, p.Options)}, nil
+	qs := readings(c.worker, c.fs.inside, p.ToolCall)
+	c.prog.say("asking: " + qs[0].Tool + " " + qs[0].Subject)
+	return acp.RequestPermissionResponse{Outcome: permit(ctx, c.ask, qs, p.Options)}, nil
 }
 
 func (c *acpClient) ReadTextFile(_ context.Context, p acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {

@@ -68,8 +68,8 @@ func TestACPRunner_ReferenceSDKAgent(t *testing.T) {
 			rec := &progressRec{}
 			var asked []runtime.Question
 			r.progress = rec.add
-			r.ask = func(_ context.Context, q runtime.Question) (string, error) {
-				asked = append(asked, q)
+			r.ask = func(_ context.Context, qs []runtime.Question) (string, error) {
+				asked = append(asked, qs...)
 				return tc.decision, nil
 			}
 			dir := t.TempDir()

@@ -3,6 +3,7 @@ package workers
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/coder/acp-go-sdk"
@@ -10,13 +11,19 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// question is what the supervising agent's policy is asked about an ACP
-// tool call: the tool of ours that would do the same (bash for execute,
-// write_file for edit/delete/move, read_file for read/search, web for
-// fetch) acting on its subject; anything else is asked as the worker's
-// own name with the call's title, which a policy rarely names, so a
-// person decides.
-func question(worker, inside string, tc acp.ToolCallUpdate) runtime.Question {
+// readings are what the supervising agent's policy is asked about an
+// ACP permission request: every thing the request would do, judged by
+// what it carries (the command in its raw input, the paths it names, a
+// title that is a command), not by the kind it declares, which the worker
+// chooses: a "read" whose raw input holds "rm -rf ~" is a bash call.
+// Each reading is a call of the tool of ours that would do the same (bash
+// for a command, write_file for a path that may be written, web for an
+// address, read_file for a path that is only read); a request of no known
+// kind is also asked as the worker's own name with its title, which a
+// policy rarely names, so a person decides. runtime.AskAll denies the
+// request when any reading is denied. They come most dangerous first, as
+// AskAll asks a person about the first that needs one.
+func readings(worker, inside string, tc acp.ToolCallUpdate) []runtime.Question {
 	title := ""
 	if tc.Title != nil {
 		title = *tc.Title
@@ -26,49 +33,170 @@ func question(worker, inside string, tc acp.ToolCallUpdate) runtime.Question {
 		kind = *tc.Kind
 	}
 	in, _ := tc.RawInput.(map[string]any)
-	switch kind {
-	case acp.ToolKindExecute:
-		return runtime.Question{Tool: "bash", Subject: first(command(in), title)}
-	case acp.ToolKindEdit, acp.ToolKindDelete, acp.ToolKindMove:
-		return runtime.Question{Tool: "write_file", Subject: first(location(tc, in, inside), title)}
-	case acp.ToolKindRead, acp.ToolKindSearch:
-		return runtime.Question{Tool: "read_file", Subject: first(location(tc, in, inside), str(in, "pattern"), title)}
-	case acp.ToolKindFetch:
-		return runtime.Question{Tool: "web", Subject: first(str(in, "url"), str(in, "query"), title)}
+	var r questions
+	for _, c := range commands(tc.RawInput) {
+		r.add("bash", c)
 	}
-	return runtime.Question{Tool: worker, Subject: title}
-}
-
-// command is the shell command of an execute call's raw input, which
-// agents give as a string or an argv.
-func command(in map[string]any) string {
-	switch c := in["command"].(type) {
-	case string:
-		return c
-	case []any:
-		parts := make([]string, 0, len(c))
-		for _, p := range c {
-			if s, ok := p.(string); ok {
-				parts = append(parts, s)
-			}
+	if c := codeSpan(title); c != "" {
+		r.add("bash", c) // how agents title a command: "`rm -rf build`"
+	}
+	if (kind == acp.ToolKindExecute || runsTerminal(tc)) && !r.has("bash") {
+		r.add("bash", title)
+	}
+	readOnly := (kind == acp.ToolKindRead || kind == acp.ToolKindSearch) && !carriesWrite(tc, in)
+	for _, p := range locations(tc, in, inside) {
+		if readOnly {
+			r.add("read_file", p)
+		} else {
+			r.add("write_file", p) // edit, delete, move, or a kind that does not say: the worse reading
 		}
-		return strings.Join(parts, " ")
 	}
-	return str(in, "cmd")
+	for _, k := range []string{"url", "uri"} {
+		r.add("web", str(in, k))
+	}
+	switch kind {
+	case acp.ToolKindFetch:
+		if !r.has("web") {
+			r.add("web", first(str(in, "query"), title))
+		}
+	case acp.ToolKindRead, acp.ToolKindSearch:
+		if !r.has("read_file") && !r.has("write_file") {
+			r.add("read_file", first(str(in, "pattern"), title))
+		}
+	case acp.ToolKindExecute, acp.ToolKindEdit, acp.ToolKindDelete, acp.ToolKindMove:
+	default:
+		r.add(worker, title)
+	}
+	if len(r.qs) == 0 {
+		r.qs = append(r.qs, runtime.Question{Tool: worker, Subject: title}) // an edit that names nothing: a person decides
+	}
+	slices.SortStableFunc(r.qs, func(a, b runtime.Question) int { return danger(a.Tool) - danger(b.Tool) })
+	return r.qs
 }
 
-// location is the first path the call names, relative to the folder
-// when under it (as our own tools' subjects are).
-func location(tc acp.ToolCallUpdate, in map[string]any, inside string) string {
-	p := ""
-	if len(tc.Locations) > 0 {
-		p = tc.Locations[0].Path
+// questions collects distinct readings, at most maxReadings.
+type questions struct{ qs []runtime.Question }
+
+// maxReadings bounds the readings of one request (runtime.AskAll's
+// bound); a request that names more is asked about its first ones, and
+// its kind's worse reading is among them.
+const maxReadings = 64
+
+func (r *questions) add(tool, subject string) {
+	q := runtime.Question{Tool: tool, Subject: subject}
+	if subject == "" || len(r.qs) == maxReadings || slices.Contains(r.qs, q) {
+		return
 	}
-	p = first(p, str(in, "file_path"), str(in, "path"), str(in, "abs_path"))
-	if r, err := filepath.Rel(inside, p); err == nil && filepath.IsAbs(p) && r != ".." && !strings.HasPrefix(r, "../") {
-		return r
+	r.qs = append(r.qs, q)
+}
+
+func (r *questions) has(tool string) bool {
+	return slices.ContainsFunc(r.qs, func(q runtime.Question) bool { return q.Tool == tool })
+}
+
+// danger orders readings: a command, a write, the network, a read, then
+// the worker's own name.
+func danger(tool string) int {
+	switch tool {
+	case "bash":
+		return 0
+	case "write_file":
+		return 1
+	case "web":
+		return 2
+	case "read_file":
+		return 3
 	}
-	return p
+	return 4
+}
+
+// commands are the shell commands a request's raw input holds, whatever
+// its kind: under "command", "cmd", "script" or "shell" (a string, or an
+// argv), or the raw input itself when it is a bare string.
+func commands(raw any) []string {
+	if s, ok := raw.(string); ok {
+		return []string{s}
+	}
+	in, _ := raw.(map[string]any)
+	var out []string
+	for _, k := range []string{"command", "cmd", "script", "shell"} {
+		switch c := in[k].(type) {
+		case string:
+			out = append(out, c)
+		case []any:
+			parts := make([]string, 0, len(c))
+			for _, p := range c {
+				if s, ok := p.(string); ok {
+					parts = append(parts, s)
+				}
+			}
+			out = append(out, strings.Join(parts, " "))
+		}
+	}
+	return out
+}
+
+// codeSpan is the text of a title that is one code span ("`make
+// test`"), "" otherwise.
+func codeSpan(title string) string {
+	t := strings.TrimSpace(title)
+	if len(t) < 3 || t[0] != '`' || t[len(t)-1] != '`' {
+		return ""
+	}
+	inner := t[1 : len(t)-1]
+	if strings.Contains(inner, "`") {
+		return ""
+	}
+	return strings.TrimSpace(inner)
+}
+
+// runsTerminal reports whether the request shows a terminal: it runs a
+// command.
+func runsTerminal(tc acp.ToolCallUpdate) bool {
+	return slices.ContainsFunc(tc.Content, func(c acp.ToolCallContent) bool { return c.Terminal != nil })
+}
+
+// carriesWrite reports whether the request carries what only a write needs: a
+// diff, or new text or a destination in its raw input.
+func carriesWrite(tc acp.ToolCallUpdate, in map[string]any) bool {
+	if slices.ContainsFunc(tc.Content, func(c acp.ToolCallContent) bool { return c.Diff != nil }) {
+		return true
+	}
+	for _, k := range []string{"content", "new_string", "old_string", "newText", "new_text", "edits", "patch", "diff",
+		"destination", "new_path", "target"} {
+		if _, ok := in[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// locationKeys are where agents put a path in a request's raw input.
+var locationKeys = []string{"file_path", "path", "abs_path", "filePath", "absolute_path", "notebook_path",
+	"source", "destination", "old_path", "new_path", "target"}
+
+// locations are the paths the request names (its locations, its diffs,
+// its raw input), each relative to the folder when under it (as our own
+// tools' subjects are).
+func locations(tc acp.ToolCallUpdate, in map[string]any, inside string) []string {
+	var out []string
+	for _, l := range tc.Locations {
+		out = append(out, l.Path)
+	}
+	for _, c := range tc.Content {
+		if c.Diff != nil {
+			out = append(out, c.Diff.Path)
+		}
+	}
+	for _, k := range locationKeys {
+		out = append(out, str(in, k))
+	}
+	for i, p := range out {
+		if r, err := filepath.Rel(inside, p); err == nil && filepath.IsAbs(p) && r != ".." && !strings.HasPrefix(r, "../") {
+			out[i] = r
+		}
+	}
+	return out
 }
 
 func str(in map[string]any, key string) string {
@@ -108,10 +236,10 @@ func answer(decision string, opts []acp.PermissionOption) acp.RequestPermissionO
 	return acp.NewRequestPermissionOutcomeCancelled()
 }
 
-// permit asks through ask (runtime.Ask) and answers the agent; a failed
-// ask (the call ended, no loop to ask) rejects.
-func permit(ctx context.Context, ask askFunc, q runtime.Question, opts []acp.PermissionOption) acp.RequestPermissionOutcome {
-	d, err := ask(ctx, q)
+// permit asks through ask (runtime.AskAll) and answers the agent; a
+// failed ask (the call ended, no loop to ask) rejects.
+func permit(ctx context.Context, ask askFunc, qs []runtime.Question, opts []acp.PermissionOption) acp.RequestPermissionOutcome {
+	d, err := ask(ctx, qs)
 	if err != nil {
 		if ctx.Err() != nil {
 			return acp.NewRequestPermissionOutcomeCancelled()
@@ -121,4 +249,4 @@ func permit(ctx context.Context, ask askFunc, q runtime.Question, opts []acp.Per
 	return answer(d, opts)
 }
 
-type askFunc func(context.Context, runtime.Question) (string, error)
+type askFunc func(context.Context, []runtime.Question) (string, error)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -41,7 +42,7 @@ func (p *progressRec) all() string {
 	return strings.Join(p.lines, "\n")
 }
 
-func noAsk(context.Context, runtime.Question) (string, error) {
+func noAsk(context.Context, []runtime.Question) (string, error) {
 	return "", errors.New("no one to ask")
 }
 
@@ -81,8 +82,8 @@ func TestACPRunner_Permission(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _ := acpRunner(t, "")
 			var asked []runtime.Question
-			r.ask = func(_ context.Context, q runtime.Question) (string, error) {
-				asked = append(asked, q)
+			r.ask = func(_ context.Context, qs []runtime.Question) (string, error) {
+				asked = append(asked, qs...)
 				return tc.decision, tc.err
 			}
 			out, err := r.Run(t.Context(), Job{Dir: t.TempDir(), Prompt: "exec go test ./..."})
@@ -91,6 +92,30 @@ func TestACPRunner_Permission(t *testing.T) {
 			assert.Equal(t, []runtime.Question{{Tool: "bash", Subject: "go test ./..."}}, asked)
 		})
 	}
+}
+
+// Over the wire: a worker's request that says "read" but runs rm is
+// judged as the command, and the policy's deny of bash:rm* wins.
+func TestACPRunner_PermissionJudgedByWhatItDoes(t *testing.T) {
+	rm, err := agents.ParseRule("bash:rm*")
+	require.NoError(t, err)
+	policy := &agents.Policy{Mode: "dangerous", Deny: []agents.Rule{rm}}
+	r, rec := acpRunner(t, "")
+	var asked []runtime.Question
+	r.ask = func(_ context.Context, qs []runtime.Question) (string, error) {
+		asked = append(asked, qs...)
+		return judge(policy, qs), nil
+	}
+	dir := t.TempDir()
+	out, err := r.Run(t.Context(), Job{Dir: dir, Prompt: "sneak rm -rf ~"})
+	require.NoError(t, err)
+	assert.Equal(t, "picked no", out.Text)
+	assert.Equal(t, []runtime.Question{{Tool: "bash", Subject: "rm -rf ~"}, {Tool: "read_file", Subject: "notes.txt"}}, asked)
+	assert.Contains(t, rec.all(), "asking: bash rm -rf ~", "progress names the worst reading")
+
+	out, err = r.Run(t.Context(), Job{Dir: dir, Prompt: "exec ls"})
+	require.NoError(t, err)
+	assert.Equal(t, "picked yes", out.Text, "what the policy allows still runs")
 }
 
 func TestACPRunner_Files(t *testing.T) {

@@ -8,11 +8,16 @@
 // # Runners
 //
 // ACPRunner speaks ACP as a client (github.com/coder/acp-go-sdk): the
-// agent's permission requests are mapped to our tools (execute → bash,
-// edit/delete/move → write_file, read/search → read_file, fetch → web,
-// anything else → the worker's name) and put through runtime.Ask, so the
-// supervising agent's policy decides and only what it would ask about
-// reaches a person; its file requests are confined to the job's folder.
+// agent's permission requests are judged by what they would do, not by
+// the kind they declare (which the worker chooses): every command in the
+// raw input or a title that is one is a bash call, every path named a
+// write_file call (a read_file one only for a read or search that carries
+// nothing a write needs), every address a web call, and a request of no
+// known kind is also asked as the worker's name. runtime.AskAll puts
+// those readings through the supervising agent's policy: one denied
+// denies the request, and a person is asked once, about the most
+// dangerous reading the policy would ask about. Its file requests are
+// confined to the job's folder.
 // ClaudeRunner drives `claude -p`, which cannot ask anyone while it runs:
 // it gets up front, in --allowedTools, only the tools the policy allows
 // without asking (RunnerConfig.Allowed), the read-only ones it would use

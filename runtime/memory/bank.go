@@ -32,6 +32,9 @@ type BankOptions struct {
 	// Now is the clock; nil means time.Now. Daily files are named by its
 	// date in its location (the daemon's local time, as Agnx's).
 	Now func() time.Time
+	// World bounds what WriteWorld lets world memory hold; zero fields
+	// mean the defaults.
+	World WorldLimits
 }
 
 // Bank is an agent's memory bank: plain Markdown files that the memory
@@ -46,6 +49,7 @@ type BankOptions struct {
 type Bank struct {
 	agentDir, worldDir string
 	now                func() time.Time
+	world              WorldLimits
 }
 
 // NewBank returns the bank o describes. It touches no file.
@@ -54,7 +58,7 @@ func NewBank(o BankOptions) *Bank {
 	if now == nil {
 		now = time.Now
 	}
-	return &Bank{agentDir: o.AgentDir, worldDir: o.WorldDir, now: now}
+	return &Bank{agentDir: o.AgentDir, worldDir: o.WorldDir, now: now, world: o.World.orDefaults()}
 }
 
 // MemoryDir is the bank's folder, <agent folder>/memory.
@@ -146,11 +150,13 @@ func (b *Bank) openWorld(create bool) (*os.Root, error) {
 
 // Remember appends content to today's daily file as an entry
 // "\n## HH:MM\n\n<content>\n", creating the file with "# YYYY-MM-DD\n",
-// and returns the file's path.
+// and returns the file's path. The content is made plain text first
+// (plainEntry), so that it cannot add entries or headings of its own.
 func (b *Bank) Remember(content string) (string, error) {
 	if len(content) > MaxContentBytes {
 		return "", errContentSize
 	}
+	content = plainEntry(content)
 	now := b.now()
 	root, rel, head, err := b.openDaily(now)
 	if err != nil {
@@ -217,7 +223,11 @@ func (b *Bank) WriteMemory(content string) (string, error) {
 }
 
 // WriteWorld replaces the world file of topic (sanitised) with content,
-// atomically, and returns its path.
+// atomically, and returns its path; empty content removes the topic (so
+// topics can be merged under a cap). It refuses, with the sentence of
+// what to do, a write that would pass the bank's WorldLimits; the check
+// and the write hold the world folder's lock, so concurrent writers (in
+// this process or another) cannot pass a bound together.
 func (b *Bank) WriteWorld(topic, content string) (string, error) {
 	if len(content) > MaxContentBytes {
 		return "", errContentSize
@@ -231,7 +241,19 @@ func (b *Bank) WriteWorld(topic, content string) (string, error) {
 		return "", err
 	}
 	defer root.Close()
-	if err := writeAtomic(root, filepath.Base(p), []byte(content)); err != nil {
+	unlock, err := lockDir(root, ".")
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	name := worldName(p)
+	if content == "" {
+		return p, removeTopic(root, name, p)
+	}
+	if err := checkWorld(root, name, len(content), b.world); err != nil {
+		return "", err
+	}
+	if err := writeAtomic(root, name, []byte(content)); err != nil {
 		return "", pathErr(p, err)
 	}
 	return p, nil

@@ -209,7 +209,8 @@ func TestBank_AppendRefusedPastTheCap(t *testing.T) {
 }
 
 func TestBank_RecallIsCapped(t *testing.T) {
-	b, _, _ := newBank(t)
+	agent, world := t.TempDir(), filepath.Join(t.TempDir(), "world")
+	b := NewBank(BankOptions{AgentDir: agent, WorldDir: world, Now: fixed, World: WorldLimits{FileBytes: MaxContentBytes}})
 	big := strings.Repeat("é", MaxContentBytes/2-1)
 	for _, topic := range []string{"a", "b", "c"} {
 		_, err := b.WriteWorld(topic, big)

@@ -50,7 +50,7 @@ type Args struct {
 const toolSchema = `{"type":"object","properties":{` +
 	`"action":{"type":"string","enum":["recall","remember","reflect","update_world"],"description":"Action to perform"},` +
 	`"days":{"type":"integer","description":"(recall) How many days of daily logs to load (default: 3, at most 365)"},` +
-	`"content":{"type":"string","description":"(remember) What to record. (reflect) New content for MEMORY.md — omit to read current memory first. (update_world) The topic's new content. At most 64 KiB."},` +
+	`"content":{"type":"string","description":"(remember) What to record. (reflect) New content for MEMORY.md — omit to read current memory first. (update_world) The topic's whole new content; empty removes the topic. At most 64 KiB; world memory is capped smaller, so keep topics short."},` +
 	`"topic":{"type":"string","description":"(update_world) Topic file to update (e.g., 'people', 'systems', 'preferences')"},` +
 	`"query":{"type":"string","description":"(recall) Search your memory and past conversations for this instead of loading the last days; results cite their file and date"},` +
 	`"limit":{"type":"integer","description":"(recall with query) How many results (default 8, at most 50)"}},` +
@@ -118,6 +118,9 @@ func (t *Tool) Run(ctx context.Context, raw []byte) (runtime.Result, error) {
 		p, err := t.Bank.WriteWorld(*a.Topic, *a.Content)
 		if err != nil {
 			return failed(err.Error()), nil
+		}
+		if *a.Content == "" {
+			return done("Removed the world topic at "+p, Details{Action: a.Action, Paths: []string{p}}), nil
 		}
 		return done("Updated world knowledge at "+p, Details{Action: a.Action, Paths: []string{p}}), nil
 	}

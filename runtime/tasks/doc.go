@@ -38,9 +38,12 @@
 //
 // <Dir>/<board>.md (0600) is rendered after every change (a temporary
 // file renamed over it). Sync, called on every read and change of the
-// board and by lite's timer, costs one stat when the file did not
+// board and by lite's timer, costs one lstat when the file did not
 // change; when a person changed it, it is parsed and applied as changes
-// by "file". The merge is three-way: agnx.db keeps a hash of each field
+// by "file". The file is read before the store's mutex is taken, without
+// ever blocking: only a regular file is opened (non-blocking, no link
+// followed, checked on the descriptor), 16 MiB at most; a link, named
+// pipe or device in its place is a *FileError, so no board waits on it. The merge is three-way: agnx.db keeps a hash of each field
 // as the file was written, so only the fields the person changed are
 // applied and a change the store took meanwhile is kept. A file with a
 // mistake is not applied at all: Sync returns (and logs once) a

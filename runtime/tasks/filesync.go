@@ -79,12 +79,13 @@ func (s *Store) prepareFile(b *board, applied string, force bool) pendingFile {
 	if s.o.Dir == "" {
 		return pendingFile{}
 	}
-	if m := s.files[b.name]; m != nil && m.err != nil && !force {
+	m := s.memo(b.name)
+	if m != nil && m.err != nil && !force {
 		return pendingFile{}
 	}
 	text := Render(b.name, b.tasks)
 	nb := fileBase{Hash: hashOf(text), Prev: b.base.Hash, Applied: applied, Fields: map[string][]uint64{}}
-	if m := s.files[b.name]; m != nil && m.disk != "" {
+	if m != nil && m.disk != "" {
 		nb.Prev = m.disk
 	}
 	for _, t := range b.tasks {
@@ -109,10 +110,10 @@ func (s *Store) writeFile(name string, f pendingFile) {
 		return
 	}
 	m := &fileMemo{disk: hashOf(f.text)}
-	if st, err := os.Stat(path); err == nil {
+	if st, err := os.Lstat(path); err == nil {
 		m.mod, m.size = st.ModTime(), st.Size()
 	}
-	s.files[name] = m
+	s.setMemo(name, m)
 }
 
 func writeAtomic(path string, data []byte) error {
@@ -139,52 +140,53 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // Sync picks up a person's edit of the board's file: when it changed
-// since it was last seen (one stat when it did not), its differences are
+// since it was last seen (one lstat when it did not), its differences are
 // applied as changes by ByFile. A file with a mistake is not applied: its
 // *FileError comes back (again on every call until the file changes) and
-// is logged once.
+// is logged once; so does a file that is not a regular one (a link, a
+// named pipe, a device), which is never opened in a way that could block.
+// The file is read before the store's lock is taken (readBoardFile), so
+// a slow one holds up no other board.
 func (s *Store) Sync(ctx context.Context, boardName string) error {
 	if s.o.Dir == "" || CheckBoard(boardName) != nil {
 		return nil
 	}
+	f := s.readBoardFile(boardName)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.syncLocked(ctx, boardName)
+	return s.syncLocked(ctx, boardName, f)
 }
 
 // FileErr returns the mistake last found in the board's file, or nil.
 func (s *Store) FileErr(boardName string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if m := s.files[boardName]; m != nil {
+	if m := s.memo(boardName); m != nil {
 		return m.err
 	}
 	return nil
 }
 
-func (s *Store) syncLocked(ctx context.Context, name string) error {
-	if s.o.Dir == "" {
+// syncLocked applies f, the board's file as readBoardFile found it, under
+// the store's lock.
+func (s *Store) syncLocked(ctx context.Context, name string, f boardFile) error {
+	switch {
+	case s.o.Dir == "":
 		return nil
-	}
-	path := s.path(name)
-	st, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	case f.err != nil:
+		return f.err
+	case f.st == nil:
 		return s.rewrite(ctx, name) // removed (or never written): the store writes it again
+	case f.problem != "":
+		return s.bad(name, f.st, 1, f.problem)
 	}
-	if err != nil {
-		return err
-	}
-	m := s.files[name]
+	st := f.st
+	m := s.memo(name)
 	if m != nil && m.mod.Equal(st.ModTime()) && m.size == st.Size() {
 		return m.err
 	}
-	if st.Size() > maxFile {
-		return s.bad(name, st, 1, fmt.Sprintf("the file is over %d MiB: cut it down", maxFile>>20))
+	if !f.read {
+		return nil // seen unchanged, then changed by another call meanwhile: that call applied it
 	}
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
+	text := f.text
 	b, err := s.read(name)
 	if err != nil {
 		return err
@@ -192,10 +194,10 @@ func (s *Store) syncLocked(ctx context.Context, name string) error {
 	h := hashOf(text)
 	switch h {
 	case b.base.Hash:
-		s.files[name] = &fileMemo{mod: st.ModTime(), size: st.Size(), disk: h}
+		s.setMemo(name, &fileMemo{mod: st.ModTime(), size: st.Size(), disk: h})
 		return nil
 	case b.base.Prev, b.base.Applied:
-		s.files[name] = &fileMemo{mod: st.ModTime(), size: st.Size(), disk: h}
+		s.setMemo(name, &fileMemo{mod: st.ModTime(), size: st.Size(), disk: h})
 		return s.rewrite(ctx, name) // stale, not edited: a write that did not happen
 	}
 	items, err := ParseBoard(text)
@@ -235,10 +237,10 @@ var errNoBoard = errors.New("no such board")
 
 func (s *Store) bad(name string, st fs.FileInfo, line int, msg string) error {
 	fe := &FileError{Board: name, Line: line, Msg: msg}
-	if m := s.files[name]; m == nil || m.err == nil || m.err.Error() != fe.Error() {
+	if m := s.memo(name); m == nil || m.err == nil || m.err.Error() != fe.Error() {
 		s.o.Logger.Warn("a person's edit of the task board's file is not applied: fix the line", "board", name, "err", fe.Error())
 	}
-	s.files[name] = &fileMemo{mod: st.ModTime(), size: st.Size(), err: fe}
+	s.setMemo(name, &fileMemo{mod: st.ModTime(), size: st.Size(), err: fe})
 	return fe
 }
 

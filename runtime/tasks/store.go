@@ -71,7 +71,11 @@ type Options struct {
 type Store struct {
 	o  Options
 	mu sync.Mutex // serializes every change: each is read, checked and committed whole
-	// files is what was last seen of each board's file (filesync.go).
+	// fmu guards files alone, never across I/O, so a board's file can be
+	// read outside mu (readBoardFile); taken inside mu, never around it.
+	fmu sync.Mutex
+	// files is what was last seen of each board's file (filesync.go). A
+	// memo is replaced, never changed.
 	files map[string]*fileMemo
 }
 
@@ -176,9 +180,10 @@ func (s *Store) change(ctx context.Context, e edit) ([]*Task, error) {
 	if err := CheckBoard(e.board); err != nil {
 		return nil, refuse(ErrInvalid, "%s", err.Error())
 	}
+	f := s.readBoardFile(e.board) // outside the lock: a slow file holds up no other board
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_ = s.syncLocked(ctx, e.board) // a bad file is reported (logged) there; the store stays the truth
+	_ = s.syncLocked(ctx, e.board, f) // a bad file is reported (logged) there; the store stays the truth
 	changed, err := s.apply(ctx, e)
 	if err == nil && s.o.Changed != nil {
 		s.o.Changed(e.board)
