@@ -74,6 +74,9 @@ type Agent struct {
 	// file named but missing, a skill or directive left out. validate and
 	// doctor show them; serve logs them when it loads the agent.
 	Warnings []string
+	// toolLines are the lines of agent.yaml naming each of Tools (see
+	// ToolLine).
+	toolLines []int
 
 	// system holds the last RenderSystem result (a *renderedSystem); a
 	// copy of the Agent does not use the original's (see RenderSystem).
@@ -248,6 +251,16 @@ type Embeddings struct {
 
 // EmbeddingProviders are the providers spec.memory.embeddings may name.
 var EmbeddingProviders = []string{"ollama", "openai", "openrouter"}
+
+// ToolLine is the line of agent.yaml that names Tools[i], for an error
+// about that entry found after Load (an unknown built-in tool); 0 when it
+// is not known (an Agent not made by Load).
+func (a *Agent) ToolLine(i int) int {
+	if i < 0 || i >= len(a.toolLines) {
+		return 0
+	}
+	return a.toolLines[i]
+}
 
 // HasMemory reports whether the agent gets the memory tool and directive:
 // spec.memory with the filesystem backend, or, without spec.memory, a

@@ -34,6 +34,14 @@ const outsideFix = ": an agent may use only files inside its own folder; copy th
 // it.
 var ErrNotRegular = errors.New("is a named pipe, device or socket, not a regular file")
 
+// ErrTooLarge is matched (errors.Is) by the error for a file an agent
+// names that is larger than 1 MiB: agent.yaml and the prompt files are
+// read whole into memory, on small machines.
+var ErrTooLarge = errors.New("is larger than 1 MiB, the most an agent's file may be")
+
+// tooLargeFix completes a sentence about a file that is too large.
+const tooLargeFix = ": shorten it; long texts belong in prompt files, skills or the agent's memory folder"
+
 // notRegularFix completes a sentence about a file that is not regular.
 const notRegularFix = ": an agent's files must be regular files; replace it with one"
 

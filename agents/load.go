@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -112,6 +113,9 @@ func Load(dir string) (*Agent, error) {
 	if errors.Is(err, ErrNotRegular) {
 		return nil, &Error{File: file, Msg: ErrNotRegular.Error() + notRegularFix}
 	}
+	if errors.Is(err, ErrTooLarge) {
+		return nil, &Error{File: file, Msg: ErrTooLarge.Error() + tooLargeFix}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load agent: %w", err)
 	}
@@ -120,6 +124,9 @@ func Load(dir string) (*Agent, error) {
 		return nil, err
 	}
 	a := af.agent(dir)
+	for i := range a.Tools {
+		a.toolLines = append(a.toolLines, doc.Line("spec.tools["+strconv.Itoa(i)+"].name"))
+	}
 	a.Warnings = append(Warnings(doc), af.warnings...)
 	a.Files = []string{dir, file}
 	a.ModTime = mod
@@ -288,7 +295,7 @@ func readOpen(f *os.File, name string) ([]byte, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	if len(data) > maxFileSize {
-		return nil, time.Time{}, fmt.Errorf("%s is larger than %d KiB", name, maxFileSize>>10)
+		return nil, time.Time{}, fmt.Errorf("%s %w", name, ErrTooLarge)
 	}
 	return data, info.ModTime(), nil
 }

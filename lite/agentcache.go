@@ -33,6 +33,10 @@ type agentCache struct {
 
 	// max is how many agents stay built (runtime.max_loaded_agents).
 	max int
+	// budget is what the loaded agents' tools may hold together, in
+	// bytes, for the memory limit limitMB (agentbudget.go); 0: no limit.
+	budget  int64
+	limitMB int
 
 	mu     sync.Mutex
 	loaded map[string]*cachedAgent
@@ -44,6 +48,12 @@ type agentCache struct {
 	// for the first's result instead of building again.
 	building map[string]*agentBuild
 	closed   bool // by close: nothing more is built
+	// refused are the agents too big for the budget, kept until their
+	// files change: a message to one is refused without a build.
+	refused map[string]*AgentTooBigError
+	// builds and evictions count what the cache did (counts).
+	builds    uint64
+	evictions map[string]uint64
 
 	// onBuild, when set, is told a build starts; it returns what to call
 	// when it ends (the memory guard gives builds headroom).
@@ -68,6 +78,8 @@ type cachedAgent struct {
 	checked time.Time // when its files were last compared
 	badMod  time.Time // the ModTime of an edit that failed to load
 	used    time.Time // for the LRU
+	// held is what its tools hold while it is loaded (agentbudget.go).
+	held held
 	// stale is set when one of its MCP servers changed its tool list:
 	// the next use rebuilds it.
 	stale bool
@@ -103,7 +115,8 @@ func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
 		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm, search: webSearch(cfg), shared: cfg.DataDir,
 			world: cfg.WorldMemoryDir(), worldLimits: cfg.WorldMemory.Limits(), mcp: newMCPHost(cfg, log, sb)}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
 		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool),
-		building: make(map[string]*agentBuild)}
+		building: make(map[string]*agentBuild), refused: make(map[string]*AgentTooBigError), evictions: make(map[string]uint64),
+		budget: agentBudget(cfg.Runtime.MemoryLimitMB), limitMB: cfg.Runtime.MemoryLimitMB}
 }
 
 // CachedAgent returns the agent when it is built and its files did not
@@ -165,6 +178,10 @@ func (c *agentCache) load(name string, force bool) (*runtime.LoadedAgent, error)
 	}
 	now := time.Now()
 	ca := c.loaded[name]
+	if err := c.stillRefused(name); err != nil && ca == nil && !force {
+		c.mu.Unlock()
+		return nil, err
+	}
 	var mod time.Time
 	if ca != nil {
 		ca.used = now
@@ -176,6 +193,7 @@ func (c *agentCache) load(name string, force bool) (*runtime.LoadedAgent, error)
 	}
 	b := &agentBuild{done: make(chan struct{})}
 	c.building[name] = b
+	c.builds++
 	c.mu.Unlock()
 
 	la, err := c.build(name, filepath.Join(c.cfg.AgentsDir, name))
@@ -202,6 +220,12 @@ func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mo
 		return nil, runtime.ErrClosed
 	}
 	ca := c.loaded[name] // evicted while it built: nil
+	var tooBig *AgentTooBigError
+	if errors.As(err, &tooBig) {
+		c.refused[name] = tooBig
+	} else {
+		delete(c.refused, name)
+	}
 	switch {
 	case err != nil && ca == nil:
 		return nil, err
@@ -226,12 +250,15 @@ func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mo
 		c.logWarnings(la)
 		c.retire(name, ca.agent.Tools)
 		ca.agent, ca.checked, ca.used, ca.badMod, ca.stale = la, now, now, time.Time{}, false
+		ca.held = fixedCost(la.Tools)
+		c.overBudget(name)
 		c.built(la)
 		return la, nil
 	}
 	c.logWarnings(la)
-	c.loaded[name] = &cachedAgent{agent: la, checked: now, used: now}
+	c.loaded[name] = &cachedAgent{agent: la, checked: now, used: now, held: fixedCost(la.Tools)}
 	c.evictOver(name)
+	c.overBudget(name)
 	c.built(la)
 	return la, nil
 }
@@ -320,6 +347,10 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	ts, err := c.tools.build(spec)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
+	}
+	if err := c.fits(spec, ts); err != nil {
+		closeTools(ts)
+		return nil, err
 	}
 	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy, Hooks: spec.Hooks}, nil
 }

@@ -65,6 +65,7 @@ func TestLoop_SharedBuildKeepsItsAgentOpen(t *testing.T) {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	c := lruCache(t, 8)
+	c.setBudget(0) // no budget of fixed costs: evictIdle evicts every idle agent, this one too
 	echoTool(t, filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "echo"))
 	defer c.close()
 	h := &heldDelivery{agentCache: c, loaded: make(chan string, 8), pinned: make(chan string, 64),

@@ -51,34 +51,38 @@ func (c *agentCache) evictOver(keep string) {
 		if victim == "" {
 			return
 		}
-		c.evict(victim)
+		c.evict(victim, evictedLRU)
 	}
 }
 
 // evict frees an agent: its compiled WASM modules are closed (calls
-// already running finish first).
-func (c *agentCache) evict(name string) {
+// already running finish first). why is counted (agentbudget.go).
+func (c *agentCache) evict(name, why string) {
 	if ca := c.loaded[name]; ca != nil {
 		closeTools(ca.agent.Tools)
 		delete(c.loaded, name)
 		c.tools.mcp.forget(name)
-		c.log.Debug("agent evicted", "agent", name)
+		c.evictions[why]++
+		c.log.Debug("agent evicted", "agent", name, "reason", why)
 	}
 }
 
-// evictIdle evicts every agent without a running turn, for the memory
-// guard; it reports how many went.
+// evictIdle evicts, for the memory guard, every agent without a running
+// turn that holds no fixed cost, and those that do beyond the budget (none
+// while the budget holds); it reports how many went. An agent the budget
+// holds stays: evicting it would win its memory back only until its next
+// message builds it again (agentbudget.go).
 func (c *agentCache) evictIdle() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := 0
-	for name := range c.loaded {
-		if c.pins[name] == 0 {
-			c.evict(name)
+	for name, ca := range c.loaded {
+		if c.pins[name] == 0 && (ca.held.total() == 0 || c.budget == 0) {
+			c.evict(name, evictedMemory)
 			n++
 		}
 	}
-	return n
+	return n + c.overBudget("")
 }
 
 // loadedCount is how many agents are built.

@@ -266,7 +266,9 @@ type RuntimeConfig struct {
 	MaxLoadedAgents    int    `yaml:"max_loaded_agents"`    // default 8
 	DefaultAgent       string `yaml:"default_agent"`        // default assistant
 	// MemoryLimitMB is the memory budget the guard keeps under (default
-	// 40; 0: no guard).
+	// 64: an agent with two Go WASM tools holds some 40 MiB compiled,
+	// which with the daemon's 16 MiB reserve did not fit in the 40 it
+	// was; 0: no guard).
 	MemoryLimitMB int `yaml:"memory_limit_mb"`
 	// ApprovalTimeoutSeconds is how long a tool call waits for a user's
 	// decision before it is denied; 0 (the default) waits until answered,

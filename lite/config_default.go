@@ -24,7 +24,7 @@ func DefaultConfig() *Config {
 			MaxConcurrentTools:     4,
 			MaxLoadedAgents:        8,
 			DefaultAgent:           "assistant",
-			MemoryLimitMB:          40,
+			MemoryLimitMB:          64,
 			ApprovalTimeoutSeconds: 0,
 			SessionIdleSeconds:     600,
 			DBReserveMB:            4,
@@ -153,7 +153,7 @@ runtime:                          # agnx-lite's own settings
   max_concurrent_turns: 2
   max_concurrent_tools: 4
   max_loaded_agents: 8
-  memory_limit_mb: 40             # memory budget; 0: no guard
+  memory_limit_mb: 64             # memory budget; 0: no guard
   approval_timeout_seconds: 0     # 0: a tool call waits for its approval; N: denied after N s
   session_idle_seconds: 600       # idle sessions leave memory (they come back from disk)
   db_reserve_mb: 4                # disk kept for the database when the disk fills up; 0: none

@@ -21,7 +21,10 @@ import (
 // is sampled; above the high-water mark (the limit plus an eighth) idle
 // agents and sessions are evicted, and if that is not enough new turns are
 // refused ("busy, try again shortly") until it is back under the limit.
-// It never crashes the daemon for memory.
+// It never crashes the daemon for memory. What loaded agents hold whatever
+// they do (their compiled WASM tools) is a fixed cost the agent cache
+// keeps within a budget (agentbudget.go): the guard does not evict an
+// agent the budget holds, and takes their code off the heap's soft limit.
 type memGuard struct {
 	limit     int64 // bytes
 	high, low int64
@@ -90,11 +93,15 @@ const (
 )
 
 // heldShare: between turns the sessions in memory hold at most
-// 1/heldShare of the memory limit (2 MiB of windows at the default 40 MB,
+// 1/heldShare of the memory limit (2 MiB of windows at the default 64 MB,
 // some 10 full 40,000-token windows or 12,000 short messages); beyond it
 // the least recently used idle ones leave memory and come back from disk
-// on their next message (runtime.Options.HeldBytes).
-const heldShare = 20
+// on their next message (runtime.Options.HeldBytes). It was a twentieth
+// of the 40 MB default; the default grew by 24 MB to make room for
+// agents' compiled WASM tools (agentbudget.go), not for sessions, so the
+// share shrank to keep them at 2 MiB (at a twentieth the memory gate's
+// daemon held 2 MiB more anonymous memory and peaked 1 MiB higher).
+const heldShare = 32
 
 // heldBytes is runtime.Options.HeldBytes for a memory limit of limitMB
 // (0 without a limit: the runtime's default).
@@ -121,11 +128,7 @@ func liveHeap(gcPercent int) uint64 {
 // puts both back as they were; wait waits for it.
 func (g *memGuard) start(ctx context.Context) {
 	g.mu.Lock()
-	limit := g.limit
-	if g.builds > 0 {
-		limit *= 2 // a build that began first keeps its headroom
-	}
-	prev := debug.SetMemoryLimit(limit)
+	prev := debug.SetMemoryLimit(g.softLimit())
 	prevGC := -2 // unchanged
 	if os.Getenv("GOGC") == "" {
 		prevGC = debug.SetGCPercent(100)
@@ -204,6 +207,29 @@ func (g *memGuard) run(ctx context.Context) {
 	}
 }
 
+// softLimit is the Go heap's soft limit, with g.mu held: the limit less
+// what the loaded agents hold outside the heap (their compiled code),
+// which the runtime does not count as its own, so that heap and code
+// together stay near the limit; or twice the limit while an agent builds.
+// Without the code taken off, the heap kept freed pages up to the whole
+// limit beside 26 MiB of code, and the guard shed sessions every few
+// turns of an agent with two Go tools.
+func (g *memGuard) softLimit() int64 {
+	if g.builds > 0 {
+		return 2 * g.limit // a build that began first keeps its headroom
+	}
+	return max(g.limit-g.agents.heldCode(), min(agentReserve, g.limit))
+}
+
+// setSoftLimit sets the soft limit for the agents loaded now.
+func (g *memGuard) setSoftLimit() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.running {
+		debug.SetMemoryLimit(g.softLimit())
+	}
+}
+
 // building gives an agent build headroom until the func it returns is
 // called. A cold compile of a large WASM module needs a heap above the
 // soft limit for a few seconds: held to the limit, the collector would
@@ -214,14 +240,14 @@ func (g *memGuard) run(ctx context.Context) {
 func (g *memGuard) building() (done func()) {
 	g.mu.Lock()
 	if g.builds++; g.builds == 1 && g.running {
-		debug.SetMemoryLimit(2 * g.limit)
+		debug.SetMemoryLimit(g.softLimit())
 	}
 	g.mu.Unlock()
 	return func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if g.builds--; g.builds == 0 && g.running {
-			debug.SetMemoryLimit(g.limit)
+			debug.SetMemoryLimit(g.softLimit())
 		}
 	}
 }
@@ -237,6 +263,7 @@ func (g *memGuard) compiling() bool {
 // transient: idle agents and sessions are still evicted, but no turn is
 // refused for it.
 func (g *memGuard) check(ctx context.Context) {
+	g.setSoftLimit()
 	if g.tuneGC {
 		g.gcPercent = gcPercentFor(liveHeap(g.gcPercent))
 		debug.SetGCPercent(g.gcPercent)

@@ -170,6 +170,7 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 		p.gauge("agnx_loop_queue_depth", "Requests waiting in the event loop's inbox.", float64(st.Inbox))
 	}
 	p.gauge("agnx_agents_loaded", "Agents built and cached.", float64(app.Agents.loadedCount()))
+	writeAgents(p, app.Agents.counts())
 	p.gauge("agnx_tools_stuck", "Tool calls given up on past their deadline whose goroutine has not returned yet.",
 		float64(app.Loop.StuckTools()))
 	if rss, anon, err := selfMem(); err == nil {

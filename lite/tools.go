@@ -1,6 +1,7 @@
 package lite
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 	"github.com/agnx-lite/agnx-lite/runtime/tasks"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
+	"github.com/agnx-lite/agnx-lite/wasmtools"
 )
 
 // toolFactory turns an agent's spec.tools into tools: the one place that
@@ -74,12 +76,12 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 		}
 	}()
 	manifests := map[string]bool{}
-	for _, ref := range a.Tools {
+	for i, ref := range a.Tools {
 		switch ref.Type {
 		case "wasm":
 			t, err := f.wasm.load(a, wasmManifest(a, ref), ref.Name)
 			if err != nil {
-				return out, err
+				return out, entryError(a, i, err)
 			}
 			manifests[t.Manifest().File] = true
 			out = append(out, t)
@@ -89,7 +91,7 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 			}
 			t, err := f.builtin(a, ref)
 			if err != nil {
-				return out, err
+				return out, entryError(a, i, err)
 			}
 			if t != nil {
 				out = append(out, t)
@@ -97,7 +99,7 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 		case "cli":
 			t, err := f.cli(a, ref)
 			if err != nil {
-				return out, err
+				return out, entryError(a, i, err)
 			}
 			if t != nil {
 				out = append(out, t)
@@ -105,7 +107,7 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 		case "mcp":
 			// with agnx.yaml's servers, below
 		default:
-			return out, fmt.Errorf("tools of type %q are not supported by this build yet: remove %q from spec.tools", ref.Type, ref.Name)
+			return out, entryError(a, i, fmt.Errorf("tools of type %q are not supported by this build yet: remove %q from spec.tools", ref.Type, ref.Name))
 		}
 	}
 	if t := f.memoryTool(a, out); t != nil {
@@ -184,8 +186,21 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 		}
 		return tasks.NewTool(f.tasks), nil
 	}
-	return nil, fmt.Errorf("there is no built-in tool %q (available: %s): fix spec.tools in %s",
-		ref.Name, strings.Join(builtins, ", "), filepath.Join(a.Dir, agents.FileName))
+	return nil, fmt.Errorf("there is no built-in tool %q (available: %s): fix its name in spec.tools",
+		ref.Name, strings.Join(builtins, ", "))
+}
+
+// entryError locates the error of the agent's spec.tools[i] at the line
+// of agent.yaml naming it, as an *agents.Error: the entry is what the user
+// must fix, and the API answers 422 agent_invalid with file:line, not 500.
+// An error that already names its own file (a tool.yaml) and the engine's
+// closing pass through.
+func entryError(a *agents.Agent, i int, err error) error {
+	var located *agents.Error
+	if errors.As(err, &located) || errors.Is(err, wasmtools.ErrClosed) {
+		return err
+	}
+	return &agents.Error{File: filepath.Join(a.Dir, agents.FileName), Line: a.ToolLine(i), Msg: err.Error()}
 }
 
 // memoryTool is the agent's memory tool, or nil when it has none: an

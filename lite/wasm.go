@@ -29,6 +29,14 @@ type wasmEngine struct {
 	progress *Progress
 	slow     time.Duration // 0: wasmSlow
 
+	// held is what each module held when first loaded (wasmcost.go), by
+	// its file; measure measures (nil: heldNow; tests fake it). A load
+	// that measures holds heldMu alone, so that no other load's memory
+	// is counted as its own.
+	heldMu  sync.RWMutex
+	held    map[moduleKey]held
+	measure func() held
+
 	once sync.Once
 	eng  *wasmtools.Engine
 	err  error
@@ -50,7 +58,7 @@ const wasmSlow = 300 * time.Millisecond
 
 // load compiles one tool for an agent. name, when set, must be the
 // manifest's name.
-func (w *wasmEngine) load(a *agents.Agent, manifest, name string) (*wasmtools.Tool, error) {
+func (w *wasmEngine) load(a *agents.Agent, manifest, name string) (*wasmTool, error) {
 	if err := insideAgent(a, manifest); err != nil {
 		return nil, err
 	}
@@ -66,9 +74,12 @@ func (w *wasmEngine) load(a *agents.Agent, manifest, name string) (*wasmtools.To
 		return nil, err
 	}
 	var t *wasmtools.Tool
+	var h held
 	err = w.progress.After(cmp.Or(w.slow, wasmSlow), "compiling the WASM tool "+m.Name+" (the first time only)", func() (err error) {
-		t, err = eng.Load(context.Background(), manifest, wasmtools.ToolOptions{
-			Workspace: a.Workspace, Env: environ(w.env, os.LookupEnv), Logger: w.log.With("agent", a.Name)})
+		t, h, err = w.measured(m.ModulePath(), func() (*wasmtools.Tool, error) {
+			return eng.Load(context.Background(), manifest, wasmtools.ToolOptions{
+				Workspace: a.Workspace, Env: environ(w.env, os.LookupEnv), Logger: w.log.With("agent", a.Name)})
+		})
 		return err
 	})
 	if err != nil {
@@ -78,7 +89,7 @@ func (w *wasmEngine) load(a *agents.Agent, manifest, name string) (*wasmtools.To
 		t.Close(context.Background())
 		return nil, fmt.Errorf("%s names the tool %q but spec.tools calls it %q: make them agree", manifest, t.Manifest().Name, name)
 	}
-	return t, nil
+	return &wasmTool{Tool: t, held: h}, nil
 }
 
 // insideAgent refuses a tool file that is, or leads through a symlink to,

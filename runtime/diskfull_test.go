@@ -145,3 +145,42 @@ func TestLoop_DiskFullReserveKeepsTheTurn(t *testing.T) {
 	assert.True(t, f.store.ReserveGone())
 	sub.Close()
 }
+
+// A client told that its message's turn failed for a full disk may send
+// the message again: the resend stores nothing (the message is stored
+// already) and Send says so; only the message right after the failure is
+// taken for a resend, so asking the same again later is a new message.
+func TestLoop_DiskFullResendIsStoredOnce(t *testing.T) {
+	f := newFullDisk(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sid, sub := f.helloWithFullDisk(t, ctx)
+	for range sub.C() {
+	}
+	require.ErrorIs(t, sub.Err(), storage.ErrDiskFull)
+	require.NoError(t, os.Remove(filepath.Join(f.disk, "workspace-file")))
+
+	_, err := f.loop.Send(ctx, sid, runtime.Input{Content: "hello"})
+	var lost *runtime.TurnLostError
+	require.ErrorAs(t, err, &lost)
+	assert.Equal(t, uint64(2), lost.Seq, "the stored message, after session_start")
+	assert.NotErrorIs(t, err, runtime.ErrDiskFull, "it is not a refusal to store: nothing is to be sent again")
+
+	sub, err = f.loop.Subscribe(ctx, sid)
+	require.NoError(t, err)
+	_, err = f.loop.Send(ctx, sid, runtime.Input{Content: "hello"})
+	require.NoError(t, err, "asked again after that, it is a new message")
+	for e := range sub.C() {
+		if e.Type == runtime.EvTurnEnd {
+			break
+		}
+	}
+	var users []string
+	require.NoError(t, runtime.ReadEvents(f.store, sid, 0, func(e runtime.Event) error {
+		if e.Type == runtime.EvUserMessage {
+			users = append(users, e.Content)
+		}
+		return nil
+	}))
+	assert.Equal(t, []string{"hello", "hello"}, users, "the resend was not stored; the later question was")
+}

@@ -193,6 +193,9 @@ type session struct {
 	// closing is set while its parent closes a child: the end of its turn
 	// is no report.
 	closing bool
+	// lost is the message of the turn a failed commit ended, until the
+	// next message (turnlost.go).
+	lost *lostTurn
 }
 
 type published struct {

@@ -145,6 +145,13 @@ func (r *sendReq) handle(l *Loop) {
 		r.reply <- result[Sent]{err: err}
 		return
 	}
+	if lost := s.lost; lost != nil {
+		s.lost = nil // only the next message may be its resend
+		if r.in.Keep == KeepNone && r.in.Content == lost.content && !s.st.TurnActive {
+			r.reply <- result[Sent]{err: &TurnLostError{Seq: lost.seq, Why: lost.why}}
+			return
+		}
+	}
 	queued := s.st.TurnActive && r.in.Keep == KeepNone
 	e := Event{Type: EvUserMessage, Content: r.in.Content, SenderID: r.in.SenderID, SenderName: r.in.SenderName,
 		Passive: r.in.Keep == KeepPassive, Origin: r.in.Origin}

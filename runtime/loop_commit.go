@@ -240,6 +240,7 @@ func (l *Loop) loadFailed(s *session, why error) {
 	case resumable(s.st):
 		l.want(s)
 	default:
+		s.lost = &lostTurn{seq: s.st.TurnSeq, content: lastUser(s.st), why: why}
 		l.record(s, Event{Type: EvError, Code: "storage_error", Content: why.Error()})
 		l.record(s, Event{Type: EvTurnEnd, Reason: TurnFailed})
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/lite/systemd"
 )
 
-const serviceUsage = "service install [--user] [-c FILE] [-d DIR] [--memory-max 64M] [--run-as USER] [--dry-run] | uninstall [--user] | status [--user]"
+const serviceUsage = "service install [--user] [-c FILE] [-d DIR] [--memory-max 128M] [--run-as USER] [--dry-run] | uninstall [--user] | status [--user]"
 
 func runService(g *globals, args []string) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {

@@ -89,5 +89,5 @@ func (s *Server) approveCall(w http.ResponseWriter, r *http.Request) {
 	}
 	s.waitTurn(w, r, sub, func(e *runtime.Event) (keep, done bool) {
 		return true, e.Type == runtime.EvTurnEnd
-	}, true)
+	}, true, 0)
 }

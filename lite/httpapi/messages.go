@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -27,7 +28,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		ours := f.ours() // before accept counts a turn_end
 		keep, done = f.accept(e)
 		return keep && ours, done
-	}, false)
+	}, false, sent.Seq)
 }
 
 // turnOutcome is how the part of a turn a request waits for went.
@@ -42,8 +43,10 @@ type turnOutcome struct {
 // waitTurn reads sub until the turn ends or waits for a decision, and
 // answers the request with how it went. A client that leaves before is
 // gone as from a stream (on_disconnect), but one whose turn waits for a
-// decision leaves nothing to stop.
-func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, sub *runtime.Subscription, accept func(*runtime.Event) (keep, done bool), approve bool) {
+// decision leaves nothing to stop. stored is the seq of the message the
+// request stored (0: none).
+func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, sub *runtime.Subscription,
+	accept func(*runtime.Event) (keep, done bool), approve bool, stored uint64) {
 	id := r.PathValue("id")
 	ctx, cancel := context.WithTimeout(r.Context(), s.o.RequestTimeout)
 	defer cancel()
@@ -59,7 +62,7 @@ func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, sub *runtime.S
 			return
 		case e, open := <-sub.C():
 			if !open {
-				subGone(w, r, sub, id)
+				subGone(w, r, sub, id, stored)
 				return
 			}
 			keep, done := accept(&e)
@@ -95,12 +98,22 @@ func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, sub *runtime.S
 }
 
 // subGone answers a request whose subscription ended before its turn.
-func subGone(w http.ResponseWriter, r *http.Request, sub *runtime.Subscription, id string) {
+// When a commit of the turn found the disk full, what the request stored
+// (the message, seq stored; an approval's decision) is stored all the
+// same: the answer says so, not 507, or a client would send it again and
+// store it twice (a resend of the same text is refused anyway, see
+// runtime.TurnLostError).
+func subGone(w http.ResponseWriter, r *http.Request, sub *runtime.Subscription, id string, stored uint64) {
 	switch {
 	case sub.Deleted():
 		writeProblem(w, r, http.StatusNotFound, codeSessionNotFound, deletedMidTurn(id))
-	case sub.Err() != nil: // a commit failed: the disk is full
-		writeProblem(w, r, http.StatusInsufficientStorage, codeInsufficientStorage, sub.Err().Error())
+	case sub.Err() != nil && stored > 0: // a commit failed: the disk is full
+		writeProblem(w, r, http.StatusInternalServerError, codeInsufficientStorage, fmt.Sprintf(
+			"the disk filled up during this message's turn, which could not finish; the message is stored (seq %d) "+
+				"and must not be sent again: free some space, then send your next message", stored))
+	case sub.Err() != nil:
+		writeProblem(w, r, http.StatusInternalServerError, codeInsufficientStorage,
+			"the disk filled up during the turn, which could not finish; your decision is stored: free some space, then send your next message")
 	default:
 		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, "the runtime stopped before the turn ended")
 	}

@@ -68,6 +68,7 @@ func SessionJSON(i runtime.SessionInfo) any { return toSession(i) }
 // was fine, the agent it names cannot be built until its files are fixed.
 func sessionError(w http.ResponseWriter, r *http.Request, err error) {
 	var invalid *agents.Error
+	var lost *runtime.TurnLostError
 	switch {
 	case errors.Is(err, runtime.ErrSessionNotFound):
 		writeProblem(w, r, http.StatusNotFound, codeSessionNotFound, "no session "+r.PathValue("id"))
@@ -80,6 +81,14 @@ func sessionError(w http.ResponseWriter, r *http.Request, err error) {
 		writeProblem(w, r, http.StatusNotFound, codeAgentNotFound, err.Error())
 	case errors.As(err, &invalid):
 		writeProblem(w, r, http.StatusUnprocessableEntity, codeAgentInvalid, err.Error())
+	case errors.As(err, &lost):
+		// A resend of a message whose turn the full disk ended: stored
+		// once, answered as the first time.
+		writeProblem(w, r, http.StatusInternalServerError, codeInsufficientStorage, err.Error())
+	case errors.Is(err, runtime.ErrDiskFull):
+		// The commit was refused whole: nothing of the request is stored.
+		writeProblem(w, r, http.StatusInsufficientStorage, codeInsufficientStorage,
+			"the disk is full, so nothing of the request was stored: free some space, then send it again")
 	case errors.Is(err, runtime.ErrBusy):
 		w.Header().Set("Retry-After", "5")
 		writeProblem(w, r, http.StatusServiceUnavailable, codeUnavailable, err.Error())

@@ -14,8 +14,12 @@ const Name = "agnx-lite"
 // RestartPreventExitStatus=: restarting cannot fix a bad file.
 const ExitConfig = 78
 
-// DefaultMemoryMax is MemoryMax= unless told otherwise.
-const DefaultMemoryMax = "64M"
+// DefaultMemoryMax is MemoryMax= unless told otherwise: twice
+// runtime.memory_limit_mb's default of 64, which is where the memory guard
+// holds the daemon, with room above for an agent's build (it gets twice
+// the limit while it compiles), the binary's and database's page cache
+// and the sandboxed tools. It was 64M beside a 40 MB limit.
+const DefaultMemoryMax = "128M"
 
 // Unit is what the unit file says. Paths are absolute.
 type Unit struct {

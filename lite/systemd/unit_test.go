@@ -46,7 +46,7 @@ func TestUnit_Render_Directives(t *testing.T) {
 	for k, v := range map[string]string{
 		"Type": "notify", "NotifyAccess": "main", "WatchdogSec": "30s", "Restart": "on-failure",
 		"RestartSec": "5s", "StartLimitIntervalSec": "5min", "StartLimitBurst": "5",
-		"RestartPreventExitStatus": "78", "MemoryMax": "64M", "OOMPolicy": "continue", "TimeoutStopSec": "30s", "KillSignal": "SIGTERM",
+		"RestartPreventExitStatus": "78", "MemoryMax": "128M", "OOMPolicy": "continue", "TimeoutStopSec": "30s", "KillSignal": "SIGTERM",
 		"ExecStart":       "/usr/local/bin/agnx-lite serve -d /home/pi/.agnx-lite",
 		"EnvironmentFile": "-/home/pi/.agnx-lite/agnx.env", "ReadWritePaths": "/home/pi/.agnx-lite",
 		"User": "pi", "NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "read-only",

@@ -54,6 +54,10 @@ type Bash struct {
 // otherwise: Agnx's 120 s.
 const DefaultTimeout = 120 * time.Second
 
+// MaxBashTimeout is the longest a bash call may ask for, unless its tool
+// entry's timeout_seconds (Bash.MaxTimeout) sets another cap.
+const MaxBashTimeout = 600 * time.Second
+
 // MaxOutput is where the output a model reads of a command is cut:
 // Agnx's 256 KiB.
 const MaxOutput = 256 << 10
@@ -116,7 +120,7 @@ func (t *Bash) timeout(a bashArgs) time.Duration {
 	}
 	maxT := t.MaxTimeout
 	if maxT <= 0 {
-		maxT = 600 * time.Second
+		maxT = MaxBashTimeout
 	}
 	return min(timeout, maxT)
 }

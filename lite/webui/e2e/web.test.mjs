@@ -398,6 +398,87 @@ test('markdown renderer fuzz', async () => {
   assert.ok(bad.slow < 5000, `hostile input rendered in ${bad.slow} ms`);
 });
 
+// A hostile answer never freezes the page: each shape, at the longest text
+// the renderer parses (MAX_LEN) and at 1 MB, renders in under 100 ms of
+// the page's CPU time. That is the main thread's time, read through the
+// DevTools protocol: wall time on a loaded box would measure the box.
+// Each shape asserts at once, so a slow one fails before the next runs.
+test('markdown renderer is linear', async () => {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable', {timeDomain: 'threadTicks'});
+  const cpu = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime').value * 1000;
+  const shapes = await page.evaluate(async () => {
+    const md = await import('/ui/md.js');
+    const fill = (unit, n) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+    const ticks = (n) => { // runs of 1, 2, 3… backticks: no run closes another
+      let s = '';
+      for (let k = 1; s.length + k + 1 <= n; k++) s += '`'.repeat(k) + ' ';
+      return s;
+    };
+    const make = (n) => ({
+      'brackets': fill('[', n),
+      'stars': fill('*', n),
+      'underscores': fill('_', n),
+      'backticks': fill('`', n),
+      'bracket-paren': fill('](', n),
+      'nested brackets': fill('[', n / 2) + fill(']', n / 2 - 10) + '(http://x)',
+      'bracket-paren nested': fill('[(', n),
+      'images': fill('![', n),
+      'emphasis': fill('*a', n),
+      'strong': fill('**a', n),
+      'underscore words': fill('_a_ b', n),
+      'escaped pairs': '*a' + fill('\\**', n - 2),
+      'backtick runs': ticks(n),
+      'code spans': fill('` ``', n),
+      'unclosed links': fill('[a](', n),
+      'links': fill('[a](http://x.y/ ', n),
+      'lines of brackets': fill('[\n', n),
+      'long line of words': fill('a *b _c `d [e ', n),
+      'list items': fill('- [\n', n),
+      'quotes': fill('>', n),
+      'autolinks': fill('<http://', n),
+      'bare urls': fill('http://' + '.'.repeat(1993) + ' ', n),
+      'heading of spaces': '# a' + fill(' ', n - 4) + 'b',
+      'link of spaces': '[a](' + fill(' ', n - 5) + 'x',
+      'title': fill('[a](x "', n),
+    });
+    window.__hostile = {md, sizes: {[md.MAX_LEN]: make(md.MAX_LEN), [1 << 20]: make(1 << 20)}};
+    md.render('warm *up* _the_ **renderer** `once` [a](http://x.y/) <http://x.y/>'); // compiled before it is timed
+    return Object.keys(make(4096));
+  });
+  let slowest = [0, ''];
+  for (const size of await page.evaluate(() => Object.keys(window.__hostile.sizes))) {
+    for (const name of shapes) {
+      const runs = [];
+      let kind = '';
+      for (let r = 0; r < 3; r++) {
+        const t0 = await cpu();
+        await page.evaluate(([size, name]) => {
+          const h = window.__hostile;
+          h.div = document.createElement('div');
+          h.div.append(h.md.render(h.sizes[size][name]));
+        }, [size, name]);
+        runs.push((await cpu()) - t0);
+        kind = await page.evaluate(() => {
+          const {div} = window.__hostile;
+          if (!div.firstChild) return 'nothing';
+          return div.firstChild.classList?.contains('plain') ? 'plain' : 'markdown';
+        });
+      }
+      const ms = runs.sort((a, b) => a - b)[1];
+      if (ms > slowest[0]) slowest = [ms, `${name} (${size} characters)`];
+      assert.notEqual(kind, 'nothing', `${name} (${size} characters) rendered as nothing`);
+      assert.ok(ms < 100, `${name} (${size} characters) took ${ms.toFixed(0)} ms of CPU to render`);
+      if (Number(size) < 1 << 20 && ['brackets', 'backticks', 'bracket-paren', 'nested brackets', 'heading of spaces'].includes(name)) {
+        assert.equal(kind, 'markdown', `${name} (${size} characters) was parsed, not shown as it is`);
+      }
+    }
+  }
+  await page.evaluate(() => { delete window.__hostile; });
+  await cdp.detach();
+  console.log(`     the slowest hostile render: ${slowest[1]}, ${slowest[0].toFixed(1)} ms of CPU`);
+});
+
 test('phone viewport, dark mode', async () => {
   const cookies = await page.context().cookies();
   for (const scheme of ['light', 'dark']) {

@@ -1,0 +1,200 @@
+package lite
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
+
+// An agent's fixed cost is the memory it holds for as long as it is
+// loaded, whatever it does: its WASM tools compiled (wasmcost.go), some
+// 20 MiB for each Go module. Evicting it frees that memory only until its
+// next message builds it again, so the memory guard does not treat it as
+// memory it can win back. Instead the fixed costs are budgeted:
+//
+//   - an agent whose fixed cost alone is over the budget is refused at its
+//     build, with the figure and the setting to raise, and that refusal
+//     is kept until its files change (no build per message);
+//   - the loaded agents' fixed costs together stay within the budget: the
+//     least recently used idle agent that holds one is evicted when a
+//     newly built one would go over;
+//   - the guard, over its high-water mark, evicts the idle agents that
+//     hold none, and then sheds sessions and turns as before, but never
+//     evicts an agent that the budget holds;
+//   - the heap's soft limit is the memory limit less the agents' code,
+//     which the Go runtime does not count as its own (memguard.go).
+//
+// The budget is runtime.memory_limit_mb less agentReserve, what the
+// daemon needs beside its agents: measured on amd64, an idle daemon holds
+// 5–6 MiB of anonymous memory and a turn calling a Go WASM tool adds some
+// 10 MiB for the call's instance until it is collected.
+const agentReserve = 16 << 20
+
+// agentBudget is the budget of agents' fixed costs for a memory limit of
+// limitMB; 0 without a limit (no budget).
+func agentBudget(limitMB int) int64 {
+	if limitMB <= 0 {
+		return 0
+	}
+	return max(int64(limitMB)<<20-agentReserve, 1)
+}
+
+// heldTool is a tool that holds memory while it is loaded.
+type heldTool interface{ heldBytes() held }
+
+// fixedCost is what an agent's tools hold while it is loaded.
+func fixedCost(ts []runtime.Tool) held {
+	var n held
+	for _, t := range ts {
+		if h, ok := t.(heldTool); ok {
+			n.code += h.heldBytes().code
+			n.heap += h.heldBytes().heap
+		}
+	}
+	return n
+}
+
+// AgentTooBigError is an agent whose tools hold more memory than the
+// memory budget leaves for agents: it is refused at its build.
+type AgentTooBigError struct {
+	Agent string
+	// Held is what its tools hold, in bytes; Tools says it per tool
+	// ("calc 19 MiB").
+	Held  int64
+	Tools []string
+	// Budget is what runtime.memory_limit_mb (LimitMB) leaves for
+	// agents' tools, in bytes.
+	Budget  int64
+	LimitMB int
+
+	// files and mod are the agent's files and their newest time when it
+	// was refused: it is not built again until they change.
+	files []string
+	mod   time.Time
+}
+
+func (e *AgentTooBigError) Error() string {
+	return fmt.Sprintf("agent %s needs %d MiB of memory for its compiled WASM tools (%s), more than the %d MiB that runtime.memory_limit_mb = %d leaves for agents: "+
+		"set runtime.memory_limit_mb to at least %d in agnx.yaml, or give the agent fewer WASM tools",
+		e.Agent, mib(e.Held), strings.Join(e.Tools, ", "), e.Budget>>20, e.LimitMB, mib(e.Held+agentReserve))
+}
+
+// Unwrap makes the refusal an *agents.Error, the agent's own problem to
+// callers that tell it from the daemon's (the API answers 422).
+func (e *AgentTooBigError) Unwrap() error { return &agents.Error{Msg: e.Error()} }
+
+// mib is n bytes in MiB, rounded up.
+func mib(n int64) int64 { return (n + 1<<20 - 1) >> 20 }
+
+// fits refuses an agent whose tools hold more than the budget, with c.mu
+// not held.
+func (c *agentCache) fits(spec *agents.Agent, ts []runtime.Tool) error {
+	held := fixedCost(ts).total()
+	c.mu.Lock()
+	budget, limitMB := c.budget, c.limitMB
+	c.mu.Unlock()
+	if budget == 0 || held <= budget {
+		return nil
+	}
+	e := &AgentTooBigError{Agent: spec.Name, Held: held, Budget: budget, LimitMB: limitMB,
+		files: spec.Files, mod: spec.ModTime}
+	for _, t := range ts {
+		if h, ok := t.(heldTool); ok {
+			e.Tools = append(e.Tools, fmt.Sprintf("%s %d MiB", t.Spec().Name, mib(h.heldBytes().total())))
+		}
+	}
+	return e
+}
+
+// setBudget sets the budget of agents' fixed costs for a memory limit of
+// limitMB (0: none).
+func (c *agentCache) setBudget(limitMB int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.budget, c.limitMB = agentBudget(limitMB), limitMB
+}
+
+// stillRefused returns the refusal of an agent that was too big, with
+// c.mu held, while its files are as they were then.
+func (c *agentCache) stillRefused(name string) error {
+	r := c.refused[name]
+	if r == nil {
+		return nil
+	}
+	if newestMod(r.files).After(r.mod) {
+		delete(c.refused, name)
+		return nil
+	}
+	return r
+}
+
+// heldTotal is what the loaded agents hold together, with c.mu held.
+func (c *agentCache) heldTotal() held {
+	var n held
+	for _, ca := range c.loaded {
+		n.code += ca.held.code
+		n.heap += ca.held.heap
+	}
+	return n
+}
+
+// heldCode is what the loaded agents hold outside the Go heap (compiled
+// code): the memory guard takes it off the heap's soft limit.
+func (c *agentCache) heldCode() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.heldTotal().code
+}
+
+// overBudget evicts the least recently used idle agents that hold memory
+// while the loaded agents together hold more than the budget, sparing keep
+// (just built) and pinned ones, with c.mu held; it reports how many went.
+func (c *agentCache) overBudget(keep string) int {
+	n := 0
+	for c.budget > 0 && c.heldTotal().total() > c.budget {
+		victim := ""
+		for name, ca := range c.loaded {
+			if name == keep || c.pins[name] > 0 || ca.held.total() == 0 {
+				continue
+			}
+			if victim == "" || ca.used.Before(c.loaded[victim].used) {
+				victim = name
+			}
+		}
+		if victim == "" {
+			return n
+		}
+		c.evict(victim, evictedBudget)
+		n++
+	}
+	return n
+}
+
+// Why an agent left the cache, for agnx_agent_evictions_total.
+const (
+	evictedLRU    = "lru"    // runtime.max_loaded_agents
+	evictedBudget = "budget" // the fixed costs' budget
+	evictedMemory = "memory" // the memory guard, over its high-water mark
+)
+
+// agentCounts are the cache's counters since it was made.
+type agentCounts struct {
+	builds    uint64            // agents built (first use, change, reload)
+	evictions map[string]uint64 // agents evicted, by reason
+	held      held              // what the loaded agents hold now
+	budget    int64             // what they may hold together; 0: no limit
+}
+
+// counts returns the cache's counters.
+func (c *agentCache) counts() agentCounts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ev := make(map[string]uint64, len(c.evictions))
+	for k, v := range c.evictions {
+		ev[k] = v
+	}
+	return agentCounts{builds: c.builds, evictions: ev, held: c.heldTotal(), budget: c.budget}
+}
