@@ -31,8 +31,10 @@ func mcpChecks(ctx context.Context, cfg *Config, list []*agents.Agent) []Check {
 			}
 			c := mcpReach(ctx, s.Command, s.URL, ref.AllowPrivate || !own[i])
 			c.Name = name
-			if st, ok := running[a.Name+"/"+ref.Name]; ok {
+			if st, ok := running.servers[a.Name+"/"+ref.Name]; ok {
 				c.Detail += "; in the daemon: " + st
+			} else if running.err != nil {
+				c.Detail += "; in the daemon: not known (" + running.err.Error() + ")"
 			}
 			out = append(out, c)
 		}
@@ -73,18 +75,29 @@ func mcpReach(ctx context.Context, command, url string, private bool) Check {
 	return Check{Status: "warn", Detail: fmt.Sprintf("%s does not answer: %v", url, err), Fix: "check the url and that the server runs"}
 }
 
-// daemonMCP is each MCP server's state in the running daemon, by
-// "agent/server"; empty when no daemon runs or it does not answer.
-func daemonMCP(ctx context.Context, cfg *Config) map[string]string {
+// daemonState is what the running daemon says of its MCP servers.
+type daemonState struct {
+	servers map[string]string // each server's state, by "agent/server"
+	err     error             // why a running daemon did not say
+}
+
+// daemonStatusTimeout bounds asking the daemon: it answers at once, but a
+// Pi under load (or the tests under qemu on a loaded machine) can take
+// seconds.
+const daemonStatusTimeout = 15 * time.Second
+
+// daemonMCP is each MCP server's state in the running daemon; no servers
+// and no error when no daemon runs.
+func daemonMCP(ctx context.Context, cfg *Config) daemonState {
 	d := ReadDaemon(cfg)
 	if d == nil {
-		return nil
+		return daemonState{}
 	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, daemonStatusTimeout)
 	defer cancel()
 	st, err := httpapi.NewClient(d.URL, httpapi.ClientOptions{AdminToken: cfg.Server.AdminToken.Value()}).Status(ctx)
 	if err != nil {
-		return nil
+		return daemonState{err: fmt.Errorf("the daemon did not answer: %w", err)}
 	}
 	out := map[string]string{}
 	for _, m := range st.MCPServers {
@@ -97,5 +110,5 @@ func daemonMCP(ctx context.Context, cfg *Config) map[string]string {
 		}
 		out[m.Agent+"/"+m.Server] = s
 	}
-	return out
+	return daemonState{servers: out}
 }
