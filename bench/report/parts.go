@@ -23,6 +23,7 @@ type gate struct {
 	P50Ms       float64 `json:"p50_turn_ms"`
 	P99Ms       float64 `json:"p99_turn_ms"`
 	Failures    int     `json:"failures"`
+	Budget      int64   `json:"budget_bytes"`
 	Verdict     string  `json:"verdict"`
 }
 
@@ -55,7 +56,7 @@ func memgate(t *table, goBin, bin string) int64 {
 	t.row(fmt.Sprintf("**memory gate** (`make bench-mem`, %d turns: %s): peak RSS", g.Turns, g.Tools),
 		fmt.Sprintf("%s (at the end %s anonymous, %s file pages); %s", mibs(g.PeakRSS), mibs(g.EndAnon), mibs(g.EndFile),
 			strings.TrimSuffix(strings.SplitN(g.Verdict, ":", 2)[0], ".")),
-		"< 44 MiB, CI-enforced; target ≤ 25 MiB")
+		fmt.Sprintf("< %s, CI-enforced; target ≤ 25 MiB", mibs(g.Budget)))
 	t.row("memory gate: turns/s, p50 / p99 per turn, failed turns",
 		fmt.Sprintf("%.0f /s, %.1f / %.1f ms, %d failed", g.TurnsPerSec, g.P50Ms, g.P99Ms, g.Failures), "")
 	t.row("memory gate: `serve` with 100 agents defined: ready / idle RSS",
