@@ -4,7 +4,9 @@
 // pages stay in the kernel's page cache: the next use is a minor fault,
 // not a read from the disk. Only mappings with no write permission and no
 // anonymous (copied-on-write) page qualify: everything in them is in the
-// file.
+// file. A range is dropped only where /proc/self/maps and
+// /proc/self/smaps agree on it exactly: MADV_DONTNEED on a page that is
+// not the file's, a heap page, zeroes it.
 package pages
 
 import (
@@ -25,18 +27,58 @@ type Range struct {
 
 // Find reads /proc/self/smaps for the read-only mappings of the file at
 // path (its inode: a file renamed or deleted since it was mapped is still
-// found through the path of a hard link or /proc/self/exe).
+// found through the path of a hard link or /proc/self/exe), and keeps
+// those that /proc/self/maps lists with the same bounds.
+//
+// The second reading is not redundant. qemu-user emulates maps for its
+// guest but passes the host's smaps through, so for a 32-bit arm guest
+// every smaps range is the guest's plus qemu's guest base, one page off:
+// dropping it zeroed the page after the database's mapping, which held
+// the Go heap, and the runtime died of it ("bad use of bucket.mp").
+// Where the two disagree nothing is dropped.
 func Find(path string) ([]Range, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(path, &st); err != nil {
 		return nil, err
 	}
-	f, err := os.Open("/proc/self/smaps")
+	smaps, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return parse(f, st.Ino)
+	defer smaps.Close()
+	found, err := parse(smaps, st.Ino)
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	maps, err := os.Open("/proc/self/maps")
+	if err != nil {
+		return nil, err
+	}
+	defer maps.Close()
+	return confirmed(found, maps, st.Ino)
+}
+
+// confirmed keeps the ranges of found that maps lists, with the same
+// bounds, as not-writable mappings of inode ino.
+func confirmed(found []Range, maps io.Reader, ino uint64) ([]Range, error) {
+	listed := map[[2]uintptr]bool{}
+	sc := bufio.NewScanner(maps)
+	sc.Buffer(make([]byte, 0, 512), 64<<10)
+	for sc.Scan() {
+		if r := parseHeader(sc.Bytes(), ino); r != nil {
+			listed[[2]uintptr{r.Start, r.End}] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	out := found[:0]
+	for _, r := range found {
+		if listed[[2]uintptr{r.Start, r.End}] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // Drop drops the ranges' pages from the page tables. The caller makes sure
