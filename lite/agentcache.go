@@ -149,6 +149,36 @@ func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 	return nil, err
 }
 
+// Spec returns the agent's spec without building it and without waiting
+// for a build: the built agent's while its files are unchanged, otherwise
+// its files read afresh as a build reads them (no provider, no tool,
+// nothing started). An edit that does not read leaves the built agent's,
+// as LoadAgent keeps the last good agent. Admission, routing, delivery
+// settings and the API's view of an agent need only the spec: a chat's
+// first message must not wait for another agent's WASM tools to compile.
+func (c *agentCache) Spec(name string) (*agents.Agent, error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, runtime.ErrClosed
+	}
+	var last *agents.Agent
+	if ca := c.loaded[name]; ca != nil {
+		last = ca.agent.Spec
+		if _, ok := c.fresh(name, ca, time.Now()); ok && c.building[name] == nil {
+			ca.used = time.Now()
+			c.mu.Unlock()
+			return last, nil
+		}
+	}
+	c.mu.Unlock()
+	spec, err := c.prepared(name, filepath.Join(c.cfg.AgentsDir, name))
+	if err != nil && last != nil {
+		return last, nil
+	}
+	return spec, err
+}
+
 // reload rebuilds a loaded agent now; on error the last good version stays.
 func (c *agentCache) reload(name string) error {
 	_, err := c.load(name, true)
@@ -324,13 +354,10 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if c.onBuild != nil {
 		defer c.onBuild()()
 	}
-	spec, err := c.specAt(name, dir)
+	spec, err := c.prepared(name, dir)
 	if err != nil {
 		return nil, err
 	}
-	c.addSharedDirectives(spec)
-	spec.AddSharedSkills(filepath.Join(c.cfg.DataDir, agents.SkillsFolder))
-	spec.Workspace = c.cfg.WorkspaceDir(spec.Name)
 	if err := os.MkdirAll(spec.Workspace, 0o700); err != nil {
 		return nil, fmt.Errorf("create workspace of agent %s: %w", name, err)
 	}
@@ -353,6 +380,19 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 		return nil, err
 	}
 	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy, Hooks: spec.Hooks}, nil
+}
+
+// prepared reads the agent's spec as a build uses it: its own files, the
+// data dir's shared directives and skills, and its workspace's path.
+func (c *agentCache) prepared(name, dir string) (*agents.Agent, error) {
+	spec, err := c.specAt(name, dir)
+	if err != nil {
+		return nil, err
+	}
+	c.addSharedDirectives(spec)
+	spec.AddSharedSkills(filepath.Join(c.cfg.DataDir, agents.SkillsFolder))
+	spec.Workspace = c.cfg.WorkspaceDir(spec.Name)
+	return spec, nil
 }
 
 // addSharedDirectives gives the agent the data dir's directives (shared by

@@ -211,3 +211,37 @@ func TestAgentCache_PolicyAllowAlwaysReload(t *testing.T) {
 	d, _ = a.Policy.Decide("read_file", "notes.md")
 	assert.Equal(t, agents.Allow, d)
 }
+
+// Spec reads an agent without building it: the built agent's spec while
+// its files are unchanged, its files afresh after an edit, the last good
+// spec after an edit that does not read; never a build.
+func TestAgentCache_SpecNeverBuilds(t *testing.T) {
+	c, cfg := newTestCache(t)
+	yaml := filepath.Join(cfg.AgentsDir, "assistant", agents.FileName)
+	spec, err := c.Spec("assistant")
+	require.NoError(t, err)
+	assert.Equal(t, "qwen3:1.7b", spec.Model.Name)
+	assert.Equal(t, cfg.WorkspaceDir("assistant"), spec.Workspace, "the workspace's path, as a build gives it")
+	assert.NoDirExists(t, spec.Workspace, "nothing made: no build ran")
+	assert.Zero(t, c.builds)
+
+	built, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	spec, err = c.Spec("assistant")
+	require.NoError(t, err)
+	assert.Same(t, built.Spec, spec, "the built agent's spec while its files are unchanged")
+
+	edit(t, yaml, func(s string) string { return strings.Replace(s, "qwen3:1.7b", "llama3.2:3b", 1) })
+	spec, err = c.Spec("assistant")
+	require.NoError(t, err)
+	assert.Equal(t, "llama3.2:3b", spec.Model.Name, "an edit is read at once")
+	assert.Equal(t, uint64(1), c.builds, "and not built")
+
+	edit(t, yaml, func(s string) string { return s + "\nbogus: [\n" })
+	spec, err = c.Spec("assistant")
+	require.NoError(t, err, "an edit that does not read leaves the last good spec")
+	assert.Same(t, built.Spec, spec)
+
+	_, err = c.Spec("ghost")
+	assert.ErrorIs(t, err, ErrAgentNotFound)
+}

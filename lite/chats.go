@@ -38,11 +38,11 @@ func (c *Chats) Session(ctx context.Context, in agents.Inbound) (sid, agent stri
 		return "", "", err
 	}
 	if e != nil && c.open(ctx, e.Session) {
-		la, err := c.app.Agents.LoadAgent(e.Agent)
+		spec, err := c.app.Agents.Spec(e.Agent)
 		if err != nil {
 			return "", "", err
 		}
-		if err := la.Spec.Admit(in); err != nil {
+		if err := spec.Admit(in); err != nil {
 			return "", "", err
 		}
 		return e.Session, e.Agent, nil
@@ -73,14 +73,14 @@ func (c *Chats) Admit(ctx context.Context, in agents.Inbound, create bool) (inbo
 	if ad.Agent == "" {
 		ad.Agent = c.app.router.Agent(in)
 	}
-	la, err := c.app.Agents.LoadAgent(ad.Agent)
+	spec, err := c.app.Agents.Spec(ad.Agent)
 	if err != nil {
 		return inbox.Admission{}, err
 	}
-	if err := la.Spec.Admit(in); err != nil {
+	if err := spec.Admit(in); err != nil {
 		return inbox.Admission{}, err
 	}
-	ad.Disposition, ad.Queue = la.Spec.Disposition(in), la.Spec.QueueFor(in)
+	ad.Disposition, ad.Queue = spec.Disposition(in), spec.QueueFor(in)
 	if create && ad.Session == "" && ad.Disposition != agents.Block {
 		if ad.Session, err = c.NewSession(ctx, in, ad.Agent); err != nil {
 			return inbox.Admission{}, err
@@ -90,10 +90,16 @@ func (c *Chats) Admit(ctx context.Context, in agents.Inbound, create bool) (inbo
 }
 
 // NewSession starts a fresh session for the chat with agent (/new, /reset,
-// /agent NAME); the old session is kept in the store.
+// /agent NAME); the old session is kept in the store. It starts from the
+// agent's spec and does not wait for the agent to be built: its first
+// turn does, and a build that fails fails that turn, in the chat.
 func (c *Chats) NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error) {
+	spec, err := c.app.Agents.Spec(agent)
+	if err != nil {
+		return "", err
+	}
 	info, err := c.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: in.Gateway, ChatID: in.ChatID,
-		Principal: chatPrincipal(in)})
+		Principal: chatPrincipal(in), Spec: spec})
 	if err != nil {
 		return "", err
 	}

@@ -61,7 +61,7 @@ func (a *App) heartbeatFire(ctx context.Context, f sched.Firing) error { return 
 
 func (h *heartbeats) fire(ctx context.Context, f sched.Firing) error {
 	name := f.Schedule.Agent
-	la, err := h.agents.LoadAgent(name)
+	spec, err := h.agents.Spec(name)
 	if errors.Is(err, ErrAgentNotFound) {
 		h.trigger(name) // cancels its schedule
 		return fmt.Errorf("agent %s is gone, so its heartbeat is cancelled", name)
@@ -69,7 +69,7 @@ func (h *heartbeats) fire(ctx context.Context, f sched.Firing) error {
 	if err != nil {
 		return fmt.Errorf("heartbeat of agent %s: %w", name, err)
 	}
-	hb := la.Spec.Heartbeat
+	hb := spec.Heartbeat
 	if hb == nil {
 		h.trigger(name)
 		return fmt.Errorf("agent %s has no HEARTBEAT.md nor spec.heartbeat any more, so its heartbeat is cancelled", name)
@@ -218,8 +218,8 @@ func isWordByte(b byte) bool {
 // settings to use.
 func (h *heartbeats) target(ctx context.Context, agent string) hbNotice {
 	n := hbNotice{Agent: agent}
-	if la, err := h.agents.LoadAgent(agent); err == nil && la.Spec.Heartbeat != nil && la.Spec.Heartbeat.DeliverTo != nil {
-		t := la.Spec.Heartbeat.DeliverTo
+	if spec, err := h.agents.Spec(agent); err == nil && spec.Heartbeat != nil && spec.Heartbeat.DeliverTo != nil {
+		t := spec.Heartbeat.DeliverTo
 		n.Gateway, n.ChatID, n.Direct = t.Gateway, t.ChatID, true
 		return n
 	}

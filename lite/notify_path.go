@@ -70,12 +70,12 @@ func (a *App) Notify(n Notification) {
 // notifySettings returns the agent's spec.notify; ok is false (and the
 // settings the defaults) when the agent cannot be loaded.
 func (a *App) notifySettings(agent string) (agents.NotifySettings, bool) {
-	la, err := a.Agents.LoadAgent(agent)
+	spec, err := a.Agents.Spec(agent)
 	if err != nil {
 		a.log.Warn("notification settings unreadable; using the defaults", "agent", agent, "err", err)
 		return agents.NotifySettings{When: agents.NotifyUnwatched}, false
 	}
-	return la.Spec.Notify, true
+	return spec.Notify, true
 }
 
 // bounded cuts the text and title to their bounds; the title is one line.

@@ -36,11 +36,7 @@ func info(name, dir string) httpapi.AgentInfo {
 }
 
 func (r registry) Get(name string) (*agents.Agent, error) {
-	la, err := r.c.LoadAgent(name)
-	if err != nil {
-		return nil, err
-	}
-	return la.Spec, nil
+	return r.c.Spec(name)
 }
 
 // Reload re-reads every agent in the agents folder, as Agnx's
@@ -79,11 +75,11 @@ func (a *App) Route(in agents.Inbound) (string, error) {
 	if name == "" {
 		return "", &agents.AccessError{Why: "no route in the config sends this chat to an agent (add a route, or set runtime.default_agent)"}
 	}
-	la, err := a.Agents.LoadAgent(name)
+	spec, err := a.Agents.Spec(name)
 	if err != nil {
 		return "", err
 	}
-	if err := la.Spec.Admit(in); err != nil {
+	if err := spec.Admit(in); err != nil {
 		return "", err
 	}
 	return name, nil

@@ -137,19 +137,19 @@ func tgError(err error) error {
 type tgAgents struct{ app *App }
 
 func (t tgAgents) Agent(name string) (telegram.AgentInfo, error) {
-	la, err := t.app.Agents.LoadAgent(name)
+	spec, err := t.app.Agents.Spec(name)
 	if err != nil {
 		return telegram.AgentInfo{}, err
 	}
-	return telegram.AgentInfo{Workspace: la.Spec.Workspace, Model: la.Spec.Model.Provider + "/" + la.Spec.Model.Name}, nil
+	return telegram.AgentInfo{Workspace: spec.Workspace, Model: spec.Model.Provider + "/" + spec.Model.Name}, nil
 }
 
 func (t tgAgents) Admit(name string, in agents.Inbound) error {
-	la, err := t.app.Agents.LoadAgent(name)
+	spec, err := t.app.Agents.Spec(name)
 	if err != nil {
 		return err
 	}
-	return la.Spec.Admit(in)
+	return spec.Admit(in)
 }
 
 var (

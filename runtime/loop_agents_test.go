@@ -182,6 +182,46 @@ func TestLoop_BuildDoesNotBlockTheLoop(t *testing.T) {
 	assert.Equal(t, 1, builds)
 }
 
+// A session created with its agent's spec starts at once, without a
+// build: its first turn builds the agent, and waits for it.
+func TestLoop_CreateSessionWithSpecDoesNotBuild(t *testing.T) {
+	h := newHarness(t, llmtest.Echo())
+	slow := instantAgent("slow", "pause")
+	g := newGatedLoader(map[string]*runtime.LoadedAgent{"slow": slow})
+	h.opts.Agents = g
+	h.restart()
+	release := g.hold()
+	defer release()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	info, err := h.loop.CreateSession(ctx, runtime.NewSession{Agent: "slow", Spec: slow.Spec})
+	require.NoError(t, err, "created while no build may finish")
+	assert.Equal(t, "slow", info.Agent)
+	builds, _ := g.count("slow")
+	assert.Zero(t, builds, "no build for a session's start")
+
+	_, err = h.loop.Send(ctx, info.ID, runtime.Input{Content: "hello"})
+	require.NoError(t, err)
+	require.Equal(t, "slow", <-g.started, "its first turn builds the agent")
+	release()
+	builds, _ = g.count("slow")
+	assert.Equal(t, 1, builds)
+
+	// A spec of another agent is not taken for this one's.
+	other := instantAgent("other", "pause")
+	created := make(chan error, 1)
+	release2 := g.hold()
+	defer release2()
+	go func() {
+		_, err := h.loop.CreateSession(context.Background(), runtime.NewSession{Agent: "slow2", Spec: other.Spec})
+		created <- err
+	}()
+	require.Equal(t, "slow2", <-g.started, "a mismatched spec waits for the named agent's build")
+	release2()
+	require.Error(t, <-created, "slow2 does not exist")
+}
+
 // Everything that waits for one agent shares one build: sessions being
 // created and a turn about to start.
 func TestLoop_OneBuildPerAgent(t *testing.T) {

@@ -17,6 +17,11 @@ type NewSession struct {
 	// Principal is who the session speaks for; none: the one Gateway and
 	// ChatID imply (agents.PrincipalOf).
 	Principal agents.Principal
+	// Spec, when the caller has read the agent's spec, starts the session
+	// at once from it; without it the session waits for the agent to be
+	// built (and fails as the build does). A gateway admitting a chat's
+	// first message passes it: its poller must not wait for a build.
+	Spec *agents.Agent
 }
 
 // Input is one message from a user.
@@ -74,32 +79,43 @@ type createReq struct {
 }
 
 func (r *createReq) handle(l *Loop) {
-	l.withAgent(r.ns.Agent, func(ag *LoadedAgent, err error) { r.create(l, ag, err) })
+	if spec := r.ns.Spec; spec != nil && spec.Name == r.ns.Agent {
+		r.create(l, spec, nil)
+		return
+	}
+	l.withAgent(r.ns.Agent, func(ag *LoadedAgent, err error) {
+		if err != nil {
+			r.create(l, nil, err)
+			return
+		}
+		r.create(l, ag.Spec, nil)
+	})
 }
 
-// create starts the session once its agent is built.
-func (r *createReq) create(l *Loop, ag *LoadedAgent, err error) {
+// create starts the session once its agent's spec is known.
+func (r *createReq) create(l *Loop, spec *agents.Agent, err error) {
 	if err != nil {
 		r.reply <- result[SessionInfo]{err: err}
 		return
 	}
 	p := principalOr(r.ns.Principal, r.ns.Gateway, r.ns.ChatID, "")
-	s := l.newSession(ag, Event{Gateway: r.ns.Gateway, ChatID: r.ns.ChatID, Principal: p})
+	s := l.newSession(spec, Event{Gateway: r.ns.Gateway, ChatID: r.ns.ChatID, Principal: p})
 	l.afterCommit(func(err error) {
 		r.reply <- result[SessionInfo]{v: s.st.info(), err: err}
 	})
 }
 
-// newSession records a new session of agent ag in the current batch,
-// with start (its gateway, chat and spawn link) as its session_start.
-func (l *Loop) newSession(ag *LoadedAgent, start Event) *session {
+// newSession records a new session of the agent spec describes in the
+// current batch, with start (its gateway, chat and spawn link) as its
+// session_start.
+func (l *Loop) newSession(spec *agents.Agent, start Event) *session {
 	id := newSessionID(l.now())
-	s := &session{st: &state{ID: id}, budget: historyBudget(ag)}
+	s := &session{st: &state{ID: id}, budget: spec.HistoryBudget()}
 	l.sessions[id] = s
 	info := s.st.info()
 	meta := info.appendJSON(nil)
 	l.ops = append(l.ops, func(tx *storage.Tx) error { return tx.CreateSession(id, meta) })
-	start.Type, start.Agent, start.OnDisconnect = EvSessionStart, ag.Spec.Name, ag.Spec.Session.OnDisconnect
+	start.Type, start.Agent, start.OnDisconnect = EvSessionStart, spec.Name, spec.Session.OnDisconnect
 	l.record(s, start)
 	l.owners.Store(id, s.st.ref())
 	return s

@@ -78,7 +78,7 @@ func (l *Loop) spawn(j toolJob, a agentArgs) {
 // child speaks for p: whom its parent's turn speaks for (a webhook's turn
 // in a chat's session spawns a webhook's child).
 func (l *Loop) createChild(ag *LoadedAgent, sp *Spawn, p agents.Principal, task string) string {
-	c := l.newSession(ag, Event{Gateway: GatewaySubagent, ChatID: sp.Parent, Spawn: sp, Principal: p})
+	c := l.newSession(ag.Spec, Event{Gateway: GatewaySubagent, ChatID: sp.Parent, Spawn: sp, Principal: p})
 	l.record(c, Event{Type: EvUserMessage, Content: task, Origin: OriginParent})
 	return c.st.ID
 }

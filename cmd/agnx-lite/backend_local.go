@@ -27,11 +27,11 @@ func (b *localBackend) sessions(ctx context.Context) ([]runtime.SessionInfo, err
 }
 
 func (b *localBackend) model(_ context.Context, agent string) (modelInfo, error) {
-	la, err := b.app.Agents.LoadAgent(agent)
+	spec, err := b.app.Agents.Spec(agent)
 	if err != nil {
 		return modelInfo{}, err
 	}
-	m := la.Spec.Model
+	m := spec.Model
 	return modelInfo{m.Provider, m.Name, m.BaseURL}, nil
 }
 
