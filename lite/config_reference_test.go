@@ -47,7 +47,7 @@ func configReference(t *testing.T) string {
 		"Generated from the code by `make docs`; do not edit.\n" +
 		"Keys, types and descriptions come from the yaml-tagged structs that decode each file and the doc comments " +
 		"of their fields (lite/config*.go, agents/); defaults from loading files that set nothing, as the daemon does; " +
-		"environment variables from the `env` constants of package lite.\n\n" +
+		"environment variables from the `env` constants of lite, runtime/llm/ollama and cmd/agnx-lite.\n\n" +
 		"- [agnx.yaml](#agnxyaml), the daemon's configuration\n" +
 		"- [agent.yaml](#agentyaml), one agent\n" +
 		"- [Environment variables](#environment-variables)\n\n" +
@@ -314,16 +314,25 @@ func fmtValue(v reflect.Value) string {
 // variable: env or Env, then a capital.
 var envConst = regexp.MustCompile(`^[eE]nv[A-Z]`)
 
-// writeEnv lists the environment variables package lite reads: the values
-// of its env constants that are variable names, with their doc comments.
+// envDirs are the packages whose env constants name the variables
+// agnx-lite reads: the daemon's, its Ollama client's and the CLI's.
+var envDirs = []string{"lite", "runtime/llm/ollama", "cmd/agnx-lite"}
+
+// writeEnv lists the environment variables agnx-lite reads: the values of
+// the env constants of envDirs that are variable names, with their doc
+// comments.
 func writeEnv(t *testing.T, b *strings.Builder, src *goSource) {
 	b.WriteString("\n## Environment variables\n\n" +
-		"What the daemon reads from its environment (and from agnx.env in the data dir, which every command " +
-		"reads too), besides what agnx.yaml names with `${VAR}`.\n\n" +
+		"What agnx-lite reads from its environment (and from agnx.env in the data dir, which the daemon's service " +
+		"and every command read too), besides what agnx.yaml names with `${VAR}`.\n\n" +
 		"| variable | what it does |\n| --- | --- |\n")
 	type envVar struct{ name, doc string }
 	var vars []envVar
-	for _, f := range src.pkg("lite").files {
+	var files []*ast.File
+	for _, dir := range envDirs {
+		files = append(files, src.pkg(dir).files...)
+	}
+	for _, f := range files {
 		for _, decl := range f.Decls {
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok.String() != "const" {
