@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN     := bin/agnx-lite
 export CGO_ENABLED := 0
 
-.PHONY: build run test flake test-qemu deps lint fuzz bench cross clean wasm
+.PHONY: build run test flake test-qemu deps lint fuzz bench cross clean wasm docs
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agnx-lite
@@ -94,6 +94,17 @@ wasm:
 	@for t in $(WASM_EXAMPLES); do \
 	  echo "== wasm $$t"; GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -o wasmtools/examples/$$t/$$t.wasm ./wasmtools/examples/$$t || exit 1; \
 	done
+
+# The generated references, rewritten from the code: docs/reference/
+# configuration.md (agnx.yaml, agent.yaml and the environment, from the
+# config structs, their doc comments and defaults), cli.md (the commands'
+# flag sets) and events.md (the session event types). Each is a golden
+# test in the package that owns its data, which fails when its page is
+# stale; -update rewrites the page instead.
+docs:
+	$(GO) test ./lite -run '^TestConfigReference$$' -count=1 -update
+	$(GO) test ./cmd/agnx-lite -run '^TestCLIReference$$' -count=1 -update
+	$(GO) test ./runtime -run '^TestEventsReference$$' -count=1 -update
 
 # Release binaries of every target into dist/ with a size table and the
 # arm64 budget line (≤ 15 MB stripped).
