@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN     := bin/agnx-lite
 export CGO_ENABLED := 0
 
-.PHONY: build run test flake test-qemu deps lint fuzz bench cross clean wasm
+.PHONY: build run test flake test-qemu deps lint fuzz bench cross clean wasm docs
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/agnx-lite
@@ -64,8 +64,8 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; done
 
-# The figures of the README's Performance section, with the machine they
-# were measured on, as markdown on stdout and in bench/last.md: issue 19's
+# The figures of the manual's performance page (docs/internals/
+# performance.md), with the machine they were measured on, as markdown on stdout and in bench/last.md: issue 19's
 # targets beside the Go floor (bench/floor), the 20,000-message long run
 # (BENCH='-long 0' stops it at 2,000), then every figure; the
 # raw `go test -bench` output goes to bench/last.txt (for benchstat). The
@@ -95,8 +95,19 @@ wasm:
 	  echo "== wasm $$t"; GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -o wasmtools/examples/$$t/$$t.wasm ./wasmtools/examples/$$t || exit 1; \
 	done
 
+# The generated references, rewritten from the code: docs/reference/
+# configuration.md (agnx.yaml, agent.yaml and the environment, from the
+# config structs, their doc comments and defaults), cli.md (the commands'
+# flag sets) and events.md (the session event types). Each is a golden
+# test in the package that owns its data, which fails when its page is
+# stale; -update rewrites the page instead.
+docs:
+	$(GO) test ./lite -run '^TestConfigReference$$' -count=1 -update
+	$(GO) test ./cmd/agnx-lite -run '^TestCLIReference$$' -count=1 -update
+	$(GO) test ./runtime -run '^TestEventsReference$$' -count=1 -update
+
 # Release binaries of every target into dist/ with a size table and the
-# arm64 budget line (≤ 15 MB stripped).
+# arm64 budget line (≤ 16.5 MB stripped: budget_arm64 in ci/cross.sh).
 cross:
 	@ci/cross.sh "$(GO)" "$(LDFLAGS)"
 

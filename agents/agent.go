@@ -87,13 +87,18 @@ type Agent struct {
 
 // Model is spec.model.
 type Model struct {
-	// Provider is ollama, openai, anthropic or openrouter.
+	// Provider is ollama, openai, anthropic or openrouter (required).
 	Provider string `yaml:"provider"`
-	Name     string `yaml:"name"`
+	// Name is the model as the provider names it, e.g. qwen3:1.7b or
+	// gpt-4o-mini (required).
+	Name string `yaml:"name"`
 	// Temperature is 0..2; nil when agent.yaml has none, and then it is
 	// not sent (the model server's default applies).
 	Temperature *float64 `yaml:"temperature"`
-	// MaxInputTokens is 0 when agent.yaml has none; see InputTokens.
+	// MaxInputTokens is the model's context window, in tokens. 0 when
+	// agent.yaml has none: InputTokens then guesses it from the model's
+	// name (ContextWindow; 128000 for a name it does not know), and it is
+	// not sent to a local server as its context size (Ollama's num_ctx).
 	MaxInputTokens int `yaml:"max_input_tokens"`
 	// MaxOutputTokens (alias max_tokens) is 0 when agent.yaml has none,
 	// and then it is not sent.
@@ -107,9 +112,15 @@ type Model struct {
 // Session is spec.session. Load sets the defaults (Default...) of what
 // agent.yaml leaves out.
 type Session struct {
-	OnDisconnect      OnDisconnect `yaml:"on_disconnect"`
-	MaxToolIterations int          `yaml:"max_tool_iterations"` // 1..100
-	LLMTimeoutSeconds int          `yaml:"llm_timeout_seconds"`
+	// OnDisconnect is what a turn does when the last client following it
+	// goes away: pause (stop at its next safe point; the next message
+	// goes on from there) or continue (finish in the background).
+	OnDisconnect OnDisconnect `yaml:"on_disconnect"`
+	// MaxToolIterations bounds the rounds of tool calls in one turn
+	// (1..100); past it the model answers once more, without tools.
+	MaxToolIterations int `yaml:"max_tool_iterations"`
+	// LLMTimeoutSeconds bounds one model call, in seconds (at least 1).
+	LLMTimeoutSeconds int `yaml:"llm_timeout_seconds"`
 	// TTLHours overrides the config's sessions.ttl_hours (0: sessions
 	// never expire); nil when agent.yaml has none.
 	TTLHours *int `yaml:"ttl_hours"`
@@ -120,8 +131,10 @@ type Session struct {
 	// agent's sessions and models) it may use a day; a turn that would
 	// start past it is refused until midnight. 0: the config's
 	// sessions.daily_token_budget, whose 0 means no budget.
-	DailyTokenBudget int     `yaml:"daily_token_budget"`
-	Context          Context `yaml:"context"`
+	DailyTokenBudget int `yaml:"daily_token_budget"`
+	// Context bounds what of the conversation and of tool results the
+	// model is sent.
+	Context Context `yaml:"context"`
 }
 
 // OnDisconnect is spec.session.on_disconnect: what a turn does when the
@@ -139,11 +152,20 @@ const (
 
 // Context is spec.session.context.
 type Context struct {
-	MaxHistoryTokens     int    `yaml:"max_history_tokens"`
-	MaxToolResultTokens  int    `yaml:"max_tool_result_tokens"`
-	ToolResultTruncation string `yaml:"tool_result_truncation"` // head | tail | both
-	ToolResultKeepFirst  int    `yaml:"tool_result_keep_first"`
-	ToolResultKeepLast   int    `yaml:"tool_result_keep_last"`
+	// MaxHistoryTokens caps the conversation history a request carries,
+	// in tokens (0: no cap but the model's window, less room for the
+	// answer and a tenth as a margin; see HistoryBudget).
+	MaxHistoryTokens int `yaml:"max_history_tokens"`
+	// MaxToolResultTokens caps a tool result as the model sees it, in
+	// tokens of about four bytes (at least 1); past it the result is cut.
+	MaxToolResultTokens int `yaml:"max_tool_result_tokens"`
+	// ToolResultTruncation is what of a cut result is kept: head, tail or
+	// both (its start and its end).
+	ToolResultTruncation string `yaml:"tool_result_truncation"`
+	// ToolResultKeepFirst and ToolResultKeepLast are Agnx's keys (at
+	// least 0): read and checked so that its files load, not used here.
+	ToolResultKeepFirst int `yaml:"tool_result_keep_first"`
+	ToolResultKeepLast  int `yaml:"tool_result_keep_last"`
 	// Summarize is context.summarize: when the history outgrows
 	// max_history_tokens, the model summarises the older part (true, the
 	// default when nil) or it is dropped without a summary (false).
@@ -159,7 +181,10 @@ func (c *Context) Summarizes() bool { return c.Summarize == nil || *c.Summarize 
 // empty field (an Agent built in code) means the same default. Gateways
 // apply it with Admit, Disposition and QueueFor.
 type Access struct {
-	DM     AccessRule  `yaml:"dm"`
+	// DM is who may talk to the agent in direct messages.
+	DM AccessRule `yaml:"dm"`
+	// Groups is who may talk to it in group chats, and how it answers
+	// there.
 	Groups GroupAccess `yaml:"groups"`
 }
 
@@ -188,9 +213,12 @@ type GroupAccess struct {
 	SenderOverrides map[string]string `yaml:"sender_overrides"`
 	// Activation is mention (the default: only a message that mentions or
 	// replies to the bot starts a turn) or always.
-	Activation    string        `yaml:"activation"`
+	Activation string `yaml:"activation"`
+	// ContextBuffer is what becomes of an allowed group message that does
+	// not address the bot in mention mode.
 	ContextBuffer ContextBuffer `yaml:"context_buffer"`
-	Queue         Queue         `yaml:"queue"`
+	// Queue is what a group's messages do while the agent is answering.
+	Queue Queue `yaml:"queue"`
 }
 
 // ContextBuffer is spec.access.groups.context_buffer: what becomes of an
@@ -214,15 +242,19 @@ type Queue struct {
 	// MaxPending bounds the waiting messages; Overflow says what a message
 	// beyond it does: drop_old (the default), drop_new or reject (the
 	// sender is told RejectMessage, when set).
-	MaxPending    int      `yaml:"max_pending"`
-	Overflow      string   `yaml:"overflow"`
-	RejectMessage string   `yaml:"reject_message"`
-	Debounce      Debounce `yaml:"debounce"`
+	MaxPending    int    `yaml:"max_pending"`
+	Overflow      string `yaml:"overflow"`
+	RejectMessage string `yaml:"reject_message"`
+	// Debounce merges a sender's rapid messages into one before a turn
+	// starts.
+	Debounce Debounce `yaml:"debounce"`
 }
 
 // Debounce is spec.access.groups.queue.debounce: a sender's rapid
 // messages are merged into one before a turn starts.
 type Debounce struct {
+	// Enabled turns it on; WindowMS is how close, in milliseconds, a
+	// sender's next message must follow to be merged.
 	Enabled  bool `yaml:"enabled"`
 	WindowMS int  `yaml:"window_ms"`
 }
@@ -241,7 +273,8 @@ type Memory struct {
 // Embeddings is spec.memory.embeddings: the provider's embeddings
 // endpoint that memory search computes vectors with.
 type Embeddings struct {
-	// Provider is one of EmbeddingProviders; empty: no embeddings.
+	// Provider is ollama, openai or openrouter (EmbeddingProviders);
+	// empty: no embeddings.
 	Provider string `yaml:"provider"`
 	// Model is the embedding model, e.g. nomic-embed-text.
 	Model string `yaml:"model"`
@@ -293,17 +326,22 @@ func IsMemoryTool(name string) bool {
 type ToolRef struct {
 	// Type is builtin, cli, wasm or mcp.
 	Type string `yaml:"type"`
+	// Name is the tool's name: a built-in tool's (bash, read_file, web,
+	// memory, ...), a cli or wasm tool's own, an MCP server's.
 	Name string `yaml:"name"`
 	// Command is the executable of a cli tool (or of a stdio MCP server),
-	// relative to the agent's Dir unless absolute.
-	Command     string `yaml:"command"`
+	// relative to the agent's folder unless absolute.
+	Command string `yaml:"command"`
+	// Description tells the model what a cli tool does.
 	Description string `yaml:"description"`
-	// Readme is a file relative to Dir that describes a cli tool.
+	// Readme is a file, relative to the agent's folder, that describes a
+	// cli tool further.
 	Readme string `yaml:"readme"`
 
 	// Args are extra arguments for Command (agnx-lite extension, mcp).
 	Args []string `yaml:"args"`
-	// Path is the .wasm module of a wasm tool, relative to Dir (extension).
+	// Path is the .wasm module of a wasm tool, relative to the agent's
+	// folder (extension).
 	Path string `yaml:"path"`
 	// URL is the endpoint of an MCP server over HTTP (extension).
 	URL string `yaml:"url"`

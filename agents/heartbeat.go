@@ -52,16 +52,27 @@ type Heartbeat struct {
 
 // HeartbeatTarget is spec.heartbeat.deliver_to: a gateway's chat.
 type HeartbeatTarget struct {
+	// Gateway and ChatID name the chat (both required): the gateway
+	// (telegram, or a plugin's) and the chat's id on it.
 	Gateway string `yaml:"gateway"`
 	ChatID  string `yaml:"chat_id"`
 }
 
 // heartbeatFile is spec.heartbeat as written.
 type heartbeatFile struct {
-	Every       string           `yaml:"every"`
-	ActiveHours string           `yaml:"active_hours"`
-	DeliverTo   *HeartbeatTarget `yaml:"deliver_to"`
-	Prompt      string           `yaml:"prompt"`
+	// Every is how often, as a duration: 30m, 2h, 1h30m (5m..168h;
+	// default 30m).
+	Every string `yaml:"every"`
+	// ActiveHours is the window "HH:MM-HH:MM" it runs in (it may wrap
+	// midnight), read in the scheduler's time zone; empty: any time.
+	ActiveHours string `yaml:"active_hours"`
+	// DeliverTo is the chat its messages go to; unset: the agent's notify
+	// settings, else the chat it last talked with through a gateway.
+	DeliverTo *HeartbeatTarget `yaml:"deliver_to"`
+	// Prompt names the file of its instructions, relative to the agent's
+	// folder; unset: HEARTBEAT.md, or default instructions when there is
+	// none.
+	Prompt string `yaml:"prompt"`
 }
 
 // Summary says in one line what the heartbeat does, for agent validate.

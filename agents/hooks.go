@@ -10,8 +10,12 @@ import (
 // applies them. Match patterns are "tool" or "tool:action", where "*" is a
 // glob and the pattern is anchored at both ends ("web:*", "bash").
 type Hooks struct {
+	// BeforeTool are guards that may refuse a call; a refused call becomes
+	// a failed tool result that says why.
 	BeforeTool []BeforeToolHook `yaml:"before_tool"`
-	AfterTool  []AfterToolHook  `yaml:"after_tool"`
+	// AfterTool add a steering message for the model after a successful
+	// call.
+	AfterTool []AfterToolHook `yaml:"after_tool"`
 }
 
 // BeforeToolType is the kind of guard a BeforeToolHook applies.
@@ -34,8 +38,11 @@ const (
 // becomes a failed tool result that says why.
 type BeforeToolHook struct {
 	// Match is the tool pattern the guard applies to (required).
-	Match string         `yaml:"match"`
-	Type  BeforeToolType `yaml:"type"`
+	Match string `yaml:"match"`
+	// Type is depends_on (refuse a call unless an earlier one matched
+	// Prior) or skip_duplicate (refuse a call that repeats an earlier one
+	// with a result).
+	Type BeforeToolType `yaml:"type"`
 	// Prior is, for depends_on, the "tool:action" pattern that must have
 	// been called before (required for depends_on).
 	Prior string `yaml:"prior"`
@@ -52,6 +59,8 @@ type BeforeToolHook struct {
 // "[steering] <Message>", unless one of the Unless pairs equals an
 // argument of the call.
 type AfterToolHook struct {
+	// Match is the tool pattern (required); Message the note the model
+	// gets, as a user message "[steering] <message>".
 	Match   string `yaml:"match"`
 	Message string `yaml:"message"`
 	// Unless maps an argument name to a value (a string, number, bool or

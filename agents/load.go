@@ -21,36 +21,64 @@ const maxFileSize = 1 << 20
 // agentFile is agent.yaml as written. Defaults are filled in before decoding
 // so that keys absent from the file keep them.
 type agentFile struct {
-	APIVersion string   `yaml:"apiVersion"`
-	Kind       string   `yaml:"kind"`
-	Metadata   metadata `yaml:"metadata"`
-	Spec       spec     `yaml:"spec"`
+	// APIVersion is agnx/v1alpha1 or duragent/v1alpha1 (required).
+	APIVersion string `yaml:"apiVersion"`
+	// Kind is Agent (required).
+	Kind string `yaml:"kind"`
+	// Metadata names and describes the agent.
+	Metadata metadata `yaml:"metadata"`
+	Spec     spec     `yaml:"spec"`
 
 	// warnings are what validate found odd but not wrong.
 	warnings []string
 }
 
 type metadata struct {
-	Name        string            `yaml:"name"`
+	// Name is the agent's name: letters, digits and hyphens (required).
+	Name string `yaml:"name"`
+	// Description, Version and Labels describe the agent; the HTTP API's
+	// agent endpoints show them.
 	Description string            `yaml:"description"`
 	Version     string            `yaml:"version"`
 	Labels      map[string]string `yaml:"labels"`
 }
 
 type spec struct {
-	Model        modelFile `yaml:"model"`
-	Soul         string    `yaml:"soul"`
-	SystemPrompt string    `yaml:"system_prompt"`
-	Instructions string    `yaml:"instructions"`
-	Session      Session   `yaml:"session"`
-	Access       Access    `yaml:"access"`
-	Memory       *Memory   `yaml:"memory"` // nil: absent`
-	Tools        []ToolRef `yaml:"tools"`
-	SkillsDir    string    `yaml:"skills_dir"`
-	Hooks        Hooks     `yaml:"hooks"`
-	// Heartbeat is nil when absent (HEARTBEAT.md alone turns it on).
+	// Model is the model that answers (its provider and name are
+	// required).
+	Model modelFile `yaml:"model"`
+	// Soul, SystemPrompt and Instructions name the prompt files, relative
+	// to the agent's folder; unset: SOUL.md, SYSTEM_PROMPT.md and
+	// INSTRUCTIONS.md, when they exist. A named file that is missing is a
+	// warning, and the prompt goes without it.
+	Soul         string `yaml:"soul"`
+	SystemPrompt string `yaml:"system_prompt"`
+	Instructions string `yaml:"instructions"`
+	// Session is how the agent's sessions and turns run: their limits,
+	// timeouts and context window.
+	Session Session `yaml:"session"`
+	// Access is who may talk to the agent, and how it answers in groups.
+	Access Access `yaml:"access"`
+	// Memory, present (memory: {} is enough), gives the agent the memory
+	// tool and directive, as in Agnx; nil when absent.
+	Memory *Memory `yaml:"memory"`
+	// Tools are the agent's tools: built-in ones, cli programs, WASM
+	// modules and MCP servers.
+	Tools []ToolRef `yaml:"tools"`
+	// SkillsDir is the folder of the agent's skills, relative to its
+	// folder (default skills).
+	SkillsDir string `yaml:"skills_dir"`
+	// Hooks are guards that run before a tool call and steering messages
+	// added after one.
+	Hooks Hooks `yaml:"hooks"`
+	// Heartbeat is the agent's periodic turn: every so often, within its
+	// active hours, the agent gets its instructions in a session of its
+	// own, and what it answers is delivered unless it says there is
+	// nothing to tell. HEARTBEAT.md in the folder alone turns it on too;
+	// nil when absent.
 	Heartbeat *heartbeatFile `yaml:"heartbeat"`
-	// Notify is an agnx-lite extension.
+	// Notify is when the agent notifies of a turn's end, and where its
+	// notifications go (an agnx-lite extension).
 	Notify NotifySettings `yaml:"notify"`
 }
 

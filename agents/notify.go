@@ -38,9 +38,12 @@ const (
 // empty means the default: the session's own chat for a gateway's session,
 // the log otherwise.
 type NotifySettings struct {
-	// When is NotifyUnwatched, NotifyAlways or NotifyNever; Load sets
-	// NotifyUnwatched when it is absent.
-	When       string     `yaml:"when"`
+	// When is unwatched (the default: of turns nobody watched, as the
+	// client left or a schedule, webhook or process started the turn),
+	// always or never; Load sets NotifyUnwatched when it is absent.
+	When string `yaml:"when"`
+	// Deliveries are where notifications go (at most 8); empty: the
+	// session's own chat for a gateway's session, the log otherwise.
 	Deliveries []Delivery `yaml:"deliveries"`
 }
 

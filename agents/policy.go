@@ -62,11 +62,20 @@ type Notify struct {
 // as a bearer token; ${NAME} takes it from agnx.yaml's sandbox.env) and
 // Priority.
 type Delivery struct {
-	Type     string `yaml:"type"`
-	URL      string `yaml:"url"`
-	Gateway  string `yaml:"gateway"`
-	ChatID   string `yaml:"chat_id"`
-	Token    string `yaml:"token"`
+	// Type is log (the daemon's log), chat (a gateway's chat), webhook (a
+	// JSON POST to URL) or ntfy (a text POST to an ntfy-compatible URL).
+	Type string `yaml:"type"`
+	// URL is where a webhook or ntfy delivery posts (http or https).
+	URL string `yaml:"url"`
+	// Gateway and ChatID name the chat of a chat delivery; neither: the
+	// session's own chat.
+	Gateway string `yaml:"gateway"`
+	ChatID  string `yaml:"chat_id"`
+	// Token is an ntfy delivery's bearer token; ${NAME} takes it from
+	// agnx.yaml's sandbox.env.
+	Token string `yaml:"token"`
+	// Priority is an ntfy delivery's priority: 1 to 5, or min, low,
+	// default, high, max, urgent.
 	Priority string `yaml:"priority"`
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the release binaries for every target into dist/, prints a size
-# table and the README's budget line (linux/arm64 stripped ≤ 16.5 MB, "MB"
-# read as MiB as the memory gate reads it). Sizes are reported, not
-# enforced: only the memory gate fails CI on a figure.
+# table and the budget line of the stripped linux/arm64 binary
+# (budget_arm64 below, "MB" read as MiB as the memory gate reads it; the
+# manual states it from here: docs/budgets_test.go checks that it does).
+# Sizes are reported, not enforced: only the memory gate fails CI on a
+# figure.
 # usage: ci/cross.sh GO LDFLAGS
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +21,7 @@ for t in linux/amd64 linux/arm64 linux/arm/7 linux/arm/6 linux/riscv64; do
   [ "$arch" = arm64 ] && arm64=$size
   awk -v t="$t" -v f="$out" -v s="$size" 'BEGIN{printf "%-16s %-30s %10d %6.1f MB\n", t, f, s, s/1048576}'
 done
-awk -v s="$arm64" -v b="$budget_arm64" 'BEGIN{printf "budget: linux/arm64 %.2f MB of 16.5 MB: %s\n", s/1048576, (s <= b ? "ok" : "OVER BUDGET")}'
+awk -v s="$arm64" -v b="$budget_arm64" 'BEGIN{printf "budget: linux/arm64 %.2f MB of %.1f MB: %s\n", s/1048576, b/1048576, (s <= b ? "ok" : "OVER BUDGET")}'
 # The stamp must reach the binary: -X silently does nothing on a typo.
 if [ "$(uname -m)" = x86_64 ] && [[ $LDFLAGS =~ main\.version=([^ ]+) ]]; then
   got=$(dist/agnx-lite-linux-amd64 version 2>&1 || true)

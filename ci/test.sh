@@ -28,6 +28,11 @@ cd "$(dirname "$0")/.."
 GO=${1:?usage: ci/test.sh GO [STAGE...]}
 shift
 all=(deps lint build cross memgate qemu-arm64 qemu-armv7 native-race browser)
+# The line a whole run (every stage, two lanes) is held to on 2 cores
+# from a fresh clone, in minutes: reported under the table, not enforced
+# (only the memory gate fails CI on a figure). It is the manual's one
+# source for this budget: docs/budgets_test.go reads it from here.
+ci_line_minutes=20
 [ $# -gt 0 ] || set -- "${all[@]}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -129,5 +134,10 @@ for s in "$@"; do
 done
 printf '%-12s %-7s %6s %7s %7s %8s %6dm%02ds\n' total "$([ $failed = 0 ] && echo passed || echo FAILED)" \
   "$tot_ran" "$tot_pass" "$tot_fail" "$tot_skip" $((secs / 60)) $((secs % 60))
+if [ "$*" = "${all[*]}" ]; then
+  over=within; [ "$secs" -le $((ci_line_minutes * 60)) ] || over=OVER
+  printf 'time: %dm%02ds, %s the line of %d minutes for a whole run on 2 cores from a fresh clone (%s cores here)\n' \
+    $((secs / 60)) $((secs % 60)) "$over" "$ci_line_minutes" "$(nproc)"
+fi
 echo "tests: $tot_pass passed, $tot_fail failed, $tot_skip skipped"
 exit $failed

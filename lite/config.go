@@ -15,46 +15,57 @@ import (
 type Config struct {
 	// File is the path the config came from ("" for embedded defaults).
 	File string `yaml:"-"`
-	// DataDir is the data dir (Agnx calls it workspace). Empty: the caller
-	// (Locate) picks the default. ParseConfig keeps paths as written;
-	// Locate resolves relative ones against the file's folder.
+	// DataDir is the data dir, which holds the database, the agents and
+	// their workspaces (Agnx calls it workspace). Empty: ~/.agnx-lite, or
+	// .duragent beside an Agnx duragent.yaml; --data-dir and
+	// $AGNX_LITE_HOME win over it. A relative path (or ~/) resolves
+	// against the config file's folder (Locate does it; ParseConfig keeps
+	// paths as written).
 	DataDir string `yaml:"workspace"`
-	// AgentsDir holds one folder per agent. Empty: <DataDir>/agents, set by
-	// the caller once DataDir is known.
+	// AgentsDir holds one folder per agent. Empty: <DataDir>/agents, set
+	// by Locate once DataDir is known; --agents-dir wins over it.
 	AgentsDir string       `yaml:"agents_dir"`
 	Server    ServerConfig `yaml:"server"`
 	// Services is Agnx's session storage path, accepted so a
 	// duragent.yaml loads unchanged: agnx-lite keeps every session in one
-	// database (DBPath); Warnings says so when it is set.
+	// database, agnx.db in the data dir; serve and doctor warn when it is
+	// set.
 	Services ServicesConfig `yaml:"services"`
-	// WorldMemory is where world memory every agent's memory tool shares
-	// is (WorldMemoryDir), and how much it may hold (config_world.go).
+	// WorldMemory is where the world memory that every agent's memory
+	// tool shares is kept, and how much it may hold.
 	WorldMemory WorldMemoryConfig `yaml:"world_memory"`
 	Sessions    SessionsConfig    `yaml:"sessions"`
 	Gateways    GatewaysConfig    `yaml:"gateways"`
-	// Routes pick the agent for a chat: first match wins and an empty
-	// match matches everything. With no match the message is dropped, as
-	// in Agnx, unless RouteFallback names an agent.
+	// Routes pick the agent for a chat of a gateway (Telegram, a plugin):
+	// the first match wins and an empty match matches every chat. With no
+	// match the message is dropped, as in Agnx, unless the file sets
+	// runtime.default_agent, which then answers; without a file, the
+	// default agent answers (RouteFallback).
 	Routes  []Route       `yaml:"routes"`
 	Sandbox SandboxConfig `yaml:"sandbox"`
 	Wasm    WasmConfig    `yaml:"wasm"`
 	Runtime RuntimeConfig `yaml:"runtime"`
 	Web     WebConfig     `yaml:"web"`
 	MCP     MCPConfig     `yaml:"mcp"`
-	// Hooks are the inbound webhooks, by name (config_hooks.go).
+	// Hooks are the inbound webhooks, by name: each answers
+	// POST /api/v1/hooks/<name> (config_hooks.go).
 	Hooks map[string]HookConfig `yaml:"hooks"`
-	// Scheduler is the schedules' time zone (config_sched.go); usage is
-	// counted in days of the same zone.
+	// Scheduler is how agents' schedules are read and bounded: their time
+	// zone, in whose days usage is counted too, and the turns they may
+	// start an hour (config_sched.go).
 	Scheduler SchedulerConfig `yaml:"scheduler"`
-	// Tasks is when agents are started on their tasks (config_tasks.go).
+	// Tasks is when agents are started on the tasks of the task boards
+	// (config_tasks.go).
 	Tasks TasksConfig `yaml:"tasks"`
-	// Prices are what models cost, by spec.model.name, for cost estimates
-	// (config_usage.go); a model without one is shown unpriced.
+	// Prices are what models cost, by the name agents give as
+	// spec.model.name, for the cost estimates of usage reports and
+	// /metrics (config_usage.go); a model without one is shown unpriced.
 	Prices map[string]PriceConfig `yaml:"prices"`
-	// Subagents bounds the agent tool (config_subagents.go).
+	// Subagents bounds what the agent tool lets one session delegate
+	// (config_subagents.go).
 	Subagents SubagentsConfig `yaml:"subagents"`
-	// Workers are the coding agents the worker tool runs, by name
-	// (config_workers.go).
+	// Workers are the coding agents (Claude Code, Codex, Gemini CLI, ...)
+	// an agent's worker tool runs, by name (config_workers.go).
 	Workers map[string]workers.Entry `yaml:"workers"`
 
 	// RouteFallback is the agent for a chat no route matches: "" (drop the
@@ -74,8 +85,12 @@ type Config struct {
 
 // ServerConfig is the HTTP API.
 type ServerConfig struct {
-	Host string `yaml:"host"` // default 127.0.0.1
-	Port int    `yaml:"port"` // 1..65535, default 8080
+	// Host is the address the server listens on (default 127.0.0.1, this
+	// machine only; 0.0.0.0 for every interface); serve --host wins.
+	Host string `yaml:"host"`
+	// Port is the port it listens on, 1..65535 (default 8080); serve -p
+	// wins.
+	Port int `yaml:"port"`
 	// RequestTimeoutSeconds bounds a non-streaming request (default 300;
 	// 0: none). IdleTimeoutSeconds closes idle keep-alive connections
 	// (default 10; 0: none); a full server closes idle ones sooner.
@@ -94,16 +109,18 @@ type ServerConfig struct {
 	MaxConnectionsPerClient int `yaml:"max_connections_per_client"`
 	MaxStreams              int `yaml:"max_streams"`
 	// AdminToken guards admin endpoints and APIToken the API; empty: no
-	// token is asked for (local clients only). When the server is
-	// reachable beyond loopback (reachable) each set token must be at
-	// least minTokenLen characters and not trivially guessable, and
-	// serve refuses to start without an API token.
+	// token is asked for (local clients only). When the server can be
+	// reached from elsewhere (bound beyond loopback, named in
+	// AllowedHosts by a name that is not a loopback one, or behind
+	// TrustedProxies) each set token must be at least 16 characters and
+	// not trivially guessable, and serve refuses to start without an API
+	// token (tokenProblem).
 	AdminToken Secret `yaml:"admin_token"`
 	APIToken   Secret `yaml:"api_token"`
 	// AllowedHosts are the names clients reach the server by, besides
-	// localhost and IP addresses of this machine: a request whose Host
-	// header names anything else is refused (DNS rebinding). E.g. the
-	// box's name, pi.local, or a reverse proxy's public name.
+	// localhost and IP addresses of this machine: a request addressed to
+	// any other name is refused (DNS rebinding). E.g. the box's name,
+	// pi.local, or a reverse proxy's public name.
 	AllowedHosts []string `yaml:"allowed_hosts"`
 	// TrustedProxies are the reverse proxies and tunnels in front of the
 	// server (addresses or CIDR ranges, e.g. 127.0.0.1 for Caddy or
@@ -141,6 +158,7 @@ type ServicesConfig struct {
 
 // PathConfig is an Agnx storage location.
 type PathConfig struct {
+	// Path is where Agnx keeps sessions; agnx-lite does not use it.
 	Path string `yaml:"path"`
 }
 
@@ -157,19 +175,24 @@ type GatewaysConfig struct {
 
 // DiscordConfig is read only to be reported as ignored.
 type DiscordConfig struct {
+	// Enabled and BotToken are Agnx's keys, read only so that the block
+	// loads.
 	Enabled  *bool  `yaml:"enabled"`
 	BotToken Secret `yaml:"bot_token"`
 }
 
 // TelegramConfig is the built-in Telegram gateway.
 type TelegramConfig struct {
-	Enabled  bool   `yaml:"enabled"`
-	BotToken Secret `yaml:"bot_token"` // required when Enabled
+	// Enabled turns the gateway on. In a file that has a telegram block
+	// and does not say, it is true, as in Agnx.
+	Enabled bool `yaml:"enabled"`
+	// BotToken is the bot's token from @BotFather; required when Enabled.
+	BotToken Secret `yaml:"bot_token"`
 	// Allowlist holds the Telegram user ids allowed to talk to the bot;
 	// empty: nobody (deny by default: the bot tells a sender their id and
 	// how to add it). The agents' spec.access applies on top.
 	Allowlist []int64 `yaml:"allowlist"`
-	// APIBaseURL replaces https://api.telegram.org, e.g. for a local Bot
+	// APIBaseURL replaces the Bot API's address, e.g. for a local Bot
 	// API server or a test fake (agnx-lite extension).
 	APIBaseURL string `yaml:"api_base_url"`
 }
@@ -177,7 +200,11 @@ type TelegramConfig struct {
 // ExternalGateway is a gateway plugin: a child process speaking the
 // gateway plugin protocol on stdin/stdout.
 type ExternalGateway struct {
-	Name    string   `yaml:"name"`
+	// Name is the gateway's name, which routes and hook targets use
+	// (letters, digits and hyphens; required, and not telegram while the
+	// built-in gateway is on).
+	Name string `yaml:"name"`
+	// Command is the plugin's program (required); Args its arguments.
 	Command string   `yaml:"command"`
 	Args    []string `yaml:"args"`
 	// Env is added to the plugin's environment. Values are secrets as they
@@ -189,14 +216,21 @@ type ExternalGateway struct {
 
 // Route sends the chats that Match selects to Agent.
 type Route struct {
+	// Match selects the chats; match: {} selects every chat.
 	Match RouteMatch `yaml:"match"`
-	Agent string     `yaml:"agent"`
+	// Agent is the agent that answers them (required).
+	Agent string `yaml:"agent"`
 }
 
 // RouteMatch selects chats; an empty field matches anything.
 type RouteMatch struct {
-	Gateway  string `yaml:"gateway"`
+	// Gateway is the gateway's name: telegram, or a plugin's (any case).
+	Gateway string `yaml:"gateway"`
+	// ChatType is dm (or private: a direct message), group, supergroup
+	// or channel (any case).
 	ChatType string `yaml:"chat_type"`
+	// ChatID and SenderID are the chat's and the sender's ids on the
+	// gateway, as written.
 	ChatID   string `yaml:"chat_id"`
 	SenderID string `yaml:"sender_id"`
 }
@@ -246,8 +280,10 @@ type MCPConfig struct {
 	// read_only (besides paths inside the agent's folder): agent folders
 	// may be imported, so they cannot open the host to their servers.
 	ReadOnly []string `yaml:"read_only"`
-	// Servers are given to every agent; an agent's entry of the same name
-	// wins. They are the operator's: their ${env:NAME} may name any
+	// Servers are MCP servers given to every agent; an agent's entry of
+	// the same name wins. Their type is mcp or left out, their command a
+	// program on PATH or an absolute path, their read_only paths
+	// absolute. They are the operator's: their ${env:NAME} may name any
 	// variable of the daemon's environment.
 	Servers []agents.ToolRef `yaml:"servers"`
 }
@@ -261,10 +297,21 @@ type WasmConfig struct {
 
 // RuntimeConfig holds agnx-lite's own limits (an extension to Agnx).
 type RuntimeConfig struct {
-	MaxConcurrentTurns int    `yaml:"max_concurrent_turns"` // default 2
-	MaxConcurrentTools int    `yaml:"max_concurrent_tools"` // default 4
-	MaxLoadedAgents    int    `yaml:"max_loaded_agents"`    // default 8
-	DefaultAgent       string `yaml:"default_agent"`        // default assistant
+	// MaxConcurrentTurns is how many turns run at once, across sessions
+	// (default 2); the others wait in a queue. A turn waiting for a
+	// person's decision holds no slot.
+	MaxConcurrentTurns int `yaml:"max_concurrent_turns"`
+	// MaxConcurrentTools is how many tool calls run at once (default 4).
+	MaxConcurrentTools int `yaml:"max_concurrent_tools"`
+	// MaxLoadedAgents is how many built agents stay in memory (default
+	// 8): past it, the one used least recently and not in a turn is
+	// dropped, and built again when next needed.
+	MaxLoadedAgents int `yaml:"max_loaded_agents"`
+	// DefaultAgent is the agent the CLI's chat, run, acp and model
+	// commands use when given none, and the one init creates (default
+	// assistant); set in the file, it also answers the chats no route
+	// matches.
+	DefaultAgent string `yaml:"default_agent"`
 	// MemoryLimitMB is the memory budget the guard keeps under (default
 	// 64: an agent with two Go WASM tools holds some 40 MiB compiled,
 	// which with the daemon's 16 MiB reserve did not fit in the 40 it

@@ -24,6 +24,7 @@ type HookConfig struct {
 	// path (.a.b, .commits.0.id, or . for the whole body) then any of
 	// | default "text", | json and | trunc N. A missing key or a null
 	// renders empty; there are no loops or conditions (hookTemplate).
+	// Required.
 	Template string `yaml:"template"`
 	// Secret checks GitHub's X-Hub-Signature-256 (HMAC-SHA256 of the raw
 	// body); Token a bearer token (Authorization: Bearer). One of them is
@@ -48,8 +49,12 @@ type HookConfig struct {
 // session), one session, or, with neither, a session of the hook's own
 // (gateway "webhook", chat the hook's name), started on first use.
 type HookTarget struct {
+	// Gateway and ChatID name a gateway's chat (both or neither): the
+	// messages go to its current session.
 	Gateway string `yaml:"gateway"`
 	ChatID  string `yaml:"chat_id"`
+	// Session is the id of an existing session the messages go to,
+	// instead of a chat.
 	Session string `yaml:"session"`
 }
 

@@ -19,8 +19,14 @@ import (
 // agent "work on your next task": it lists its tasks with the tasks tool
 // and moves one to in_progress).
 type TasksConfig struct {
-	Start        string `yaml:"start"`
-	CheckSeconds int    `yaml:"check_seconds"`
+	// Start is manual (the default: only a task given a start_at is
+	// started, when that time comes) or now (the assignee of a task is
+	// started on it as soon as it is ready: todo, assigned, never
+	// started, every dependency done).
+	Start string `yaml:"start"`
+	// CheckSeconds is how often the boards' files and start times are
+	// looked at (5..3600; default 30).
+	CheckSeconds int `yaml:"check_seconds"`
 }
 
 // The values of tasks.start.

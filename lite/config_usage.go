@@ -12,8 +12,12 @@ import (
 // /metrics). CacheRead and CacheWrite are the prices of prompt tokens the
 // provider's prompt cache served and stored; unset, they cost as Input.
 type PriceConfig struct {
-	Input      float64  `yaml:"input"`
-	Output     float64  `yaml:"output"`
+	// Input and Output are the prices, in US dollars, of a million prompt
+	// and of a million completion tokens (0 to 10000).
+	Input  float64 `yaml:"input"`
+	Output float64 `yaml:"output"`
+	// CacheRead and CacheWrite are those of a million prompt tokens the
+	// provider's cache served and stored; unset, the Input price.
 	CacheRead  *float64 `yaml:"cache_read"`
 	CacheWrite *float64 `yaml:"cache_write"`
 }

@@ -16,10 +16,17 @@ import "github.com/agnx-lite/agnx-lite/runtime/memory"
 // update_world is refused past them, with a sentence telling the model to
 // trim or merge topics; a write that shrinks a topic always passes.
 type WorldMemoryConfig struct {
-	Path       string `yaml:"path"`
-	MaxFileKB  int    `yaml:"max_file_kb"`
-	MaxTotalKB int    `yaml:"max_total_kb"`
-	MaxTopics  int    `yaml:"max_topics"`
+	// Path is the folder of world memory; empty: <data dir>/memory/world,
+	// as in Agnx. A relative path (or ~/) resolves against the config
+	// file's folder.
+	Path string `yaml:"path"`
+	// MaxFileKB caps one topic, in KiB (1..64).
+	MaxFileKB int `yaml:"max_file_kb"`
+	// MaxTotalKB caps every topic together, in KiB (at least MaxFileKB,
+	// at most 1048576).
+	MaxTotalKB int `yaml:"max_total_kb"`
+	// MaxTopics caps the number of topic files (1..4096).
+	MaxTopics int `yaml:"max_topics"`
 }
 
 // maxWorldTotalKB bounds max_total_kb (1 GiB): past that it is no cap.

@@ -90,6 +90,9 @@ func selfAnon() (int64, error) {
 const (
 	gcHeadroom   = 2 << 20
 	gcPercentMin = 50
+	// envGOGC, Go's collector target in percent, keeps the memory guard
+	// from tuning the collector when it is set: the variable wins.
+	envGOGC = "GOGC"
 )
 
 // heldShare: between turns the sessions in memory hold at most
@@ -130,7 +133,7 @@ func (g *memGuard) start(ctx context.Context) {
 	g.mu.Lock()
 	prev := debug.SetMemoryLimit(g.softLimit())
 	prevGC := -2 // unchanged
-	if os.Getenv("GOGC") == "" {
+	if os.Getenv(envGOGC) == "" {
 		prevGC = debug.SetGCPercent(100)
 		g.tuneGC, g.gcPercent = true, 100
 	}

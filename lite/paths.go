@@ -9,7 +9,9 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 )
 
-// EnvDataDir names the environment variable that overrides the data dir.
+// EnvDataDir sets the data dir (default ~/.agnx-lite), where agnx.yaml
+// and agnx.env are looked for: it wins over agnx.yaml's workspace, and
+// --data-dir wins over it.
 const EnvDataDir = "AGNX_LITE_HOME"
 
 // DefaultDataDir is $AGNX_LITE_HOME, or ~/.agnx-lite.

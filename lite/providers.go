@@ -21,13 +21,25 @@ import (
 // endpoint for every agent that sets no spec.model.base_url: a proxy in
 // front of the provider, or a test's fake.
 const (
-	openRouterURL    = "https://openrouter.ai/api/v1"
-	envOpenAI        = "OPENAI_API_KEY"
-	envOpenRouter    = "OPENROUTER_API_KEY"
-	envOpenAIURL     = "OPENAI_BASE_URL"
+	openRouterURL = "https://openrouter.ai/api/v1"
+	// envOpenAI is the API key of provider openai (and of embeddings
+	// from it).
+	envOpenAI = "OPENAI_API_KEY"
+	// envOpenRouter is the API key of provider openrouter.
+	envOpenRouter = "OPENROUTER_API_KEY"
+	// envOpenAIURL replaces OpenAI's endpoint for agents that set no
+	// spec.model.base_url: a proxy, or an OpenAI-compatible server (then
+	// no key is needed).
+	envOpenAIURL = "OPENAI_BASE_URL"
+	// envOpenRouterURL replaces OpenRouter's endpoint for agents that set
+	// no spec.model.base_url.
 	envOpenRouterURL = "OPENROUTER_BASE_URL"
-	envAnthropic     = "ANTHROPIC_API_KEY"
-	envAnthropicURL  = "ANTHROPIC_BASE_URL"
+	// envAnthropic is the API key of provider anthropic.
+	envAnthropic = "ANTHROPIC_API_KEY"
+	// envAnthropicURL replaces Anthropic's endpoint for agents that set
+	// no spec.model.base_url: a proxy, or a server that speaks the
+	// Anthropic API (then no key is needed).
+	envAnthropicURL = "ANTHROPIC_BASE_URL"
 )
 
 // baseURL is the agent's base_url, else the provider's variable, else def.

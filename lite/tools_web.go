@@ -32,12 +32,16 @@ func (c *Config) validateWeb() error {
 	return c.errorf("web.searxng_url", "web.searxng_url %q is not an http or https URL: give the address of the SearXNG instance, e.g. http://127.0.0.1:8888", c.Web.SearXNGURL)
 }
 
+// envBraveKey is the Brave Search API key web search uses; unset, it uses
+// web.searxng_url.
+const envBraveKey = "BRAVE_API_KEY"
+
 // webSearch is the search backend of web tools: BRAVE_API_KEY, read once
 // from the daemon's environment (sandboxes start with a cleared one, so it
 // never reaches a tool), else web.searxng_url. An invalid URL leaves
 // search unset; validation reports it.
 func webSearch(cfg *Config) *tools.WebSearch {
-	s := &tools.WebSearch{BraveKey: os.Getenv("BRAVE_API_KEY")}
+	s := &tools.WebSearch{BraveKey: os.Getenv(envBraveKey)}
 	if cfg.Web.valid() {
 		s.SearXNG = cfg.Web.SearXNGURL
 	}

@@ -21,25 +21,32 @@ import (
 )
 
 // sampleEvents has one event of every type with all of its fields set, so
-// that a type AppendJSON or DecodeEvent forgets comes back different.
+// that a type AppendJSON or DecodeEvent forgets comes back different, and
+// so that docs/reference/events.md (TestEventsReference) lists every key
+// AppendJSON writes.
 var sampleEvents = map[EventType]Event{
 	EvSessionStart: {Agent: "assistant", OnDisconnect: "continue", Gateway: "telegram", ChatID: "42",
 		Spawn:     &Spawn{Parent: "session_p", Call: "c9", Depth: 1, Ceiling: []string{"boss"}, Workspace: WorkspaceParent},
 		Principal: agents.Principal{Kind: agents.KindWebhook, ID: "github"}},
-	EvUserMessage:   {Content: "hi \"there\"\n", SenderID: "telegram:1", SenderName: "Ada", Passive: true, Steering: true},
+	EvUserMessage: {Content: "hi \"there\"\n", SenderID: "telegram:1", SenderName: "Ada", Passive: true, Steering: true,
+		Origin: "schedule"},
 	EvSilentMessage: {Content: "Bob: later", SenderID: "7", SenderName: "Bob"},
-	EvAssistant: {Agent: "assistant", Content: "ok", Usage: Usage{PromptTokens: 10, CompletionTokens: 2},
-		ToolCalls: []ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}}},
+	EvAssistant: {Agent: "assistant", Content: "ok", Origin: "heartbeat",
+		Usage:     Usage{PromptTokens: 10, CompletionTokens: 2, CacheReadTokens: 4, CacheWriteTokens: 3, ReasoningTokens: 1},
+		ToolCalls: []ToolCall{{ID: "c1", Name: "bash", Arguments: `{"command":"ls"}`}},
+		Thinking:  []ThinkingBlock{{Text: "hm", Signature: "sig"}, {Redacted: "opaque"}}},
 	EvToolCall:         {CallID: "c1", ToolName: "bash", Arguments: `{"command":"ls"}`},
 	EvToolResult:       {CallID: "c1", ToolName: "bash", Success: true, Content: "a\nb", Details: []byte(`{"exit_code":0}`)},
 	EvApprovalRequired: {CallID: "c1", ToolName: "bash", Content: "rm -rf x"},
 	EvApprovalDecision: {CallID: "c1", Decision: AllowAlways, Reason: "user"},
 	EvError:            {Code: "model_not_found", Content: "run ollama pull x"},
-	EvTurnEnd:          {Reason: TurnCompleted, Usage: Usage{PromptTokens: 12, CompletionTokens: 3}},
-	EvSessionEnd:       {Reason: "deleted"},
-	EvToken:            {Content: "Hel"},
-	EvToolProgress:     {CallID: "c1", ToolName: "worker", Content: "editing main.go"},
-	EvHistoryCompaction: {Content: "Ada asked about milk.", Usage: Usage{PromptTokens: 90, CompletionTokens: 8},
+	EvTurnEnd: {Reason: TurnCompleted,
+		Usage: Usage{PromptTokens: 12, CompletionTokens: 3, CacheReadTokens: 5, CacheWriteTokens: 2, ReasoningTokens: 1}},
+	EvSessionEnd:   {Reason: "deleted"},
+	EvToken:        {Content: "Hel"},
+	EvToolProgress: {CallID: "c1", ToolName: "worker", Content: "editing main.go"},
+	EvHistoryCompaction: {Content: "Ada asked about milk.",
+		Usage:      Usage{PromptTokens: 90, CompletionTokens: 8, CacheReadTokens: 30, CacheWriteTokens: 20, ReasoningTokens: 4},
 		Compaction: &Compaction{Upto: 7, Method: CompactSummary, CoversFrom: 1, CoversTo: 6, TokensBefore: 900, TokensAfter: 200}},
 }
 

@@ -35,15 +35,23 @@ type SubagentLimits struct {
 	MaxTokens int
 }
 
+// The defaults of SubagentLimits, which agnx.yaml's subagents section
+// leaves at zero when it does not set them.
+const (
+	DefaultSubagentDepth    = 2
+	DefaultSubagentChildren = 16
+	DefaultSubagentTokens   = 1_000_000
+)
+
 func (s SubagentLimits) withDefaults() SubagentLimits {
 	if s.MaxDepth <= 0 {
-		s.MaxDepth = 2
+		s.MaxDepth = DefaultSubagentDepth
 	}
 	if s.MaxChildren <= 0 {
-		s.MaxChildren = 16
+		s.MaxChildren = DefaultSubagentChildren
 	}
 	if s.MaxTokens <= 0 {
-		s.MaxTokens = 1_000_000
+		s.MaxTokens = DefaultSubagentTokens
 	}
 	return s
 }

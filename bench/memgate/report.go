@@ -12,7 +12,8 @@ import (
 	"github.com/agnx-lite/agnx-lite/bwrap"
 )
 
-// figures are what the gate measured; the JSON form feeds the README.
+// figures are what the gate measured; the JSON form feeds `make bench`'s
+// report (bench/report), whose figures docs/internals/performance.md gives.
 type figures struct {
 	Agents      int     `json:"agents"`
 	MaxLoaded   int     `json:"max_loaded_agents"`

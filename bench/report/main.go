@@ -1,7 +1,8 @@
-// Command report is `make bench`: it measures the figures of the README's
-// Performance section and prints them as markdown headed by the machine
-// they were measured on, on stdout and in -md: first issue 19's targets
-// beside the Go floor, then the long run's samples, then every figure.
+// Command report is `make bench`: it measures the figures of the manual's
+// performance page (docs/internals/performance.md) and prints them as
+// markdown headed by the machine they were measured on, on stdout and in
+// -md: first issue 19's targets beside the Go floor, then the long run's
+// samples, then every figure.
 // Figures are reported, never asserted (the memory gate enforces its
 // budget in `make test`, not here).
 //

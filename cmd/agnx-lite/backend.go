@@ -107,7 +107,11 @@ func (m modelInfo) String() string { return m.provider + " " + m.name + baseURLN
 
 // Tokens from the environment win over the config's.
 const (
-	envAPIToken   = "AGNX_API_TOKEN"
+	// envAPIToken is the API token the CLI sends to a running daemon; it
+	// wins over agnx.yaml's server.api_token.
+	envAPIToken = "AGNX_API_TOKEN"
+	// envAdminToken is the admin token the CLI sends to a running daemon;
+	// it wins over agnx.yaml's server.admin_token.
 	envAdminToken = "AGNX_ADMIN_TOKEN"
 )
 

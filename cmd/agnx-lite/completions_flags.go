@@ -24,11 +24,8 @@ func (f cmdFlag) words() []string {
 }
 
 // commandFlags lists each command's own flags, the global ones left out.
-// They are read from the flag sets the commands build, so they are
-// declared once, where they are parsed: each command runs with --help (and
-// each subcommand with SUB --help, for the commands whose subcommands have
-// flags of their own), its output discarded, and every command parses its
-// flags before it does anything else.
+// They are read from the flag sets the commands build (flagSets), so they
+// are declared once, where they are parsed.
 func commandFlags(cmds map[string]command) map[string][]cmdFlag {
 	global := map[string]bool{"help": true}
 	gfs := pflag.NewFlagSet("", pflag.ContinueOnError)
@@ -39,16 +36,9 @@ func commandFlags(cmds map[string]command) map[string][]cmdFlag {
 		if c.run == nil {
 			continue
 		}
-		var sets []*pflag.FlagSet
-		g := &globals{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, command: name}
-		g.onFlags = func(fs *pflag.FlagSet) { sets = append(sets, fs) }
-		_ = c.run(g, []string{"--help"})
-		for _, sub := range c.subs {
-			_ = c.run(g, []string{sub, "--help"})
-		}
 		seen := map[string]bool{}
 		var flags []cmdFlag
-		for _, fs := range sets { // complete now: the command added its flags
+		for _, fs := range flagSets(name, c) {
 			fs.VisitAll(func(f *pflag.Flag) {
 				if global[f.Name] || seen[f.Name] {
 					return
@@ -63,6 +53,22 @@ func commandFlags(cmds map[string]command) map[string][]cmdFlag {
 		out[name] = flags
 	}
 	return out
+}
+
+// flagSets returns the flag sets command name builds, in order, complete:
+// it runs with --help (and each subcommand with SUB --help, for the
+// commands whose subcommands have flags of their own), its output
+// discarded, and every command parses its flags before it does anything
+// else.
+func flagSets(name string, c command) []*pflag.FlagSet {
+	var sets []*pflag.FlagSet
+	g := &globals{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, command: name}
+	g.onFlags = func(fs *pflag.FlagSet) { sets = append(sets, fs) }
+	_ = c.run(g, []string{"--help"})
+	for _, sub := range c.subs {
+		_ = c.run(g, []string{sub, "--help"})
+	}
+	return sets
 }
 
 // flagWords joins the spellings of flags, for a completion's word list.

@@ -45,7 +45,7 @@ func commands() map[string]command {
 			"agnx-lite serve --host 0.0.0.0 -p 8080", []string{"status", "stop", "reload-agents"}, runServe},
 		"attach": {"attach [ID] [-s URL] | --list", "follow a session: its history, then live events",
 			"agnx-lite attach --list", nil, runAttach},
-		"session": {"session list | show ID | delete ID | export ID [-o F|--dir D] | import PATH...", "inspect and manage sessions",
+		"session": {"session list | show ID | end ID | delete ID | export ID [-o F|--dir D] | import PATH...", "inspect and manage sessions",
 			"agnx-lite session export 01J... -o chat.jsonl", []string{"list", "show", "delete", "export", "import"}, runSession},
 		"agent": {"agent list | validate [NAME] | create NAME | export NAME | import FILE", "inspect, manage and move agents",
 			"agnx-lite agent create helper", []string{"list", "validate", "create", "export", "import"}, runAgent},

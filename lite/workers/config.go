@@ -14,6 +14,11 @@ import (
 // supervising agent calls it: a coding agent over ACP (ACP, its argv) or
 // Claude Code's headless CLI (Claude, the binary), exactly one of them.
 type Entry struct {
+	// ACP is the command line of a coding agent that speaks ACP on its
+	// stdin and stdout, e.g. [claude-code-acp] or [gemini,
+	// --experimental-acp]; Claude is the claude binary, run as Claude
+	// Code's headless CLI. Exactly one of them; the program is on PATH or
+	// an absolute path.
 	ACP    []string `yaml:"acp"`
 	Claude string   `yaml:"claude"`
 	// Args are extra arguments for Claude (the ACP argv carries its own).

@@ -16,11 +16,16 @@ import (
 // DefaultURL is where Ollama listens unless told otherwise.
 const DefaultURL = "http://127.0.0.1:11434"
 
+// envHost is where Ollama listens (host:port or a URL) for the agents,
+// and their memory embeddings, that set no base_url; unset:
+// http://127.0.0.1:11434.
+const envHost = "OLLAMA_HOST"
+
 // DefaultBaseURL returns $OLLAMA_HOST, with "http://" added when it has no
 // scheme, or DefaultURL when the variable is unset. The composition root
 // uses it when the agent sets no base_url.
 func DefaultBaseURL() string {
-	h := strings.TrimSpace(os.Getenv("OLLAMA_HOST"))
+	h := strings.TrimSpace(os.Getenv(envHost))
 	if h == "" {
 		return DefaultURL
 	}
