@@ -20,6 +20,10 @@ type Status struct {
 	Usable bool
 	// Problem says what is wrong and how to fix it, when not Usable.
 	Problem string
+	// Slow is true when the trivial command did not finish within
+	// ProbeTimeout: the machine was too busy, which says nothing about
+	// the sandbox, so a caller probes again rather than keep the answer.
+	Slow bool
 	// Network is the helper that connects the network namespace of a
 	// network: true sandbox (slirp4netns's or pasta's path, as the
 	// Runner's NetworkHelper chooses), "" when there is none.
@@ -28,6 +32,16 @@ type Status struct {
 	// fix it; "" when it can.
 	NetworkProblem string
 }
+
+// ProbeTimeout bounds the trivial command Probe runs. A sandbox's start
+// is milliseconds, but its init is this binary, which a loaded small
+// board or an emulator (qemu-user runs it for a foreign architecture)
+// takes seconds to start: a refusal comes back at once whatever the bound,
+// and only a hang waits it out.
+const ProbeTimeout = 30 * time.Second
+
+// probeTimeout is ProbeTimeout; tests shorten it.
+var probeTimeout = ProbeTimeout
 
 // Probe checks that bwrap is installed and can create its namespaces
 // here, and finds the network helper auto would choose.
@@ -48,17 +62,21 @@ func (r *Runner) Probe(ctx context.Context) Status {
 		return st
 	}
 	st.Path = path
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout+5*time.Second)
 	defer cancel()
 	version := exec.CommandContext(ctx, path, "--version")
 	version.Env = hostEnv
 	if out, err := version.Output(); err == nil {
 		st.Version = strings.TrimSpace(string(out))
 	}
-	res, err := (&Runner{Bwrap: path, Init: r.Init}).Run(ctx, Policy{Limits: Limits{Timeout: 5 * time.Second}}, []string{"true"}, nil)
+	res, err := (&Runner{Bwrap: path, Init: r.Init}).Run(ctx, Policy{Limits: Limits{Timeout: probeTimeout}}, []string{"true"}, nil)
 	switch {
 	case err != nil:
 		st.Problem = err.Error()
+	case res.TimedOut:
+		st.Slow = true
+		st.Problem = fmt.Sprintf("bubblewrap did not run a trivial command within %s: the machine is too busy, or the sandbox's start hangs; "+
+			"it is tried again at the next tool call, and \"agnx-lite doctor\" checks it", probeTimeout)
 	case res.ExitCode != 0:
 		st.Problem = namespaceHint(string(res.Output))
 	default:
@@ -78,6 +96,9 @@ func namespaceHint(out string) string {
 				"or user.max_user_namespaces > 0)"
 		}
 		return fmt.Sprintf("bubblewrap cannot create its sandbox (%s): %s", out, fix)
+	}
+	if out == "" {
+		return "bubblewrap cannot create its sandbox and said nothing: run \"bwrap --ro-bind / / true\" to see why"
 	}
 	return fmt.Sprintf("bubblewrap cannot create its sandbox: %s", out)
 }

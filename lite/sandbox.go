@@ -20,8 +20,9 @@ import (
 )
 
 // sandboxes hands each agent a tools.Sandbox over one bwrap.Runner. The
-// probe runs once, on first use: an agent without shell tools never pays
-// for it.
+// probe runs on first use (an agent without shell tools never pays for
+// it) and its answer is kept, unless the machine was too busy to give
+// one: then the next use probes again.
 type sandboxes struct {
 	cfg   SandboxConfig
 	log   *slog.Logger
@@ -33,10 +34,13 @@ type sandboxes struct {
 	// disk filled up): writing tools refuse until it is back. nil: never.
 	reserveGone func() bool
 
-	once     sync.Once
-	status   bwrap.Status
-	runAs    *bwrap.User // who commands run as; nil: the daemon's own user
-	runAsErr error
+	// probeWith is the probe (bwrap.Runner.Probe; tests replace it).
+	probeWith func(context.Context) bwrap.Status
+	probeMu   sync.Mutex
+	probed    bool // status is final
+	status    bwrap.Status
+	runAs     *bwrap.User // who commands run as; nil: the daemon's own user
+	runAsErr  error
 }
 
 func newSandboxes(cfg *Config, log *slog.Logger) *sandboxes {
@@ -67,24 +71,39 @@ func (s *sandboxes) close() {
 	}
 }
 
+// probe returns what the sandbox's probe found. runAs and runAsErr are
+// set with the final answer, before any caller sees it usable.
 func (s *sandboxes) probe() bwrap.Status {
-	s.once.Do(func() {
-		if s.cfg.Mode == "trust" {
-			s.log.Warn("sandbox.mode is trust: shell and CLI tools run WITHOUT isolation, with the daemon's rights")
-			return
-		}
-		s.status = s.runner(false).Probe(context.Background())
-		if !s.status.Usable {
-			s.log.Warn("the bubblewrap sandbox is unusable: shell and CLI tools will refuse to run", "problem", s.status.Problem)
-		}
-		s.runAs, s.runAsErr = resolveRunAs(s.cfg.RunAs, os.Geteuid())
-		if s.runAsErr == nil && s.runAs != nil && s.status.Usable {
-			s.runAsErr = probeRunAs(s.runAs)
-		}
-		if s.runAsErr != nil {
-			s.log.Warn("shell and CLI tools will refuse to run", "problem", s.runAsErr)
-		}
-	})
+	s.probeMu.Lock()
+	defer s.probeMu.Unlock()
+	if s.probed {
+		return s.status
+	}
+	if s.cfg.Mode == "trust" {
+		s.log.Warn("sandbox.mode is trust: shell and CLI tools run WITHOUT isolation, with the daemon's rights")
+		s.probed = true
+		return s.status
+	}
+	probe := s.runner(false).Probe
+	if s.probeWith != nil {
+		probe = s.probeWith
+	}
+	s.status = probe(context.Background())
+	if s.status.Slow {
+		s.log.Warn("the bubblewrap sandbox did not answer its probe in time: this call refuses, the next one probes again", "problem", s.status.Problem)
+		return s.status
+	}
+	s.probed = true
+	if !s.status.Usable {
+		s.log.Warn("the bubblewrap sandbox is unusable: shell and CLI tools will refuse to run", "problem", s.status.Problem)
+	}
+	s.runAs, s.runAsErr = resolveRunAs(s.cfg.RunAs, os.Geteuid())
+	if s.runAsErr == nil && s.runAs != nil && s.status.Usable {
+		s.runAsErr = probeRunAs(s.runAs)
+	}
+	if s.runAsErr != nil {
+		s.log.Warn("shell and CLI tools will refuse to run", "problem", s.runAsErr)
+	}
 	return s.status
 }
 

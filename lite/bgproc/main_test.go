@@ -110,13 +110,19 @@ func (h *harness) spawn(t *testing.T, args string) string {
 	return sr.Handle
 }
 
+// hangAfter is when a wait for a notice or an exit calls it a hang. It
+// never lengthens a passing run; it is this long because the process
+// starts through this test binary re-executed as the sandbox's init,
+// which under qemu on a loaded 2-core box took over 30 s to print.
+const hangAfter = 2 * time.Minute
+
 // note waits for the next notice.
 func (h *harness) note(t *testing.T) string {
 	t.Helper()
 	select {
 	case n := <-h.notes:
 		return n
-	case <-time.After(30 * time.Second):
+	case <-time.After(hangAfter):
 		t.Fatal("no notice came")
 		return ""
 	}
@@ -128,7 +134,7 @@ func (h *harness) exit(t *testing.T) string {
 	select {
 	case n := <-h.exits:
 		return n
-	case <-time.After(30 * time.Second):
+	case <-time.After(hangAfter):
 		t.Fatal("no process ended")
 		return ""
 	}
