@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/sse"
 )
 
 // Stream sends a message and calls fn with each event of the turn it
@@ -180,7 +181,7 @@ type follower struct {
 // read delivers the events of one response body until it ends (nil), a
 // read fails (that error), fn fails (f.fnErr) or the stream is done.
 func (f *follower) read(body io.Reader) error {
-	p := newSSEReader(body)
+	p := sse.NewReader(body, 0)
 	for {
 		ev, err := p.Next()
 		if errors.Is(err, io.EOF) {
