@@ -236,8 +236,10 @@ func (f *follower) hold(e *runtime.Event) bool {
 		f.held.Reset()
 	case runtime.EvTurnEnd:
 		f.held.Reset()
-	default:
-		// The other events pass: only tokens are held back.
+	case runtime.EvSessionStart, runtime.EvUserMessage, runtime.EvToolCall, runtime.EvToolResult,
+		runtime.EvToolProgress, runtime.EvApprovalRequired, runtime.EvApprovalDecision,
+		runtime.EvError, runtime.EvSessionEnd, runtime.EvSilentMessage, runtime.EvHistoryCompaction:
+		// They pass: only tokens are held back.
 	}
 	return false
 }

@@ -123,11 +123,13 @@ func encodeSSE(e *runtime.Event) (string, []byte) {
 		}
 		// A stream's turnView names the turn's message.
 		return "done", doneData("", e)
-	default:
+	case runtime.EvSessionStart, runtime.EvSessionEnd, runtime.EvSilentMessage, runtime.EvHistoryCompaction:
 		// session_start and session_end: a client has no use for them;
 		// silent_message: group chatter kept as context, not part of the
 		// conversation a client follows; history_compaction: what the
 		// model is sent changed, not the conversation.
+		fallthrough
+	default:
 		return "", nil
 	}
 	return name, w.EndObject().B
