@@ -16,15 +16,24 @@ import (
 )
 
 // MaxLocalPolicy is the size an agent's policy.local.yaml may grow to by
-// AddLocalAllow: each allow_always adds a line, and a file that large is a
+// AddAllow: each allow_always adds a line, and a file that large is a
 // sign of a loop approving everything.
 const MaxLocalPolicy = 256 << 10
 
-// localLocks serialise AddLocalAllow per file within the process, so two
-// allow_always answers at once both land.
-var localLocks sync.Map // cleaned path -> *sync.Mutex
+// LocalPolicies writes the agents' PolicyLocalFile, where allow_always
+// answers are kept. A write reads the file, adds a line and replaces it:
+// two at once on one file would each start from the same text and one
+// rule would be lost, so a LocalPolicies makes its writes one at a time.
+// The process has one (lite makes it and hands it to the runtime loop,
+// the only writer), which is what makes that guarantee hold; writes are
+// rare (a person answering "always"), so one lock for every file costs
+// nothing and, unlike a lock per path, never grows. The zero value is
+// ready; it must not be copied after first use.
+type LocalPolicies struct {
+	mu sync.Mutex
+}
 
-// AddLocalAllow adds rule to the allow list of the agent in dir, in its
+// AddAllow adds rule to the allow list of the agent in dir, in its
 // PolicyLocalFile, and reports whether it was not there already. The file
 // is replaced atomically (a temporary file, synced, renamed over it, the
 // folder synced); its other keys, rules and comments are kept (when the
@@ -32,14 +41,13 @@ var localLocks sync.Map // cleaned path -> *sync.Mutex
 // is rewritten from its data, without its comments). It never sets a mode.
 // A file that does not parse, that is a link out of the folder, or that
 // would grow past MaxLocalPolicy is left alone, with an error.
-func AddLocalAllow(dir, rule string) (bool, error) {
+func (p *LocalPolicies) AddAllow(dir, rule string) (bool, error) {
 	if _, err := ParseRule(rule); err != nil {
 		return false, err
 	}
 	file := filepath.Join(dir, PolicyLocalFile)
-	mu, _ := localLocks.LoadOrStore(filepath.Clean(file), new(sync.Mutex))
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 
 	root, err := os.OpenRoot(dir)
 	if err != nil {

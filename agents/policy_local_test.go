@@ -19,18 +19,18 @@ func readLocal(t *testing.T, dir string) string {
 	return string(data)
 }
 
-func TestAddLocalAllow_NewFile(t *testing.T) {
+func TestLocalPolicies_AddAllow_NewFile(t *testing.T) {
 	dir := t.TempDir()
 	line := "echo 'a*b' && ls\ncat <<EOF\nx\nEOF"
 	rule := Call{Tool: "bash", Subject: line}.String()
-	added, err := AddLocalAllow(dir, rule)
+	added, err := new(LocalPolicies).AddAllow(dir, rule)
 	require.NoError(t, err)
 	assert.True(t, added)
 	st, err := os.Stat(filepath.Join(dir, PolicyLocalFile))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 
-	added, err = AddLocalAllow(dir, rule)
+	added, err = new(LocalPolicies).AddAllow(dir, rule)
 	require.NoError(t, err)
 	assert.False(t, added, "a rule already there is not added twice")
 
@@ -47,7 +47,7 @@ func TestAddLocalAllow_NewFile(t *testing.T) {
 	assert.Equal(t, Ask, d, "a part of the line is not the line")
 }
 
-func TestAddLocalAllow_KeepsTheFile(t *testing.T) {
+func TestLocalPolicies_AddAllow_KeepsTheFile(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"block list", "# mine\ndeny:\n  - bash:rm *   # never\nallow:\n  # reads\n  - bash:ls*\n  - >-\n    bash:git\n    status\n\nnotify: {enabled: true}\n",
 			"# mine\ndeny:\n  - bash:rm *   # never\nallow:\n  # reads\n  - bash:ls*\n  - >-\n    bash:git\n    status\n  - \"builtin:web\"\n\nnotify: {enabled: true}\n"},
@@ -58,7 +58,7 @@ func TestAddLocalAllow_KeepsTheFile(t *testing.T) {
 	for _, tt := range tests {
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, PolicyLocalFile), []byte(tt.body), 0o640))
-		added, err := AddLocalAllow(dir, "builtin:web")
+		added, err := new(LocalPolicies).AddAllow(dir, "builtin:web")
 		require.NoError(t, err, tt.name)
 		assert.True(t, added, tt.name)
 		assert.Equal(t, tt.want, readLocal(t, dir), tt.name)
@@ -70,7 +70,7 @@ func TestAddLocalAllow_KeepsTheFile(t *testing.T) {
 	// A flow list is rewritten from the data: rules and keys stay.
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, PolicyLocalFile), []byte("allow: [bash:ls, 'cli:x'] # c\ndeny: [bash:rm]\n"), 0o600))
-	_, err := AddLocalAllow(dir, "builtin:web")
+	_, err := new(LocalPolicies).AddAllow(dir, "builtin:web")
 	require.NoError(t, err)
 	p, err := LoadAgentPolicy("", dir)
 	require.NoError(t, err)
@@ -88,17 +88,17 @@ func TestAddLocalAllow_KeepsTheFile(t *testing.T) {
 	assert.Len(t, entries, 1, "no temporary file is left behind")
 }
 
-func TestAddLocalAllow_Refuses(t *testing.T) {
+func TestLocalPolicies_AddAllow_Refuses(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, PolicyLocalFile)
 	require.NoError(t, os.WriteFile(file, []byte("allow: [unclosed\n"), 0o600))
-	_, err := AddLocalAllow(dir, "bash:ls")
+	_, err := new(LocalPolicies).AddAllow(dir, "bash:ls")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), PolicyLocalFile+":")
 	assert.Equal(t, "allow: [unclosed\n", readLocal(t, dir), "a broken file is left as it is")
 
 	require.NoError(t, os.WriteFile(file, []byte("allow:\n  - "+strings.Repeat("x", MaxLocalPolicy)+"\n"), 0o600))
-	_, err = AddLocalAllow(dir, "bash:ls")
+	_, err = new(LocalPolicies).AddAllow(dir, "bash:ls")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "would grow over")
 
@@ -106,23 +106,26 @@ func TestAddLocalAllow_Refuses(t *testing.T) {
 	require.NoError(t, os.WriteFile(outside, []byte("allow: []\n"), 0o600))
 	require.NoError(t, os.Remove(file))
 	require.NoError(t, os.Symlink(outside, file))
-	_, err = AddLocalAllow(dir, "bash:ls")
+	_, err = new(LocalPolicies).AddAllow(dir, "bash:ls")
 	require.Error(t, err)
 	data, _ := os.ReadFile(outside)
 	assert.Equal(t, "allow: []\n", string(data), "a link out of the folder is not written through")
 
-	_, err = AddLocalAllow(t.TempDir(), " ")
+	_, err = new(LocalPolicies).AddAllow(t.TempDir(), " ")
 	assert.Error(t, err)
 }
 
-// Two allow_always answers at once both land.
-func TestAddLocalAllow_Concurrent(t *testing.T) {
+// Two allow_always answers at once both land: writes through one
+// LocalPolicies do not interleave (without its lock, each read the file
+// before the other wrote it and rules were lost).
+func TestLocalPolicies_AddAllow_Concurrent(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, PolicyLocalFile), []byte("# hand-written\nallow:\n  - bash:ls\n"), 0o600))
+	var lp LocalPolicies
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
-			_, err := AddLocalAllow(dir, fmt.Sprintf("bash:cmd%d", i))
+			_, err := lp.AddAllow(dir, fmt.Sprintf("bash:cmd%d", i))
 			assert.NoError(t, err)
 		})
 	}
@@ -161,7 +164,7 @@ func TestCall_AllowRule(t *testing.T) {
 
 // Whatever the file looks like, a rule added is there afterwards with the
 // rules before it, or the file is left as it was.
-func FuzzAddLocalAllow(f *testing.F) {
+func FuzzLocalPolicies_AddAllow(f *testing.F) {
 	for _, s := range []string{"", "allow:\n  - a\n", "allow: [a]\n", "allow:\n- a\n  # c\n-   b\nx: 1\n",
 		"allow:\n  - |\n    a\n    b\n", "allow: # c\n\n  - a\n", "deny: [x]\r\nallow:\r\n  - a\r\n", "allow:\n\tx"} {
 		f.Add(s, "bash:ls")
@@ -174,7 +177,7 @@ func FuzzAddLocalAllow(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := AddLocalAllow(dir, rule); err != nil {
+		if _, err := new(LocalPolicies).AddAllow(dir, rule); err != nil {
 			data, _ := os.ReadFile(file)
 			assert.Equal(t, body, string(data), "a failed add leaves the file")
 			return

@@ -204,7 +204,7 @@ func TestAgentCache_PolicyAllowAlwaysReload(t *testing.T) {
 	d, _ := a.Policy.Decide("read_file", "notes.md")
 	assert.Equal(t, agents.Ask, d)
 
-	_, err = agents.AddLocalAllow(dir, agents.Call{Tool: "read_file", Subject: "notes.md"}.AllowRule())
+	_, err = new(agents.LocalPolicies).AddAllow(dir, agents.Call{Tool: "read_file", Subject: "notes.md"}.AllowRule())
 	require.NoError(t, err)
 	a, err = c.LoadAgent("assistant")
 	require.NoError(t, err)

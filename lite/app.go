@@ -111,7 +111,9 @@ func Open(cfg *Config, o *Options) (*App, error) {
 		Usage:           cfg.UsageOptions(),
 		Subagents:       cfg.SubagentLimits(),
 		Notify:          notify.notify,
-		Logger:          log,
+		// The process's one writer of policy.local.yaml files.
+		Policies: new(agents.LocalPolicies),
+		Logger:   log,
 	})
 	cache.tools.mcp.cache, cache.tools.mcp.changed = loopKV{loop}, cache.markStale
 	cache.tools.memIndex = memIndexes(loop, cfg.WorldMemoryDir())

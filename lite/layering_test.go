@@ -32,3 +32,26 @@ func TestGatewaysImportNoStorage(t *testing.T) {
 		}
 	}
 }
+
+// The leaves every layer imports (the JSON writer, the SSE wire format)
+// take nothing but the standard library: importing them never pulls a
+// layer in, so runtime/llm, the gateways, cmd and bench can share them.
+func TestLeavesImportStdlibOnly(t *testing.T) {
+	for _, dir := range []string{"../runtime/jsonw", "../runtime/sse"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		require.NoError(t, err)
+		require.NotEmpty(t, files, dir)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			require.NoError(t, err)
+			for _, imp := range ast.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				first, _, _ := strings.Cut(path, "/")
+				assert.NotContains(t, first, ".", "%s imports %s; a leaf imports the standard library only", f, path)
+			}
+		}
+	}
+}

@@ -132,11 +132,14 @@ func (x *AgnxWriter) line(e *Event) (agnxLine, bool) {
 		l.Code, l.Message = ptr(e.Code), ptr(e.Content)
 	case EvSessionEnd:
 		l.Type, l.From, l.To = "status_change", string(SessionActive), string(SessionCompleted)
-	default:
+	case EvTurnEnd, EvToolCall, EvHistoryCompaction, EvSilentMessage, EvToken, EvToolProgress:
 		// turn_end, tool_call and history_compaction are agnx-lite's:
 		// Agnx would skip the line, its assistant_response already holds
 		// the calls, and the messages a compaction left out of the window
-		// are still in the log; token is never stored.
+		// are still in the log; silent_message is group chatter Agnx has
+		// no line for; token and tool_progress are never stored.
+		fallthrough
+	default:
 		return l, false
 	}
 	return l, true

@@ -214,13 +214,20 @@ func AgnxTurns(in []Event) []Event {
 				asst = len(out)
 				out = append(out, Event{Type: EvAssistant, Agent: agent, Time: e.Time, ToolCalls: []ToolCall{call}})
 			}
-		default:
-			// The other types change no turn.
+		case EvAssistant, EvToolResult, EvApprovalRequired, EvApprovalDecision,
+			EvSilentMessage, EvHistoryCompaction, EvToken, EvToolProgress:
+			// They change no turn.
 		}
 		switch e.Type {
 		case EvAssistant:
 			asst = len(out)
 		case EvToolCall:
+			// The calls after an assistant_response join it (above): it stays
+			// the one they attach to.
+		case EvSessionStart, EvUserMessage, EvToolResult, EvApprovalRequired, EvApprovalDecision,
+			EvError, EvTurnEnd, EvSessionEnd, EvSilentMessage, EvHistoryCompaction, EvToken, EvToolProgress:
+			// Any other line ends the assistant_response calls attach to.
+			fallthrough
 		default:
 			asst = -1
 		}

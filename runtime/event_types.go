@@ -14,9 +14,10 @@ type EventTypeInfo struct {
 
 // eventTypes is the one list of event types. Adding a type means adding it
 // here (beside its constant in event.go); TestEventTypes then fails until
-// AppendJSON and DecodeEvent carry it, and names every switch on event
-// types in the module that neither lists it nor says, in a default clause,
-// why the types it leaves out do not matter there.
+// AppendJSON and DecodeEvent carry it, and names (file:line) every switch
+// on event types in the module that does not list it in a case: one that
+// acts on it, or one that ignores it on purpose and says why. A default
+// clause does not count.
 var eventTypes = [...]EventTypeInfo{
 	{EvSessionStart, true, "a session was created: Agent, OnDisconnect, and Gateway and ChatID when a gateway created it"},
 	{EvUserMessage, true, "a user's message, Content, from SenderID (SenderName); it starts a turn or waits for the running one to end, unless Passive (JSON \"passive\": true): then it joins the conversation without a turn; Steering (\"steering\": true) marks an after_tool hook's note, which joins the running turn"},

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -90,22 +91,19 @@ func TestEventTypes_LogRoundTrip(t *testing.T) {
 	}
 }
 
-// Every switch on event types in the module lists every type or has a
-// default clause that says (with code or a comment) what happens to the
-// others. The compiler does not check this; this test does, so a new type
-// cannot be forgotten in a renderer, an encoder or a gateway.
+// Every switch on event types in the module names every type in its
+// cases: those it acts on, and those it deliberately ignores, listed in a
+// case of their own (empty, with a comment saying why, or falling through
+// to a shared branch). A default clause does not count: it cannot say
+// which types it swallows, so a new type would slip into it unseen. The
+// compiler does not check this; this test does, so a new type cannot be
+// forgotten in a renderer, an encoder or a gateway.
 func TestEventTypes_Switches(t *testing.T) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "event.go", nil, 0)
-	require.NoError(t, err)
-	names := map[string]EventType{}
-	for name, value := range eventTypeConsts(f) {
-		names[name] = value
-	}
-	all := len(EventTypes())
+	names, all := allEventTypes(t)
 	root := moduleRoot(t)
-	found := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	fset := token.NewFileSet()
+	found := map[string]int{} // switches per folder
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -122,42 +120,190 @@ func TestEventTypes_Switches(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		inRuntime := file.Name.Name == "runtime" && filepath.Dir(path) == filepath.Join(root, "runtime")
-		ast.Inspect(file, func(n ast.Node) bool {
-			sw, ok := n.(*ast.SwitchStmt)
-			if !ok {
-				return true
+		rel, _ := filepath.Rel(root, path)
+		for _, p := range checkEventSwitches(fset, file, rel, rel == filepath.Join("runtime", filepath.Base(rel)), names, all) {
+			found[filepath.Dir(rel)]++
+			if p != "" {
+				t.Error(p)
 			}
-			listed, dflt := switchCases(sw, names, inRuntime)
-			if len(listed) == 0 {
-				return true
-			}
-			found++
-			pos := fset.Position(sw.Pos())
-			rel, _ := filepath.Rel(root, pos.Filename)
-			if len(listed) == all {
-				return true
-			}
-			var missing []string
-			for _, info := range EventTypes() {
-				if !listed[info.Type] {
-					missing = append(missing, string(info.Type))
-				}
-			}
-			switch {
-			case dflt == nil:
-				t.Errorf("%s:%d: switch on event types leaves out %s: list them, or add a default clause saying why they do not matter here",
-					rel, pos.Line, strings.Join(missing, ", "))
-			case len(dflt.Body) == 0 && !hasComment(file, dflt, sw):
-				t.Errorf("%s:%d: empty default clause of a switch on event types: say in a comment why %s do not matter here",
-					rel, pos.Line, strings.Join(missing, ", "))
-			}
-			return true
-		})
+		}
 		return nil
 	})
 	require.NoError(t, err)
-	assert.GreaterOrEqual(t, found, 3, "the walk found the switches of AppendJSON, DecodeEvent and state.apply at least")
+	for _, dir := range []string{"runtime", filepath.Join("lite", "httpapi"), filepath.Join("cmd", "agnx-lite")} {
+		assert.NotZero(t, found[dir], "the walk found no switch on event types in %s: it does not see the module", dir)
+	}
+}
+
+// The check itself: it finds the switch that forgets a type, the one that
+// leaves types to its default clause, and the empty case that does not
+// say why; it passes the switch that lists every type.
+func TestCheckEventSwitches(t *testing.T) {
+	const src = `package x
+
+import rt "github.com/agnx-lite/agnx-lite/runtime"
+
+func f(e rt.Event) int {
+	switch e.Type {
+	case rt.EvToken:
+		return 1
+	case rt.EvError, rt.EvTurnEnd:
+		// not here: ends are handled by the caller
+	}
+	switch e.Type {
+	case rt.EvToken:
+		return 1
+	default:
+		return 2
+	}
+	switch e.Type {
+	case rt.EvToken:
+	case rt.EvError, rt.EvTurnEnd:
+		fallthrough
+	default:
+		return 3
+	}
+	switch e.Type {
+	case "x":
+		return 4
+	}
+	return 0
+}
+`
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "x/x.go", src, parser.ParseComments)
+	require.NoError(t, err)
+	names := map[string]EventType{"EvToken": EvToken, "EvError": EvError, "EvTurnEnd": EvTurnEnd, "EvUserMessage": EvUserMessage}
+	all := []EventType{EvError, EvToken, EvTurnEnd, EvUserMessage}
+	got := checkEventSwitches(fset, file, "x/x.go", false, names, all)
+	assert.Equal(t, []string{
+		"x/x.go:6: switch on event types leaves out user_message: list them in a case of their own (empty with a comment saying why they do not matter here, or falling through to a shared branch); a default clause does not count",
+		"x/x.go:12: switch on event types leaves out error, turn_end, user_message: list them in a case of their own (empty with a comment saying why they do not matter here, or falling through to a shared branch); a default clause does not count",
+		"x/x.go:18: switch on event types leaves out user_message: list them in a case of their own (empty with a comment saying why they do not matter here, or falling through to a shared branch); a default clause does not count",
+		"x/x.go:19: empty case of a switch on event types: say in a comment why token does not matter here",
+	}, got, "the fourth switch names no event type: not checked")
+
+	src2 := strings.Replace(src, "rt.EvTurnEnd:", "rt.EvTurnEnd, rt.EvUserMessage:", -1)
+	file, err = parser.ParseFile(fset, "x/x.go", src2, parser.ParseComments)
+	require.NoError(t, err)
+	got = checkEventSwitches(fset, file, "x/x.go", false, names, all)
+	assert.Equal(t, []string{
+		"",
+		"x/x.go:12: switch on event types leaves out error, turn_end, user_message: list them in a case of their own (empty with a comment saying why they do not matter here, or falling through to a shared branch); a default clause does not count",
+		"",
+		"x/x.go:19: empty case of a switch on event types: say in a comment why token does not matter here",
+	}, got)
+}
+
+// allEventTypes returns event.go's constants by name, and every type:
+// the constants and the table of event_types.go, sorted
+// (TestEventTypes_Declared checks they agree; a constant added without a
+// row still counts here, and so does a row without a constant).
+func allEventTypes(t *testing.T) (map[string]EventType, []EventType) {
+	f, err := parser.ParseFile(token.NewFileSet(), "event.go", nil, 0)
+	require.NoError(t, err)
+	names := eventTypeConsts(f)
+	var all []EventType
+	for _, v := range names {
+		all = append(all, v)
+	}
+	for _, info := range EventTypes() {
+		all = append(all, info.Type)
+	}
+	slices.Sort(all)
+	return names, slices.Compact(all)
+}
+
+// checkEventSwitches returns one entry per switch in file whose cases name
+// an event type: "" when it is complete, else what is wrong, as
+// "file:line: ..."; an empty case without a comment adds one more entry.
+// inRuntime says file is in package runtime, where the constants are
+// bare (EvToken); elsewhere they are qualified by the name the file
+// imports runtime under.
+func checkEventSwitches(fset *token.FileSet, file *ast.File, name string, inRuntime bool, names map[string]EventType, all []EventType) []string {
+	qual := runtimeImportName(file)
+	if !inRuntime && qual == "" {
+		return nil
+	}
+	at := func(p token.Pos) string { return fmt.Sprintf("%s:%d", name, fset.Position(p).Line) }
+	var out []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		sw, ok := n.(*ast.SwitchStmt)
+		if !ok || sw.Tag == nil {
+			return true
+		}
+		listed := map[EventType]bool{}
+		var emptyCases []string
+		for _, st := range sw.Body.List {
+			cc := st.(*ast.CaseClause)
+			var here []string
+			for _, x := range cc.List {
+				if ty, ok := eventConst(x, names, inRuntime, qual); ok {
+					listed[ty] = true
+					here = append(here, string(ty))
+				}
+			}
+			if len(here) > 0 && len(cc.Body) == 0 && !hasComment(file, cc, sw) {
+				verb := "does"
+				if len(here) > 1 {
+					verb = "do"
+				}
+				emptyCases = append(emptyCases, fmt.Sprintf("%s: empty case of a switch on event types: say in a comment why %s %s not matter here",
+					at(cc.Pos()), strings.Join(here, ", "), verb))
+			}
+		}
+		if len(listed) == 0 {
+			return true
+		}
+		var missing []string
+		for _, ty := range all {
+			if !listed[ty] {
+				missing = append(missing, string(ty))
+			}
+		}
+		verdict := ""
+		if len(missing) > 0 {
+			verdict = fmt.Sprintf("%s: switch on event types leaves out %s: list them in a case of their own (empty with a comment saying why they do not matter here, or falling through to a shared branch); a default clause does not count",
+				at(sw.Pos()), strings.Join(missing, ", "))
+		}
+		out = append(out, verdict)
+		out = append(out, emptyCases...)
+		return true
+	})
+	return out
+}
+
+// eventConst reports whether x names an event type constant: EvX inside
+// package runtime, qual.EvX elsewhere.
+func eventConst(x ast.Expr, names map[string]EventType, inRuntime bool, qual string) (EventType, bool) {
+	var name string
+	switch x := x.(type) {
+	case *ast.Ident:
+		if inRuntime {
+			name = x.Name
+		}
+	case *ast.SelectorExpr:
+		if pkg, ok := x.X.(*ast.Ident); ok && qual != "" && pkg.Name == qual {
+			name = x.Sel.Name
+		}
+	}
+	ty, ok := names[name]
+	return ty, ok
+}
+
+// runtimeImportName is the name file imports package runtime under, ""
+// when it does not.
+func runtimeImportName(file *ast.File) string {
+	for _, imp := range file.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p != "github.com/agnx-lite/agnx-lite/runtime" {
+			continue
+		}
+		if imp.Name != nil {
+			return imp.Name.Name
+		}
+		return "runtime"
+	}
+	return ""
 }
 
 // eventTypeConsts maps the name of every constant of type EventType in f
@@ -187,37 +333,7 @@ func eventTypeConsts(f *ast.File) map[string]EventType {
 	return out
 }
 
-// switchCases returns the event types sw's cases name (as Ev... inside
-// package runtime, runtime.Ev... elsewhere) and its default clause.
-func switchCases(sw *ast.SwitchStmt, names map[string]EventType, inRuntime bool) (map[EventType]bool, *ast.CaseClause) {
-	listed := map[EventType]bool{}
-	var dflt *ast.CaseClause
-	for _, st := range sw.Body.List {
-		cc := st.(*ast.CaseClause)
-		if cc.List == nil {
-			dflt = cc
-		}
-		for _, x := range cc.List {
-			var name string
-			switch x := x.(type) {
-			case *ast.Ident:
-				if inRuntime {
-					name = x.Name
-				}
-			case *ast.SelectorExpr:
-				if pkg, ok := x.X.(*ast.Ident); ok && pkg.Name == "runtime" {
-					name = x.Sel.Name
-				}
-			}
-			if v, ok := names[name]; ok {
-				listed[v] = true
-			}
-		}
-	}
-	return listed, dflt
-}
-
-// hasComment reports whether a comment sits inside the default clause cc
+// hasComment reports whether a comment sits inside the case clause cc
 // (which ends where the next clause or the switch does).
 func hasComment(f *ast.File, cc *ast.CaseClause, sw *ast.SwitchStmt) bool {
 	end := sw.Body.Rbrace

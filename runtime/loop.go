@@ -109,8 +109,12 @@ type Options struct {
 	Usage UsageOptions
 	// Subagents bounds what the agent tool lets one session delegate.
 	Subagents SubagentLimits
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// Policies writes allow_always answers to the agents' policy.local.yaml
+	// files, one write at a time. nil: the loop makes its own; loops of one
+	// process that serve the same agent folders must share one.
+	Policies *agents.LocalPolicies
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 // Loop is the single event loop. One goroutine, Run, owns every session;
@@ -260,6 +264,9 @@ func New(opts Options) *Loop {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Policies == nil {
+		opts.Policies = new(agents.LocalPolicies)
 	}
 	return &Loop{
 		opts:     opts,

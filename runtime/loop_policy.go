@@ -163,7 +163,7 @@ func (l *Loop) allowAlways(s *session, c ToolCall) {
 func (l *Loop) savePolicies() {
 	defer l.wg.Done()
 	save := func(sv policySave) {
-		if _, err := agents.AddLocalAllow(sv.dir, sv.rule); err != nil {
+		if _, err := l.opts.Policies.AddAllow(sv.dir, sv.rule); err != nil {
 			l.log.Error("allow_always not saved; it holds until the daemon stops", "agent", sv.agent, "rule", sv.rule, "err", err)
 		}
 	}

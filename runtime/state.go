@@ -233,9 +233,10 @@ func (s *state) apply(e *Event) {
 		if e.Code != CodeHistoryTrimmed && e.Code != CodeToolLimit {
 			s.LastError = cutRunes(e.Content, maxLastError)
 		}
-	default:
+	case EvToolCall, EvToken, EvToolProgress:
 		// tool_call (assistant_response brought the calls) changes
-		// nothing the model sees; token is never applied.
+		// nothing the model sees; token and tool_progress are never
+		// applied.
 	}
 }
 

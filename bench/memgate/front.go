@@ -1,12 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+
+	"github.com/agnx-lite/agnx-lite/runtime/sse"
 )
 
 // The front-door workload: every oaTurnEvery-th turn goes through the
@@ -72,14 +75,17 @@ func oaTurn(c *http.Client, base, agent string, k int, cl call) error {
 // oaStreamed joins a streamed completion's content deltas.
 func oaStreamed(resp *http.Response) (string, error) {
 	var b strings.Builder
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
+	r := sse.NewReader(resp.Body, 1<<20)
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("the stream ended without [DONE]")
 		}
-		if data == "[DONE]" {
+		if err != nil {
+			return "", err
+		}
+		data := ev.Data
+		if string(data) == "[DONE]" {
 			return b.String(), nil
 		}
 		var chunk struct {
@@ -92,8 +98,8 @@ func oaStreamed(resp *http.Response) (string, error) {
 				Message string `json:"message"`
 			} `json:"error"`
 		}
-		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
-			return "", fmt.Errorf("bad chunk %s: %w", clip([]byte(data)), err)
+		if err := json.Unmarshal(data, &chunk); err != nil {
+			return "", fmt.Errorf("bad chunk %s: %w", clip(data), err)
 		}
 		if chunk.Error != nil {
 			return "", fmt.Errorf("stream error: %s", chunk.Error.Message)
@@ -102,10 +108,6 @@ func oaStreamed(resp *http.Response) (string, error) {
 			b.WriteString(ch.Delta.Content)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return "", err
-	}
-	return "", fmt.Errorf("the stream ended without [DONE]")
 }
 
 // webEvery is how often (in turns) the workload loads the web page as a

@@ -198,6 +198,8 @@ func (v *attachView) show(e *runtime.Event) {
 	}
 	switch e.Type {
 	case runtime.EvSessionStart, runtime.EvSessionEnd:
+		// The header said whose session it is: a session's start and end
+		// are not lines of the conversation.
 	case runtime.EvUserMessage:
 		v.p.endLine()
 		who := "you"
@@ -214,6 +216,12 @@ func (v *attachView) show(e *runtime.Event) {
 	case runtime.EvApprovalDecision:
 		v.pending = slices.DeleteFunc(v.pending, func(p runtime.Event) bool { return p.CallID == e.CallID })
 		v.p.event(e, &v.last)
+	case runtime.EvToken, runtime.EvAssistant, runtime.EvToolCall, runtime.EvToolResult,
+		runtime.EvToolProgress, runtime.EvError, runtime.EvTurnEnd,
+		runtime.EvSilentMessage, runtime.EvHistoryCompaction:
+		// The turn printer shows them as chat does, and skips what chat
+		// skips.
+		fallthrough
 	default:
 		if v.p.event(e, &v.last) {
 			v.last = outcome{}

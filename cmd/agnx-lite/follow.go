@@ -142,9 +142,12 @@ func (p *turnPrinter) event(e *runtime.Event, last *outcome) (done bool) {
 			fmt.Fprintf(p.errw, "%s\n", p.dim("(cancelled)"))
 		}
 		return true
-	default:
+	case runtime.EvSessionStart, runtime.EvSessionEnd, runtime.EvUserMessage,
+		runtime.EvSilentMessage, runtime.EvHistoryCompaction:
 		// session_start and session_end say nothing about a turn; the
-		// user's own message is what they just typed.
+		// user's own message is what they just typed; a silent message is
+		// group chatter kept out of the conversation, and a compaction
+		// changes what the model is sent, not what was said.
 	}
 	return false
 }

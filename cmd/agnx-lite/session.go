@@ -157,9 +157,14 @@ func showSession(g *globals, src *sessionSource, id string) error {
 				fmt.Fprintf(g.stdout, "  (turn %s)\n", e.Reason)
 			}
 			fmt.Fprintln(g.stdout)
-		default:
-			// The header shows the start; approvals show through the tool
-			// results they led to; tokens are not stored.
+		case runtime.EvSessionStart, runtime.EvApprovalRequired, runtime.EvApprovalDecision,
+			runtime.EvToken, runtime.EvToolProgress,
+			runtime.EvSessionEnd, runtime.EvSilentMessage, runtime.EvHistoryCompaction:
+			// The header shows the start (and the status an end); approvals
+			// show through the tool results they led to; tokens and progress
+			// are not stored; silent messages are group chatter kept out of
+			// the conversation, and a compaction changes what the model is
+			// sent, not what was said.
 		}
 		return nil
 	})

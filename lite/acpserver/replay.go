@@ -35,9 +35,15 @@ func (r *replay) event(e runtime.Event) error {
 		u = startCall(&e)
 	case runtime.EvToolResult:
 		u = resultUpdate(&e)
+	case runtime.EvSessionStart, runtime.EvSessionEnd, runtime.EvApprovalRequired, runtime.EvApprovalDecision,
+		runtime.EvError, runtime.EvTurnEnd, runtime.EvHistoryCompaction, runtime.EvSilentMessage,
+		runtime.EvToken, runtime.EvToolProgress:
+		// session_start and session_end, approvals, errors, turn ends,
+		// compactions and silent messages are not part of the
+		// conversation an editor shows; tokens and progress are not in
+		// the log.
+		fallthrough
 	default:
-		// session_start, approvals, errors, turn ends, compactions and
-		// silent messages are not part of the conversation an editor shows.
 		return nil
 	}
 	r.n++

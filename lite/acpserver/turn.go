@@ -58,7 +58,8 @@ func (t *turn) event(e runtime.Event) error {
 		t.errs = append(t.errs, e)
 	case runtime.EvTurnEnd:
 		t.end = e.Reason
-	default:
+	case runtime.EvUserMessage, runtime.EvSilentMessage, runtime.EvHistoryCompaction,
+		runtime.EvSessionStart, runtime.EvSessionEnd:
 		// user_message (the prompt itself), silent_message, compaction,
 		// session_start/end: nothing an editor shows during a turn.
 	}

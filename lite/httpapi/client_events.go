@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/sse"
 )
 
 // sseData holds the fields of every event's data (see encodeSSE).
@@ -34,7 +35,7 @@ type sseData struct {
 // pass on: start, keep-alive-like events, and names a newer server may add
 // (their id still counts as seen). A malformed id or data is an error: the
 // stream is not an agnx-lite one.
-func decodeSSE(ev sseEvent) (e runtime.Event, known bool, err error) {
+func decodeSSE(ev sse.Event) (e runtime.Event, known bool, err error) {
 	if ev.ID != "" {
 		if e.Seq, err = strconv.ParseUint(ev.ID, 10, 64); err != nil {
 			return e, false, fmt.Errorf("event stream: id %q is not a seq", ev.ID)

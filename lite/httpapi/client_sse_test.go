@@ -15,66 +15,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/sse"
 )
 
 // parseAll reads every event of a stream.
-func parseAll(r io.Reader) ([]sseEvent, string, error) {
-	p := newSSEReader(r)
-	var out []sseEvent
+func parseAll(r io.Reader) ([]sse.Event, string, error) {
+	p := sse.NewReader(r, 0)
+	var out []sse.Event
 	for {
 		ev, err := p.Next()
 		if errors.Is(err, io.EOF) {
-			return out, p.LastID, nil
+			return out, p.LastID(), nil
 		}
 		if err != nil {
-			return out, p.LastID, err
+			return out, p.LastID(), err
 		}
 		out = append(out, ev)
 	}
-}
-
-func TestSSEReader_Next(t *testing.T) {
-	ev := func(name, id, data string) sseEvent { return sseEvent{Name: name, ID: id, Data: []byte(data)} }
-	tests := []struct {
-		name   string
-		in     string
-		want   []sseEvent
-		lastID string
-	}{
-		{"one event", "id: 3\nevent: done\ndata: {}\n\n", []sseEvent{ev("done", "3", "{}")}, "3"},
-		{"no name is message", "data: x\n\n", []sseEvent{ev("message", "", "x")}, ""},
-		{"multi-line data", "data: a\ndata: b\ndata:\n\n", []sseEvent{ev("message", "", "a\nb\n")}, ""},
-		{"one space removed", "data:  two\ndata:none\n\n", []sseEvent{ev("message", "", " two\nnone")}, ""},
-		{"CRLF", "event: t\r\ndata: x\r\n\r\n", []sseEvent{ev("t", "", "x")}, ""},
-		{"lone CR", "event: t\rdata: x\r\r", []sseEvent{ev("t", "", "x")}, ""},
-		{"comments and keep-alives", ": keep-alive\n\n:x\ndata: y\n\n", []sseEvent{ev("message", "", "y")}, ""},
-		{"no data: not dispatched, id kept", "id: 7\nevent: x\n\ndata: z\n\n", []sseEvent{ev("message", "", "z")}, "7"},
-		{"incomplete event at EOF dropped", "data: a\n\ndata: b", []sseEvent{ev("message", "", "a")}, ""},
-		{"field without colon", "data\n\n", []sseEvent{ev("message", "", "")}, ""},
-		{"id with NUL ignored", "id: 1\n\nid: 2\x003\ndata: d\n\n", []sseEvent{ev("message", "", "d")}, "1"},
-		{"BOM skipped", "\xef\xbb\xbfdata: b\n\n", []sseEvent{ev("message", "", "b")}, ""},
-		{"unknown fields and retry ignored", "retry: 5\nfoo: bar\ndata: q\n\n", []sseEvent{ev("message", "", "q")}, ""},
-		{"empty stream", "", nil, ""},
-		{"blank lines only", "\n\n\r\n", nil, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, lastID, err := parseAll(strings.NewReader(tt.in))
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-			assert.Equal(t, tt.lastID, lastID)
-			oneByte, _, err := parseAll(iotest.OneByteReader(strings.NewReader(tt.in)))
-			require.NoError(t, err)
-			assert.Equal(t, got, oneByte, "the same events whatever the read sizes")
-		})
-	}
-}
-
-func TestSSEReader_ReadError(t *testing.T) {
-	r := io.MultiReader(strings.NewReader("data: a\n\ndata: b\n"), iotest.ErrReader(io.ErrUnexpectedEOF))
-	got, _, err := parseAll(r)
-	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
-	assert.Len(t, got, 1)
 }
 
 func TestDecodeSSE(t *testing.T) {
@@ -99,11 +56,11 @@ func TestDecodeSSE(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 
-	_, _, err = decodeSSE(sseEvent{Name: "done", ID: "x", Data: []byte("{}")})
+	_, _, err = decodeSSE(sse.Event{Name: "done", ID: "x", Data: []byte("{}")})
 	assert.ErrorContains(t, err, `id "x" is not a seq`)
-	_, _, err = decodeSSE(sseEvent{Name: "token", Data: []byte("{")})
+	_, _, err = decodeSSE(sse.Event{Name: "token", Data: []byte("{")})
 	assert.Error(t, err)
-	e, known, err := decodeSSE(sseEvent{Name: "start", ID: "4", Data: []byte("{}")})
+	e, known, err := decodeSSE(sse.Event{Name: "start", ID: "4", Data: []byte("{}")})
 	require.NoError(t, err)
 	assert.False(t, known)
 	assert.Equal(t, uint64(4), e.Seq, "start's id still counts as seen")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/sse"
 )
 
 // Stream sends a message and calls fn with each event of the turn it
@@ -180,7 +181,7 @@ type follower struct {
 // read delivers the events of one response body until it ends (nil), a
 // read fails (that error), fn fails (f.fnErr) or the stream is done.
 func (f *follower) read(body io.Reader) error {
-	p := newSSEReader(body)
+	p := sse.NewReader(body, 0)
 	for {
 		ev, err := p.Next()
 		if errors.Is(err, io.EOF) {
@@ -235,8 +236,10 @@ func (f *follower) hold(e *runtime.Event) bool {
 		f.held.Reset()
 	case runtime.EvTurnEnd:
 		f.held.Reset()
-	default:
-		// The other events pass: only tokens are held back.
+	case runtime.EvSessionStart, runtime.EvUserMessage, runtime.EvToolCall, runtime.EvToolResult,
+		runtime.EvToolProgress, runtime.EvApprovalRequired, runtime.EvApprovalDecision,
+		runtime.EvError, runtime.EvSessionEnd, runtime.EvSilentMessage, runtime.EvHistoryCompaction:
+		// They pass: only tokens are held back.
 	}
 	return false
 }

@@ -62,7 +62,15 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 				return nil // a step of the turn, not its answer
 			}
 			m.Role, m.MessageID = "assistant", runtime.MessageID(id, e.Seq, e.Time)
-		default: // tool results, approvals, lifecycle: not messages
+		case runtime.EvToolCall, runtime.EvToolResult, runtime.EvToolProgress, runtime.EvToken,
+			runtime.EvApprovalRequired, runtime.EvApprovalDecision, runtime.EvError,
+			runtime.EvSessionStart, runtime.EvTurnEnd, runtime.EvSessionEnd,
+			runtime.EvSilentMessage, runtime.EvHistoryCompaction:
+			// Tool calls and results, approvals, errors, lifecycle, group
+			// chatter kept out of the conversation, compactions: not
+			// messages.
+			fallthrough
+		default:
 			return nil
 		}
 		out = append(out, m)

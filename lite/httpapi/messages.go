@@ -81,8 +81,11 @@ func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, sub *runtime.S
 			case runtime.EvApprovalRequired:
 				out.approval = &e
 				done = true
-			default:
-				// The reply is the last answer and the error, if any.
+			case runtime.EvSessionStart, runtime.EvUserMessage, runtime.EvToken, runtime.EvToolCall,
+				runtime.EvToolResult, runtime.EvToolProgress, runtime.EvApprovalDecision,
+				runtime.EvTurnEnd, runtime.EvSessionEnd, runtime.EvSilentMessage, runtime.EvHistoryCompaction:
+				// The reply is the last answer and the error, if any (accept
+				// said whether the turn is over).
 			}
 			if !done {
 				continue

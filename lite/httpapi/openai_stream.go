@@ -15,10 +15,7 @@ import (
 // session.
 func (c *oaCall) stream(w http.ResponseWriter, r *http.Request, includeUsage bool) {
 	sse := newSSE(w)
-	send := func(data []byte) error {
-		sse.buf = append(append(append(sse.buf[:0], "data: "...), data...), "\n\n"...)
-		return sse.write(sse.buf)
-	}
+	send := func(data []byte) error { return sse.send(0, "", data) }
 	if send(c.chunk(&oaOut{Role: "assistant", Content: new(string)}, nil, nil)) != nil {
 		c.s.clientGone(c.sub, c.sid)
 		return

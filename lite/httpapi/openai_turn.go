@@ -136,8 +136,11 @@ func (c *oaCall) take(ctx context.Context, out *oaOutcome, e *runtime.Event, tok
 				c.s.log.Debug("openai endpoint cannot remove an unanswered session", "session", c.sid, "err", err)
 			}
 		}
-	default:
-		// Tool calls and results run server-side: the client sees the answer.
+	case runtime.EvToolCall, runtime.EvToolResult, runtime.EvToolProgress, runtime.EvApprovalDecision,
+		runtime.EvSessionStart, runtime.EvUserMessage, runtime.EvSessionEnd,
+		runtime.EvSilentMessage, runtime.EvHistoryCompaction:
+		// Tool calls and results run server-side: the client sees the
+		// answer; the rest is not part of it.
 	}
 	return nil
 }

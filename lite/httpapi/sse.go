@@ -9,51 +9,33 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/jsonw"
+	"github.com/agnx-lite/agnx-lite/runtime/sse"
 )
 
 // writeTimeout bounds one write to an event stream: a client that stops
 // reading is dropped instead of holding a goroutine forever.
 const writeTimeout = 30 * time.Second
 
-// sseWriter writes Server-Sent Events.
-type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	buf []byte
-}
+// sseWriter writes the API's event streams in the wire format of package
+// sse, which a browser's EventSource and the Go client (client_stream.go)
+// both read.
+type sseWriter struct{ w *sse.Writer }
 
 func newSSE(w http.ResponseWriter) *sseWriter {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	// Send the headers now: a client following a quiet session would
-	// otherwise wait for the first event to learn the stream is open.
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
-	return &sseWriter{w: w, rc: rc}
+	return &sseWriter{w: sse.NewWriter(w, writeTimeout)}
 }
 
-// send writes one event; id 0 writes none (tokens have no id).
+// send writes one event; id 0 writes none (tokens have no id), nor does
+// an empty name (OpenAI's chunks are bare data).
 func (s *sseWriter) send(id uint64, name string, data []byte) error {
-	ev := sseEvent{Name: name, Data: data}
+	ev := sse.Event{Name: name, Data: data}
 	if id > 0 {
 		ev.ID = strconv.FormatUint(id, 10)
 	}
-	s.buf = appendSSE(s.buf[:0], ev)
-	return s.write(s.buf)
+	return s.w.Event(ev)
 }
 
-func (s *sseWriter) keepAlive() error { return s.write([]byte(": keep-alive\n\n")) }
-
-func (s *sseWriter) write(b []byte) error {
-	_ = s.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-	if _, err := s.w.Write(b); err != nil {
-		return err
-	}
-	return s.rc.Flush()
-}
+func (s *sseWriter) keepAlive() error { return s.w.Comment("keep-alive") }
 
 // event writes a runtime event under its Agnx SSE name. Events a client
 // has no use for (session_start) are skipped.
@@ -141,11 +123,13 @@ func encodeSSE(e *runtime.Event) (string, []byte) {
 		}
 		// A stream's turnView names the turn's message.
 		return "done", doneData("", e)
-	default:
+	case runtime.EvSessionStart, runtime.EvSessionEnd, runtime.EvSilentMessage, runtime.EvHistoryCompaction:
 		// session_start and session_end: a client has no use for them;
 		// silent_message: group chatter kept as context, not part of the
 		// conversation a client follows; history_compaction: what the
 		// model is sent changed, not the conversation.
+		fallthrough
+	default:
 		return "", nil
 	}
 	return name, w.EndObject().B

@@ -93,7 +93,9 @@ func (v *turnView) write(sse *sseWriter, e *runtime.Event) (end bool, err error)
 		if e.Code != runtime.CodeHistoryTrimmed { // told between turns: not this turn's failure
 			v.errMsg, v.errCode = e.Content, e.Code
 		}
-	default:
+	case runtime.EvSessionStart, runtime.EvUserMessage, runtime.EvToken, runtime.EvToolCall,
+		runtime.EvToolResult, runtime.EvToolProgress, runtime.EvApprovalRequired, runtime.EvApprovalDecision,
+		runtime.EvTurnEnd, runtime.EvSessionEnd, runtime.EvSilentMessage, runtime.EvHistoryCompaction:
 		// The rest is only written.
 	}
 	if v.view.lite {
@@ -132,8 +134,13 @@ func (v *turnView) writeAgnx(sse *sseWriter, e *runtime.Event) (bool, error) {
 			return false, sse.send(e.Seq, "error", errorData(v.errCode, v.turnError(e.Reason)))
 		}
 		return false, sse.send(e.Seq, "done", v.doneData(e))
+	case runtime.EvSessionStart, runtime.EvUserMessage, runtime.EvAssistant, runtime.EvToolCall,
+		runtime.EvToolResult, runtime.EvToolProgress, runtime.EvApprovalDecision, runtime.EvError,
+		runtime.EvSessionEnd, runtime.EvSilentMessage, runtime.EvHistoryCompaction:
+		// Agnx's clients know no other event (an error is told at the
+		// turn's end, above).
+		fallthrough
 	default:
-		// Agnx's clients know no other event.
 		return false, nil
 	}
 }

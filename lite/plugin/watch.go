@@ -191,7 +191,8 @@ func (w *watch) run(ctx context.Context, rt Runtime, out chan<- watchEvent) {
 		case runtime.EvSessionEnd:
 			w.post(ctx, out, watchEvent{kind: watchGone, ended: true})
 			return
-		default:
+		case runtime.EvSessionStart, runtime.EvUserMessage, runtime.EvToken, runtime.EvToolCall,
+			runtime.EvToolResult, runtime.EvToolProgress, runtime.EvSilentMessage, runtime.EvHistoryCompaction:
 			// A chat gets answers, errors and approvals, not the steps.
 		}
 		if e.Seq >= w.edge {

@@ -216,7 +216,8 @@ func (w *watcher) onEvent(ctx context.Context, e runtime.Event) bool {
 			})
 		}
 		w.newRound()
-	default:
+	case runtime.EvSessionStart, runtime.EvSessionEnd, runtime.EvToken, runtime.EvToolCall,
+		runtime.EvToolResult, runtime.EvToolProgress, runtime.EvSilentMessage, runtime.EvHistoryCompaction:
 		// A chat gets answers, errors and approvals, not the steps
 		// (tokens were handled above).
 	}

@@ -2,9 +2,9 @@
 // transport with a connect timeout and no overall deadline (streams are
 // long), a retry loop with capped exponential backoff and full jitter that
 // only runs before a stream has begun, a watchdog for the first-token and
-// stream-idle timeouts, a line reader for NDJSON and SSE bodies, the SSE
-// event framer, the mapping of failures to *runtime.ProviderError
-// sentences, and the parts of the request bodies the providers share
+// stream-idle timeouts, a line reader for NDJSON and SSE bodies (the SSE
+// field rules the lines go through are package runtime/sse's), the mapping
+// of failures to *runtime.ProviderError sentences, and the parts of the request bodies the providers share
 // (messages, tools), written with runtime/jsonw.
 //
 // Providers live in sub-packages (llm/ollama, llm/openai, llm/anthropic)

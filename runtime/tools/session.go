@@ -201,7 +201,14 @@ func (t Session) read(info runtime.CallInfo, id string, limit int) (string, erro
 			role = "user"
 		case runtime.EvAssistant:
 			role = "assistant"
-		default: // tool calls, results, turn markers: not messages
+		case runtime.EvToolCall, runtime.EvToolResult, runtime.EvToolProgress, runtime.EvToken,
+			runtime.EvApprovalRequired, runtime.EvApprovalDecision, runtime.EvError,
+			runtime.EvSessionStart, runtime.EvTurnEnd, runtime.EvSessionEnd,
+			runtime.EvSilentMessage, runtime.EvHistoryCompaction:
+			// Tool calls and results, approvals, errors, turn markers, group
+			// chatter kept out of the conversation, compactions: not messages.
+			fallthrough
+		default:
 			return nil
 		}
 		if e.Content == "" {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm"
+	// Named apart from the tests' sse() stream builder.
+	ssewire "github.com/agnx-lite/agnx-lite/runtime/sse"
 )
 
 // Bounds a broken or hostile stream cannot push the decoder past.
@@ -46,7 +48,7 @@ type decoder struct {
 	srv     *llm.Server
 	onDelta func(runtime.Delta)
 	p       fastjson.Parser
-	ev      llm.SSEEvents
+	ev      ssewire.Parser
 	blocks  []block
 	content strings.Builder
 	size    int
@@ -60,23 +62,27 @@ func newDecoder(srv *llm.Server, onDelta func(runtime.Delta)) *decoder {
 	if onDelta == nil {
 		onDelta = func(runtime.Delta) {}
 	}
-	return &decoder{srv: srv, onDelta: onDelta}
+	// An event may be as large as a line of the body, no larger.
+	return &decoder{srv: srv, onDelta: onDelta, ev: ssewire.Parser{Max: llm.MaxLineBytes}}
 }
 
 // line feeds one SSE line. It reports done after message_stop.
 func (d *decoder) line(b []byte) (done bool, err error) {
-	data, ok := d.ev.Feed(b)
+	ev, ok, err := d.ev.Line(b)
+	if err != nil {
+		return false, d.srv.BadResponse(err)
+	}
 	if !ok {
 		return false, nil
 	}
-	return d.event(data)
+	return d.event(ev.Data)
 }
 
 // end is called at the end of the body. A stream whose message_delta gave
 // a stop_reason is complete without message_stop; otherwise it broke off.
 func (d *decoder) end() (*runtime.Response, error) {
-	if data, ok := d.ev.Flush(); ok {
-		done, err := d.event(data)
+	if ev, ok := d.ev.Flush(); ok {
+		done, err := d.event(ev.Data)
 		if err != nil {
 			return nil, err
 		}

@@ -5,10 +5,11 @@
 // Ollama's /v1/messages, work through the base URL. It owns the request
 // encoding (system and tools as the cached prefix, tool results grouped
 // into user messages, signed thinking returned) and the event decoding;
-// retries, timeouts and error sentences come from package llm.
+// the SSE framing comes from package runtime/sse, retries, timeouts and
+// error sentences from package llm.
 //
-// It may import runtime, runtime/jsonw, runtime/llm, the standard library
-// and fastjson.
+// It may import runtime, runtime/jsonw, runtime/llm, runtime/sse, the
+// standard library and fastjson.
 //
 // # Caveats
 //

@@ -9,6 +9,8 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm"
+	// Named apart from the tests' sse() stream builder.
+	ssewire "github.com/agnx-lite/agnx-lite/runtime/sse"
 )
 
 // maxToolCalls bounds the index a server may give a tool call, so a broken
@@ -27,7 +29,7 @@ type decoder struct {
 	srv     *llm.Server
 	onDelta func(runtime.Delta)
 	p       fastjson.Parser
-	ev      llm.SSEEvents
+	ev      ssewire.Parser
 	content strings.Builder
 	calls   []partialCall
 	ids     llm.CallIDs
@@ -39,23 +41,27 @@ func newDecoder(srv *llm.Server, onDelta func(runtime.Delta)) *decoder {
 	if onDelta == nil {
 		onDelta = func(runtime.Delta) {}
 	}
-	return &decoder{srv: srv, onDelta: onDelta}
+	// An event may be as large as a line of the body, no larger.
+	return &decoder{srv: srv, onDelta: onDelta, ev: ssewire.Parser{Max: llm.MaxLineBytes}}
 }
 
 // line feeds one SSE line. It reports done after "data: [DONE]".
 func (d *decoder) line(b []byte) (done bool, err error) {
-	data, ok := d.ev.Feed(b)
+	ev, ok, err := d.ev.Line(b)
+	if err != nil {
+		return false, d.srv.BadResponse(err)
+	}
 	if !ok {
 		return false, nil
 	}
-	return d.event(data)
+	return d.event(ev.Data)
 }
 
 // end is called at the end of the body. A stream that stopped with a
 // finish_reason but no [DONE] is complete; without either it broke off.
 func (d *decoder) end() (*runtime.Response, error) {
-	if data, ok := d.ev.Flush(); ok {
-		done, err := d.event(data)
+	if ev, ok := d.ev.Flush(); ok {
+		done, err := d.event(ev.Data)
 		if err != nil {
 			return nil, err
 		}

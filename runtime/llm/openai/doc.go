@@ -2,11 +2,13 @@
 // POST {base}/chat/completions with "stream": true, answered with
 // server-sent events. One client covers OpenAI, OpenRouter, llama.cpp's
 // server, LM Studio and vLLM; they differ only in base URL, key and
-// extra headers. It owns the request encoding, the SSE reader and the
-// assembly of tool calls from fragments; retries, timeouts and error
-// sentences come from package llm.
+// extra headers. It owns the request encoding, the decoding of the
+// streamed chunks and the assembly of tool calls from fragments; the SSE
+// framing comes from package runtime/sse, retries, timeouts and error
+// sentences from package llm.
 //
-// It may import runtime, runtime/llm, the standard library and fastjson.
+// It may import runtime, runtime/llm, runtime/sse, the standard library
+// and fastjson.
 //
 // # Caveats
 //
