@@ -157,7 +157,7 @@ func (g *memGuard) start(ctx context.Context) {
 func (g *memGuard) dropPages() {
 	err := g.exe.drop()
 	if g.db != nil {
-		if _, e := g.db.DropMapped(); e != nil {
+		if _, e := dropDB(g.db); e != nil {
 			err = errors.Join(err, e)
 		}
 	}
