@@ -11,6 +11,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
@@ -46,6 +47,8 @@ type App struct {
 	// retain ends idle sessions and prunes old events (retention.go); its
 	// timer runs in Serve only.
 	retain *retention
+	// host reads the process's and the machine's facts (metrics, health).
+	host *hostfacts.Reader
 }
 
 // WriteMetrics writes the daemon's metrics in the Prometheus text format.
@@ -71,6 +74,9 @@ type Options struct {
 	Progress *Progress
 	// notifyLoopback lets notifications reach this host (tests' httptest).
 	notifyLoopback bool
+	// host stands in for the machine's /proc and /sys (tests' fake
+	// files); nil reads the machine's.
+	host *hostfacts.Reader
 }
 
 // Open opens the data dir and starts the loop. The caller must Close it.
@@ -121,7 +127,10 @@ func Open(cfg *Config, o *Options) (*App, error) {
 	cache.tools.workers = newSupervisor(cache.tools.sandboxes, cfg, loop, func() *App { return a }, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
-		router: newRouter(cfg), metrics: m, notify: notify, bg: cache.tools.bg}
+		router: newRouter(cfg), metrics: m, notify: notify, bg: cache.tools.bg, host: o.host}
+	if a.host == nil {
+		a.host = new(hostfacts.Reader)
+	}
 	a.sched = newSchedHost(a, o.Clock)
 	cache.tools.sched = a.sched.svc
 	a.onTurnEnd(a.sched.turnEnded)

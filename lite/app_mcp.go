@@ -17,11 +17,11 @@ func (a *App) MCPStats() []mcp.Stat { return a.Agents.tools.mcp.stats() }
 // RSS is the daemon's own resident memory in bytes (0 when unknown); its
 // MCP servers are other processes and not counted.
 func (a *App) RSS() int64 {
-	rss, _, err := selfMem()
+	m, err := a.host.Self()
 	if err != nil {
 		return 0
 	}
-	return rss
+	return m.RSS
 }
 
 func mcpStatus(stats []mcp.Stat) []httpapi.MCPServer {

@@ -5,72 +5,34 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
-// hostChecks are the machine's side of doctor: the daemon, memory, the
-// board's temperature and the systemd unit.
+// hostChecks are the machine's side of doctor: the daemon, Telegram, the
+// host facts (memory, disk, load, temperature, throttling) and the
+// systemd unit.
 func hostChecks(ctx context.Context, cfg *Config) []Check {
-	return []Check{daemonCheck(cfg), telegramCheck(ctx, cfg), memoryCheck(cfg), temperatureCheck(), serviceCheck(ctx)}
+	host := new(hostfacts.Reader)
+	out := []Check{daemonCheck(cfg, host), telegramCheck(ctx, cfg)}
+	out = append(out, factChecks(cfg, host.Read(ctx, cfg.DataDir), true)...)
+	return append(out, serviceCheck(ctx))
 }
 
-func daemonCheck(cfg *Config) Check {
+func daemonCheck(cfg *Config, host *hostfacts.Reader) Check {
 	d := ReadDaemon(cfg)
 	if d == nil {
 		return ok("daemon", "not running (start it with agnx-lite serve, or install it: agnx-lite service install)")
 	}
 	detail := fmt.Sprintf("running, pid %d, %s, up %s", d.PID, d.URL, time.Since(d.Started).Round(time.Second))
-	if rss, err := pidRSS(d.PID); err == nil {
-		detail += fmt.Sprintf(", RSS %.1f MiB", float64(rss)/(1<<20))
+	if m, err := host.Process(d.PID); err == nil {
+		detail += fmt.Sprintf(", RSS %.1f MiB", float64(m.RSS)/(1<<20))
 	}
 	return ok("daemon", detail)
-}
-
-func memoryCheck(cfg *Config) Check {
-	total, avail, err := hostMem()
-	if err != nil {
-		return Check{Name: "memory", Status: "warn", Detail: "cannot read the machine's memory: " + err.Error()}
-	}
-	detail := fmt.Sprintf("%.0f MiB available of %.0f MiB; agnx-lite's budget runtime.memory_limit_mb = %d",
-		float64(avail)/(1<<20), float64(total)/(1<<20), cfg.Runtime.MemoryLimitMB)
-	if avail < 64<<20 {
-		return Check{Name: "memory", Status: "warn", Detail: detail,
-			Fix: "free memory: stop other services, use a smaller model, or add swap (zram)"}
-	}
-	return ok("memory", detail)
-}
-
-// noSensor is temperatureCheck's detail on a machine without a sensor.
-const noSensor = "no sensor on this machine"
-
-// temperatureCheck reads the hottest thermal zone (Raspberry Pis have
-// one); boards without a sensor just say so.
-func temperatureCheck() Check {
-	zones, _ := filepath.Glob("/sys/class/thermal/thermal_zone*/temp")
-	hottest := -1.0
-	for _, z := range zones {
-		data, err := os.ReadFile(z)
-		if err != nil {
-			continue
-		}
-		milli, err := strconv.Atoi(strings.TrimSpace(string(data)))
-		if err == nil && float64(milli)/1000 > hottest {
-			hottest = float64(milli) / 1000
-		}
-	}
-	switch {
-	case hottest < 0:
-		return ok("temperature", noSensor)
-	case hottest >= 80:
-		return Check{Name: "temperature", Status: "warn", Detail: fmt.Sprintf("%.1f °C: the CPU throttles around 80-85 °C", hottest),
-			Fix: "add a heatsink or fan, or give the board more air"}
-	}
-	return ok("temperature", fmt.Sprintf("%.1f °C", hottest))
 }
 
 // serviceCheck asks systemd about the unit, system-wide then per user.

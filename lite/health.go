@@ -22,8 +22,9 @@ const (
 
 // healthProbe gives GET /api/v1/health doctor's checks that a running
 // daemon can make without opening its database again: the model servers
-// of the loaded agents (the default agent when none is), the board's
-// temperature, memory, the sandbox and the schedules. It starts nothing
+// of the loaded agents (the default agent when none is), the host facts
+// (memory, disk, load, the board's temperature and throttling), the
+// sandbox and the schedules; and the host facts themselves. It starts nothing
 // of its own: a refresh runs on the request that finds the cache stale,
 // waits for its probes, and leaves no goroutine behind.
 type healthProbe struct {
@@ -37,6 +38,7 @@ type healthProbe struct {
 	mu     sync.Mutex
 	at     time.Time
 	checks []httpapi.HealthCheck
+	host   *httpapi.HostFacts
 }
 
 func newHealthProbe(app *App) *healthProbe {
@@ -51,33 +53,31 @@ func (h *healthProbe) facts(ctx context.Context) httpapi.HealthFacts {
 		// The result is cached for others: a client that leaves must not
 		// cut the probes short.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.timeout)
-		h.checks = h.refresh(ctx)
+		h.checks, h.host = h.refresh(ctx)
 		cancel()
 		h.at = now
 	}
-	return httpapi.HealthFacts{AgentsLoaded: h.app.Agents.loadedCount(), Checks: h.checks}
+	return httpapi.HealthFacts{AgentsLoaded: h.app.Agents.loadedCount(), Checks: h.checks, Host: h.host}
 }
 
 // refresh runs the checks; the slow ones (the model servers, the
-// sandbox) side by side, all bounded by ctx.
-func (h *healthProbe) refresh(ctx context.Context) []httpapi.HealthCheck {
+// sandbox) side by side, all bounded by ctx. The host facts are read once,
+// for their checks and the report's host object.
+func (h *healthProbe) refresh(ctx context.Context) ([]httpapi.HealthCheck, *httpapi.HostFacts) {
 	cfg := h.app.Config
 	var providers []Check
 	var sandbox Check
 	var wg sync.WaitGroup
 	wg.Go(func() { providers = providerChecks(ctx, h.probedAgents()) })
 	wg.Go(func() { sandbox = sandboxCheck(ctx, cfg) })
-	local := []Check{memoryCheck(cfg)}
-	if t := temperatureCheck(); t.Detail != noSensor {
-		local = append(local, t)
-	}
-	local = append(local, h.schedulesCheck())
+	facts := h.app.host.Read(ctx, cfg.DataDir)
+	local := append(factChecks(cfg, facts, false), h.schedulesCheck())
 	wg.Wait()
 	out := make([]httpapi.HealthCheck, 0, len(providers)+len(local)+1)
 	for _, c := range append(append(providers, local...), sandbox) {
 		out = append(out, httpapi.HealthCheck{Name: c.Name, Status: c.Status, Detail: c.Detail, Fix: c.Fix})
 	}
-	return out
+	return out, hostReport(facts)
 }
 
 // probedAgents are the specs of the loaded agents, or of the default

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
@@ -62,17 +63,19 @@ func newMemGuard(limitMB int, loop *runtime.Loop, agents *agentCache, log *slog.
 	limit := int64(limitMB) << 20
 	g := &memGuard{limit: limit, high: limit * 9 / 8, low: limit, every: 2 * time.Second,
 		loop: loop, agents: agents, log: log, release: debug.FreeOSMemory}
-	g.rss = selfAnon
+	g.rss = selfAnon(new(hostfacts.Reader))
 	return g
 }
 
-// selfAnon is this process's resident anonymous memory: its own, the
+// selfAnon reads this process's resident anonymous memory: its own, the
 // part the guard can do something about. The binary's and the database's
 // file pages are not counted: the kernel can take them back at any time,
 // and the guard drops them from the resident set anyway (memtrim.go).
-func selfAnon() (int64, error) {
-	_, anon, err := selfMem()
-	return anon, err
+func selfAnon(host *hostfacts.Reader) func() (int64, error) {
+	return func() (int64, error) {
+		m, err := host.Self()
+		return m.Anon, err
+	}
 }
 
 // The collector's target while the guard runs follows the live heap: the
@@ -160,7 +163,7 @@ func (g *memGuard) start(ctx context.Context) {
 func (g *memGuard) dropPages() {
 	err := g.exe.drop()
 	if g.db != nil {
-		if _, e := g.db.DropMapped(); e != nil {
+		if _, e := dropDB(g.db); e != nil {
 			err = errors.Join(err, e)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/agnx-lite/agnx-lite/runtime/pages"
+	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // Most of a daemon's resident set is not its own memory but pages of its
@@ -30,4 +31,26 @@ func (p *exePages) drop() error {
 		return p.err
 	}
 	return pages.Drop(p.ranges)
+}
+
+// dropDB drops the database's mapped pages from our page tables: bbolt
+// reads through a shared, read-only mapping of the whole file, and every
+// page a read touched stays resident (7 MB of a 16 MB file after 10,000
+// messages). A read transaction is held across Find and Drop
+// (storage.Store.Mapped): bbolt cannot remap the file while one is open,
+// so the mapping found is the one dropped. It reports the bytes that were
+// resident.
+func dropDB(db *storage.Store) (int64, error) {
+	var n int64
+	err := db.Mapped(func(path string) error {
+		rs, err := pages.Find(path)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			n += r.RSS
+		}
+		return pages.Drop(rs)
+	})
+	return n, err
 }

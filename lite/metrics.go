@@ -173,9 +173,9 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 	writeAgents(p, app.Agents.counts())
 	p.gauge("agnx_tools_stuck", "Tool calls given up on past their deadline whose goroutine has not returned yet.",
 		float64(app.Loop.StuckTools()))
-	if rss, anon, err := selfMem(); err == nil {
-		p.gauge("agnx_resident_memory_bytes", "Resident set size of the process.", float64(rss))
-		p.gauge("agnx_anonymous_memory_bytes", "Resident anonymous memory of the process (its own: the Go heap, stacks, compiled WASM), which the memory guard judges.", float64(anon))
+	if m, err := app.host.Self(); err == nil {
+		p.gauge("agnx_resident_memory_bytes", "Resident set size of the process.", float64(m.RSS))
+		p.gauge("agnx_anonymous_memory_bytes", "Resident anonymous memory of the process (its own: the Go heap, stacks, compiled WASM), which the memory guard judges.", float64(m.Anon))
 	}
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
@@ -183,6 +183,7 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 	p.family("agnx_go_alloc_bytes_total", "counter", "Bytes the Go heap has allocated since start (freed ones included).")
 	p.sample("agnx_go_alloc_bytes_total", float64(ms.TotalAlloc))
 	p.gauge("agnx_goroutines", "Goroutines.", float64(goruntime.NumGoroutine()))
+	writeHost(p, app.host.Read(ctx, app.Config.DataDir))
 	writeMCP(p, app.Agents.tools.mcp.stats())
 	writeSched(p, app)
 	writeRetention(p, app.retain)

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -62,7 +62,7 @@ func newFigures(s setup, w workload, probe bwrap.Status) *figures {
 	f := &figures{
 		Agents: s.agents, MaxLoaded: s.loaded, Sessions: w.sessions, Parallel: w.workers, Turns: w.turns,
 		WasmMode: s.wasmMode, Budget: budget, GoVersion: goruntime.Version(), GOARCH: goruntime.GOARCH,
-		CPU: cpuModel(), Cores: goruntime.NumCPU(),
+		CPU: procs.Model(context.Background()), Cores: goruntime.NumCPU(),
 	}
 	switch {
 	case w.bash && w.wasm:
@@ -142,29 +142,3 @@ func (f *figures) writeJSON(path string) error {
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-// cpuModel is the first "model name" (or, on ARM boards, "Model") line of
-// /proc/cpuinfo.
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	var board string
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		switch k = strings.TrimSpace(k); {
-		case !ok:
-		case k == "model name":
-			return strings.TrimSpace(v)
-		case k == "Model" && board == "":
-			board = strings.TrimSpace(v)
-		}
-	}
-	if board != "" {
-		return board
-	}
-	return "unknown"
-}

@@ -4,12 +4,26 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agnx-lite/agnx-lite/bench/procstat"
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
-type mem = procstat.Mem
+// mem is a process's memory now and its peak resident set (VmHWM).
+type mem struct {
+	hostfacts.Mem
+	HWM int64
+}
 
-func readMem(pid int) (mem, error) { return procstat.Read(pid) }
+// procs reads the daemon's memory and the machine's facts.
+var procs hostfacts.Reader
+
+func readMem(pid int) (mem, error) {
+	m, err := procs.Process(pid)
+	if err != nil {
+		return mem{}, err
+	}
+	hwm, err := procs.PeakRSS(pid)
+	return mem{Mem: m, HWM: hwm}, err
+}
 
 // sampler reads a process's memory every interval until stopped, keeping
 // the largest RSS seen and the last VmHWM (the kernel's own peak, which

@@ -8,14 +8,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agnx-lite/agnx-lite/bench/procstat"
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
 // floorFigures are the Go floor's (bench/floor) figures, measured with
 // the code that measures agnx-lite.
 type floorFigures struct {
 	readyMedian time.Duration
-	idle        procstat.Mem
+	idle        hostfacts.Mem
 	arm64Size   int64
 }
 
@@ -54,7 +54,7 @@ func measureFloor(goBin string, starts int) (*floorFigures, error) {
 		readies = append(readies, s.ready)
 		if i == starts-1 {
 			time.Sleep(settle) // as agnx-lite's idle sample: nothing signals "settled"
-			f.idle, err = procstat.Read(s.cmd.Process.Pid)
+			f.idle, err = readMem(s.cmd.Process.Pid)
 		}
 		if stopErr := s.stop(); err == nil {
 			err = stopErr

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agnx-lite/agnx-lite/bench/procstat"
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
 func TestReadMetrics(t *testing.T) {
@@ -64,7 +64,7 @@ func TestFloorServes(t *testing.T) {
 // sample taken after it is shown beside it and in the long-run table.
 func TestTargets_LongRunSettled(t *testing.T) {
 	mem := func(rss, anon int64) sample {
-		return sample{mem: procstat.Mem{RSS: rss << 20, Anon: anon << 20}, heap: -1, alloc: -1}
+		return sample{mem: hostfacts.Mem{RSS: rss << 20, Anon: anon << 20}, heap: -1, alloc: -1}
 	}
 	s0, s2, s4, st := mem(20, 5), mem(22, 8), mem(30, 10), mem(12, 8)
 	s2.messages, s4.messages, st.messages, st.settled = 2000, 4000, 4000, true

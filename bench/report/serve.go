@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/bench/benchenv"
-	"github.com/agnx-lite/agnx-lite/bench/procstat"
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
 // daemonCmd is how to start agnx-lite: the binary, under prefix (the
@@ -37,7 +37,7 @@ func (d daemonCmd) command(env []string, args ...string) *exec.Cmd {
 type serveFigures struct {
 	starts                          int
 	readyMin, readyMedian, readyMax time.Duration
-	idle                            procstat.Mem // after start, settled
+	idle                            hostfacts.Mem // after start, settled
 	afterTurnsRSS                   int64
 	firstTurn, warmTurn             time.Duration
 	warmTurns                       int
@@ -124,7 +124,7 @@ const settle = 4500 * time.Millisecond
 func turns(s *served, f *serveFigures, warm int) error {
 	time.Sleep(settle) // let start-up settle: nothing signals it
 	var err error
-	if f.idle, err = procstat.Read(s.cmd.Process.Pid); err != nil {
+	if f.idle, err = readMem(s.cmd.Process.Pid); err != nil {
 		return err
 	}
 	sid, err := s.session()
@@ -270,6 +270,6 @@ func oneShots(d daemonCmd, ollama string, n int) (time.Duration, int64, error) {
 
 // vmRSS reads a process's resident set from /proc.
 func vmRSS(pid int) (int64, error) {
-	m, err := procstat.Read(pid)
+	m, err := readMem(pid)
 	return m.RSS, err
 }

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	goruntime "runtime"
 	"strings"
 	"time"
+
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
 // table is the report: the machine, the targets beside the Go
@@ -86,49 +87,21 @@ func describeMachine(goBin, bin string) string {
 	if out, err := exec.Command(goBin, "env", "GOVERSION").Output(); err == nil {
 		goVersion = strings.TrimSpace(string(out))
 	}
-	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	version := "?"
 	if out, err := exec.Command(bin, "version").Output(); err == nil {
 		version = strings.TrimSpace(string(out))
 	}
-	return fmt.Sprintf("%s, %d cores, %s RAM, Linux %s, %s %s/%s (%s)", cpuModel(), goruntime.NumCPU(), memTotal(),
-		strings.TrimSpace(string(kernel)), goVersion, goruntime.GOOS, goruntime.GOARCH, version)
+	ctx := context.Background()
+	ram := "?"
+	if m, err := procs.Memory(ctx); err == nil {
+		ram = fmt.Sprintf("%.1f GiB", float64(m.Total)/(1<<30))
+	}
+	return fmt.Sprintf("%s, %d cores, %s RAM, Linux %s, %s %s/%s (%s)", procs.Model(ctx), goruntime.NumCPU(), ram,
+		hostfacts.Kernel(), goVersion, goruntime.GOOS, goruntime.GOARCH, version)
 }
 
-// cpuModel is the first "model name" (on ARM boards, "Model") line of
-// /proc/cpuinfo.
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	board := "unknown CPU"
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		switch k = strings.TrimSpace(k); {
-		case !ok:
-		case k == "model name":
-			return strings.TrimSpace(v)
-		case k == "Model":
-			board = strings.TrimSpace(v)
-		}
-	}
-	return board
-}
+// procs reads the daemon's memory and the machine's facts.
+var procs hostfacts.Reader
 
-func memTotal() string {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return "?"
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
-			return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
-		}
-	}
-	return "?"
-}
+// readMem reads a process's memory now.
+func readMem(pid int) (hostfacts.Mem, error) { return procs.Process(pid) }

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agnx-lite/agnx-lite/bench/procstat"
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
 // figures are what the targets table (issue 19's) is made of; a nil or
@@ -14,9 +14,9 @@ type figures struct {
 	floor      *floorFigures
 	floorErr   error
 	serve      *serveFigures
-	one        procstat.Mem // after oneMessages in one session
-	oneSettled procstat.Mem // and settled
-	oneAlloc   int64        // heap bytes allocated per turn there; -1: not known
+	one        hostfacts.Mem // after oneMessages in one session
+	oneSettled hostfacts.Mem // and settled
+	oneAlloc   int64         // heap bytes allocated per turn there; -1: not known
 	oneErr     error
 	long       []sample // at 0, 2,000, 4,000, … messages
 	longErr    error
@@ -135,7 +135,7 @@ func floorTarget(fl *floorFigures, f func(*floorFigures) string) string {
 	return f(fl)
 }
 
-func withAnon(m procstat.Mem) string {
+func withAnon(m hostfacts.Mem) string {
 	return fmt.Sprintf("%s (%.1f anonymous)", mibs(m.RSS), mib(m.Anon))
 }
 

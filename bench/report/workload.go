@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agnx-lite/agnx-lite/bench/procstat"
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
 // The workload: 100 sessions, 4 clients sending at once, sampled
@@ -28,7 +28,7 @@ const (
 type sample struct {
 	messages    int
 	settled     bool // taken a settle time after the last message
-	mem         procstat.Mem
+	mem         hostfacts.Mem
 	heap, alloc int64
 	db          int64
 }
@@ -50,7 +50,7 @@ func daemonAt(d daemonCmd, ollama string) (s *served, home string, err error) {
 // oneSession sends n messages to one session of a fresh daemon and reads
 // its memory right after the last and once settled, and what the n turns
 // allocated (the Go heap's bytes per turn; -1 when the build does not say).
-func oneSession(d daemonCmd, ollama string, n int) (after, settled procstat.Mem, allocPerTurn int64, err error) {
+func oneSession(d daemonCmd, ollama string, n int) (after, settled hostfacts.Mem, allocPerTurn int64, err error) {
 	allocPerTurn = -1
 	s, home, err := daemonAt(d, ollama)
 	if err != nil {
@@ -81,7 +81,7 @@ func oneSession(d daemonCmd, ollama string, n int) (after, settled procstat.Mem,
 		}
 		after = end.mem
 		time.Sleep(settle) // quiet: nothing signals what the guard did
-		settled, err = procstat.Read(s.cmd.Process.Pid)
+		settled, err = readMem(s.cmd.Process.Pid)
 		return err
 	}()
 	if stopErr := s.stop(); err == nil {
@@ -158,7 +158,7 @@ func longRun(d daemonCmd, ollama string, total int) ([]sample, error) {
 func (s *served) sample(messages int, db string) (sample, error) {
 	sm := sample{messages: messages, heap: -1, alloc: -1}
 	var err error
-	if sm.mem, err = procstat.Read(s.cmd.Process.Pid); err != nil {
+	if sm.mem, err = readMem(s.cmd.Process.Pid); err != nil {
 		return sm, err
 	}
 	st, err := os.Stat(db)

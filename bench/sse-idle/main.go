@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/bench/benchenv"
-	"github.com/agnx-lite/agnx-lite/bench/procstat"
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
@@ -154,11 +154,16 @@ func openIdle(port int, sid string) net.Conn {
 
 // rss reads VmRSS and VmHWM of a process.
 func rss(pid int) string {
-	m, err := procstat.Read(pid)
+	var procs hostfacts.Reader
+	m, err := procs.Process(pid)
 	if err != nil {
 		log.Fatal(err)
 	}
-	return "VmHWM " + procstat.MiB(m.HWM) + ", VmRSS " + procstat.MiB(m.RSS)
+	hwm, err := procs.PeakRSS(pid)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return fmt.Sprintf("VmHWM %.1f MiB, VmRSS %.1f MiB", float64(hwm)/(1<<20), float64(m.RSS)/(1<<20))
 }
 
 func exitText(err error) string {

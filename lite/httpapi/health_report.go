@@ -11,9 +11,53 @@ type HealthFacts struct {
 	// AgentsLoaded is how many agents are loaded now.
 	AgentsLoaded int
 	// Checks are doctor's checks that a running daemon can make without
-	// opening its database again: Ollama, temperature, memory, sandbox,
-	// schedules.
+	// opening its database again: Ollama, memory, disk, load,
+	// temperature, throttling, sandbox, schedules.
 	Checks []HealthCheck
+	// Host is the machine's facts; nil leaves them out of the report.
+	Host *HostFacts
+}
+
+// HostFacts is the report's host object: what the owner of a small board
+// looks at. A fact the machine does not give, or that could not be read,
+// is left out.
+type HostFacts struct {
+	Memory *HostMemory `json:"memory,omitempty"`
+	// Disk is the filesystem holding the data dir.
+	Disk *HostDisk `json:"disk,omitempty"`
+	Load *HostLoad `json:"load,omitempty"`
+	// CPUTemperature is the hottest sensor's reading, °C.
+	CPUTemperature *float64 `json:"cpu_temperature_celsius,omitempty"`
+	// Throttled is a Raspberry Pi firmware's throttling.
+	Throttled *HostThrottled `json:"throttled,omitempty"`
+}
+
+// HostMemory is the machine's memory; available counts the cache the
+// kernel can reclaim (MemAvailable).
+type HostMemory struct {
+	TotalBytes     int64 `json:"total_bytes"`
+	AvailableBytes int64 `json:"available_bytes"`
+}
+
+// HostDisk is a filesystem's size and what may still be written to it.
+type HostDisk struct {
+	TotalBytes int64 `json:"total_bytes"`
+	FreeBytes  int64 `json:"free_bytes"`
+}
+
+// HostLoad is the load average over 1, 5 and 15 minutes.
+type HostLoad struct {
+	Load1  float64 `json:"load1"`
+	Load5  float64 `json:"load5"`
+	Load15 float64 `json:"load15"`
+}
+
+// HostThrottled names the conditions that hold now and those that held
+// since boot: under_voltage, frequency_capped, throttled,
+// soft_temperature_limit.
+type HostThrottled struct {
+	Now       []string `json:"now"`
+	SinceBoot []string `json:"since_boot"`
 }
 
 // HealthCheck is one check, as `agnx-lite doctor` prints it.
@@ -32,6 +76,7 @@ type healthReport struct {
 	AgentsLoaded  int           `json:"agents_loaded"`
 	AgentsDefined int           `json:"agents_defined"`
 	Checks        []HealthCheck `json:"checks"`
+	Host          *HostFacts    `json:"host,omitempty"`
 }
 
 // health serves GET /api/v1/health, for the web UI's dashboard. The
@@ -50,6 +95,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		if f.Checks != nil {
 			rep.Checks = f.Checks
 		}
+		rep.Host = f.Host
 	}
 	writeJSON(w, http.StatusOK, rep)
 }

@@ -47,13 +47,3 @@ func FuzzToolList(f *testing.F) {
 		}
 	})
 }
-
-// FuzzParentOf: any /proc stat line gives a pid or 0.
-func FuzzParentOf(f *testing.F) {
-	f.Add([]byte("1 (init) S 0 1 1 0"))
-	f.Add([]byte("42 (a) b) (c) R 7 42"))
-	f.Add([]byte(")"))
-	f.Fuzz(func(t *testing.T, stat []byte) {
-		require.GreaterOrEqual(t, parentOf(stat), 0)
-	})
-}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
 // Options configure a Manager; zero values are defaults.
@@ -79,6 +80,9 @@ type Manager struct {
 	dial func(ctx context.Context, s Server) (sdk.Transport, error)
 	// stopped, in tests, is told when a server's session has ended.
 	stopped func(agent, server string)
+
+	// procs reads the servers' process trees for their memory.
+	procs hostfacts.Reader
 
 	mu      sync.Mutex
 	servers map[serverKey]*server
@@ -187,15 +191,15 @@ func (m *Manager) Stats() []Stat {
 		list = append(list, s)
 	}
 	m.mu.Unlock()
-	var tree *procTree
+	var tree *hostfacts.Tree // every process's parent, read once for all
 	stats := make([]Stat, 0, len(list))
 	for _, s := range list {
 		st := s.stat()
 		if st.PID > 0 {
 			if tree == nil {
-				tree = readProcTree()
+				tree = m.procs.Tree()
 			}
-			st.RSS = tree.rss(st.PID)
+			st.RSS = tree.RSS(st.PID)
 		}
 		stats = append(stats, st)
 	}

@@ -7,6 +7,12 @@
 // file. A range is dropped only where /proc/self/maps and
 // /proc/self/smaps agree on it exactly: MADV_DONTNEED on a page that is
 // not the file's, a heap page, zeroes it.
+//
+// It reads /proc itself, not through runtime/hostfacts and gopsutil:
+// dropping needs each mapping's addresses, permissions, inode and
+// anonymous pages, and gopsutil's MemoryMaps gives only a path and sizes.
+// It imports the standard library only; storage does not import it: the
+// caller holds the database's mapping in place (storage.Store.Mapped).
 package pages
 
 import (
