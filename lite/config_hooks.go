@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/hooktmpl"
 )
 
 // HookConfig is one inbound webhook, hooks.<name> in agnx.yaml: who may
@@ -23,7 +24,7 @@ type HookConfig struct {
 	// the parsed JSON ("{{.repository.full_name}}: {{.action}}"), each a
 	// path (.a.b, .commits.0.id, or . for the whole body) then any of
 	// | default "text", | json and | trunc N. A missing key or a null
-	// renders empty; there are no loops or conditions (hookTemplate).
+	// renders empty; there are no loops or conditions (lite/hooktmpl).
 	// Required.
 	Template string `yaml:"template"`
 	// Secret checks GitHub's X-Hub-Signature-256 (HMAC-SHA256 of the raw
@@ -41,8 +42,8 @@ type HookConfig struct {
 	// MaxPerMinute caps accepted deliveries (default 60); past it, 429.
 	MaxPerMinute int `yaml:"max_per_minute"`
 
-	tmpl   *hookTemplate // Template, parsed by Validate
-	signed bool          // the secret key is the one given
+	tmpl   *hooktmpl.Template // Template, parsed by Validate
+	signed bool               // the secret key is the one given
 }
 
 // HookTarget is where a hook's messages go: a gateway's chat (its current
@@ -60,11 +61,10 @@ type HookTarget struct {
 
 // Limits of hooks.
 const (
-	defaultHookBodyKB  = 256
-	maxHookBodyKB      = 1024
-	defaultHookPerMin  = 60
-	maxHookPerMin      = 6000
-	maxHookTemplateLen = 4096
+	defaultHookBodyKB = 256
+	maxHookBodyKB     = 1024
+	defaultHookPerMin = 60
+	maxHookPerMin     = 6000
 )
 
 // Disabled reports whether the hook's secret or token is empty: it then
@@ -113,7 +113,7 @@ func (c *Config) validateHook(name string, h *HookConfig) error {
 	if h.Template == "" {
 		return c.errorf(p, `%s.template is required: the message to make of the body, e.g. "{{.repository.full_name}}: {{.action}}"`, p)
 	}
-	t, err := parseHookTemplate(h.Template)
+	t, err := hooktmpl.Parse(h.Template)
 	if err != nil {
 		return c.errorf(p+".template", "%s.template: %v", p, err)
 	}

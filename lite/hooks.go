@@ -1,9 +1,7 @@
 package lite
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/hooktmpl"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -149,37 +148,15 @@ func hookMessage(c *HookConfig, header http.Header, body []byte) (string, error)
 			return "", refusal(http.StatusUnsupportedMediaType, "the body must be JSON sent as application/json (GitHub: Content type application/json)")
 		}
 	}
-	data, err := parseHookBody(body)
+	data, err := hooktmpl.ParseBody(body)
 	if err != nil {
 		return "", refusal(http.StatusBadRequest, "%v", err)
 	}
-	text, err := renderHook(c.tmpl, data)
+	text, err := c.tmpl.Render(data)
 	if err != nil {
 		return "", refusal(http.StatusUnprocessableEntity, "%v", err)
 	}
 	return text, nil
-}
-
-// parseHookBody parses one JSON value, numbers kept as written; an empty
-// body is null. Any value will do: the template sees it as dot.
-func parseHookBody(body []byte) (any, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return nil, fmt.Errorf("the body is not valid JSON (at byte %d): send one JSON value", syntax.Offset)
-		}
-		return nil, errors.New("the body is not valid JSON: send one whole JSON value")
-	}
-	if dec.More() {
-		return nil, errors.New("the body holds more than one JSON value: send one")
-	}
-	return v, nil
 }
 
 // send stores the message in the target session with the delivery's id

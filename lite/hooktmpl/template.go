@@ -1,4 +1,4 @@
-package lite
+package hooktmpl
 
 import (
 	"fmt"
@@ -16,17 +16,20 @@ import (
 // renders empty (text/template printed "<no value>"). {{- and -}} trim the
 // white space beside an action, and {{/* ... */}} is a comment.
 //
-// Each action costs at most its path's length plus hookMaxOutput bytes of
+// Each action costs at most its path's length plus MaxOutput bytes of
 // printing (see hookValue), so rendering is bounded by the template's size
-// whatever the body holds, and the output stops at hookMaxOutput.
+// whatever the body holds, and the output stops at MaxOutput.
 const (
-	hookMaxOutput = 16 << 10
+	// MaxOutput bounds what a template renders, in bytes.
+	MaxOutput = 16 << 10
+	// maxLen bounds a template's source, in bytes.
+	maxLen        = 4096
 	hookFuncList  = "use default, json or trunc"
 	hookOnlyPaths = "only .path and | default/json/trunc are supported, e.g. {{.action | default \"none\"}}"
 )
 
-// hookTemplate is a parsed template: text and actions in order.
-type hookTemplate struct {
+// Template is a parsed template: text and actions in order.
+type Template struct {
 	parts []hookPart
 }
 
@@ -50,11 +53,11 @@ type hookCall struct {
 	n    int    // trunc's count of characters
 }
 
-// parseHookTemplate parses a hook's template. Its error is one sentence
+// Parse parses a hook's template. Its error is one sentence
 // saying what is wrong and at which byte.
-func parseHookTemplate(src string) (*hookTemplate, error) {
-	if len(src) > maxHookTemplateLen {
-		return nil, fmt.Errorf("the template is longer than %d bytes: shorten it", maxHookTemplateLen)
+func Parse(src string) (*Template, error) {
+	if len(src) > maxLen {
+		return nil, fmt.Errorf("the template is longer than %d bytes: shorten it", maxLen)
 	}
 	p := &tmplParser{src: src}
 	return p.parse()
@@ -64,12 +67,12 @@ func parseHookTemplate(src string) (*hookTemplate, error) {
 type tmplParser struct {
 	src       string
 	pos       int
-	t         hookTemplate
+	t         Template
 	trimNext  bool // the last action ended with -}}
 	lastSpace bool // the last skipSpace skipped something
 }
 
-func (p *tmplParser) parse() (*hookTemplate, error) {
+func (p *tmplParser) parse() (*Template, error) {
 	for p.pos < len(p.src) {
 		i := strings.Index(p.src[p.pos:], "{{")
 		if i < 0 {
@@ -261,8 +264,8 @@ func (p *tmplParser) call() (hookCall, error) {
 			p.pos++
 		}
 		n, err := strconv.Atoi(p.src[k:p.pos])
-		if err != nil || n > hookMaxOutput {
-			return c, fmt.Errorf("trunc at byte %d needs a number of characters from 0 to %d, e.g. trunc 80", at, hookMaxOutput)
+		if err != nil || n > MaxOutput {
+			return c, fmt.Errorf("trunc at byte %d needs a number of characters from 0 to %d, e.g. trunc 80", at, MaxOutput)
 		}
 		c.n = n
 		return c, nil

@@ -1,4 +1,4 @@
-package lite
+package hooktmpl
 
 import (
 	"encoding/json"
@@ -13,14 +13,14 @@ import (
 )
 
 var (
-	errRenderOutput = fmt.Errorf("its output is over %d KiB: print less (trunc N cuts a value)", hookMaxOutput>>10)
+	errRenderOutput = fmt.Errorf("its output is over %d KiB: print less (trunc N cuts a value)", MaxOutput>>10)
 	errHookEmpty    = errors.New("the template made an empty message of this body: check the field names it uses")
 )
 
-// renderHook renders t over data, a body from parseHookBody. The error is
-// one sentence for a 422: the output is over hookMaxOutput, or it is only
-// white space.
-func renderHook(t *hookTemplate, data any) (string, error) {
+// Render renders t over data, a body from ParseBody. The error is one
+// sentence for a 422: the output is over MaxOutput, or it is only white
+// space.
+func (t *Template) Render(data any) (string, error) {
 	r := hookRenderer{root: data}
 	var b strings.Builder
 	for _, part := range t.parts {
@@ -28,7 +28,7 @@ func renderHook(t *hookTemplate, data any) (string, error) {
 		if part.act != nil {
 			s, long = r.print(r.eval(part.act))
 		}
-		if long || b.Len()+len(s) > hookMaxOutput {
+		if long || b.Len()+len(s) > MaxOutput {
 			return "", fmt.Errorf("the template failed on this body: %w", errRenderOutput)
 		}
 		b.WriteString(s)
@@ -49,7 +49,7 @@ type hookRenderer struct {
 }
 
 // hookValue is a value in an action's pipeline: a node of the body until
-// a function makes it text. Text whose whole would pass hookMaxOutput
+// a function makes it text. Text whose whole would pass MaxOutput
 // bytes is kept only that far (at a character's start) and marked long:
 // nothing long can be printed, a long text is not empty, and cutting it to
 // N characters needs no more than it holds, or stays over the limit.
@@ -185,20 +185,20 @@ func truncRunes(s string, n int) (string, bool) {
 }
 
 // encode writes v as compact JSON (object keys sorted, no HTML escaping),
-// stopping past hookMaxOutput bytes: then it is long.
+// stopping past MaxOutput bytes: then it is long.
 func (r *hookRenderer) encode(v any) (string, bool) {
 	r.buf = r.buf[:0]
 	if r.value(v) {
 		return string(r.buf), false
 	}
-	k := hookMaxOutput
+	k := MaxOutput
 	for k > 0 && !utf8.RuneStart(r.buf[k]) {
 		k--
 	}
 	return string(r.buf[:k]), true
 }
 
-// value appends v to r.buf; false when r.buf is past hookMaxOutput.
+// value appends v to r.buf; false when r.buf is past MaxOutput.
 func (r *hookRenderer) value(v any) bool {
 	switch n := v.(type) {
 	case string:
@@ -241,7 +241,7 @@ func (r *hookRenderer) value(v any) bool {
 	default:
 		r.buf = append(r.buf, "null"...)
 	}
-	return len(r.buf) <= hookMaxOutput
+	return len(r.buf) <= MaxOutput
 }
 
 // sortedKeys returns m's keys in order, sorting them once per render.
@@ -264,11 +264,11 @@ func (r *hookRenderer) sortedKeys(m map[string]any) []string {
 	return ks
 }
 
-// str appends s as a JSON string; false when r.buf is past hookMaxOutput.
+// str appends s as a JSON string; false when r.buf is past MaxOutput.
 func (r *hookRenderer) str(s string) bool {
 	r.buf = append(r.buf, '"')
 	for i := 0; i < len(s); {
-		if len(r.buf) > hookMaxOutput {
+		if len(r.buf) > MaxOutput {
 			return false
 		}
 		c, size := utf8.DecodeRuneInString(s[i:])
@@ -289,5 +289,5 @@ func (r *hookRenderer) str(s string) bool {
 		}
 	}
 	r.buf = append(r.buf, '"')
-	return len(r.buf) <= hookMaxOutput
+	return len(r.buf) <= MaxOutput
 }

@@ -1,25 +1,22 @@
-package lite
+package hooktmpl
 
 import (
 	"fmt"
-	"net/http"
 	goruntime "runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
 func render(t *testing.T, tmpl, body string) (string, error) {
 	t.Helper()
-	tp, err := parseHookTemplate(tmpl)
+	tp, err := Parse(tmpl)
 	require.NoError(t, err, tmpl)
-	data, err := parseHookBody([]byte(body))
+	data, err := ParseBody([]byte(body))
 	require.NoError(t, err)
-	return renderHook(tp, data)
+	return tp.Render(data)
 }
 
 func TestRenderHook(t *testing.T) {
@@ -57,15 +54,15 @@ func TestRenderHook(t *testing.T) {
 		{"static }} text", ``, "static }} text"},
 		{"ctl {{. | json}}", `"a\u0001\n\t\u2028"`, `ctl "a\u0001\n\t\u2028"`},
 	} {
-		tp, err := parseHookTemplate(c.tmpl)
+		tp, err := Parse(c.tmpl)
 		if c.want == "<err>" {
 			assert.Error(t, err, c.tmpl)
 			continue
 		}
 		require.NoError(t, err, c.tmpl)
-		data, err := parseHookBody([]byte(c.body))
+		data, err := ParseBody([]byte(c.body))
 		require.NoError(t, err)
-		got, err := renderHook(tp, data)
+		got, err := tp.Render(data)
 		require.NoError(t, err, c.tmpl)
 		assert.Equal(t, c.want, got, c.tmpl)
 	}
@@ -117,9 +114,9 @@ func TestParseHookTemplate_Errors(t *testing.T) {
 		{"{{.a | json x}}", `"x" at byte 12 is not supported`},
 		{"{{/* x", "the comment at byte 0 is not closed"},
 		{"{{/* x */ .a}}", "the comment at byte 0 is followed by more"},
-		{strings.Repeat("x", maxHookTemplateLen+1), "longer than 4096 bytes"},
+		{strings.Repeat("x", maxLen+1), "longer than 4096 bytes"},
 	} {
-		_, err := parseHookTemplate(c.tmpl)
+		_, err := Parse(c.tmpl)
 		require.Error(t, err, c.tmpl)
 		assert.Contains(t, err.Error(), c.want, c.tmpl)
 		assert.NotContains(t, err.Error(), "\n", c.tmpl)
@@ -128,7 +125,7 @@ func TestParseHookTemplate_Errors(t *testing.T) {
 
 // A template of the largest size over a body of the largest size, each
 // action deep in the body or printing all of it, renders within bounds:
-// every action prints at most hookMaxOutput bytes, and each object's keys
+// every action prints at most MaxOutput bytes, and each object's keys
 // are sorted once.
 func TestRenderHook_Bounded(t *testing.T) {
 	var body strings.Builder
@@ -142,27 +139,27 @@ func TestRenderHook_Bounded(t *testing.T) {
 		fmt.Fprintf(&body, `"k%05d":1`, i)
 	}
 	body.WriteString(`}}` + strings.Repeat("}", depth))
-	require.Less(t, body.Len(), maxHookBodyKB<<10)
-	data, err := parseHookBody([]byte(body.String()))
+	require.Less(t, body.Len(), 1024<<10, "hooks.<name>.max_body_kb is at most 1024")
+	data, err := ParseBody([]byte(body.String()))
 	require.NoError(t, err)
 
 	deep := "{{." + strings.Repeat("a.", depth) + "leaf}}"
-	tp, err := parseHookTemplate(deep)
+	tp, err := Parse(deep)
 	require.NoError(t, err)
-	out, err := renderHook(tp, data)
+	out, err := tp.Render(data)
 	require.NoError(t, err)
 	assert.Equal(t, "x", out)
 
-	wide := strings.Repeat("{{. | trunc 1}}", maxHookTemplateLen/len("{{. | trunc 1}}"))
-	tp, err = parseHookTemplate(wide)
+	wide := strings.Repeat("{{. | trunc 1}}", maxLen/len("{{. | trunc 1}}"))
+	tp, err = Parse(wide)
 	require.NoError(t, err)
 	var before, after goruntime.MemStats
 	goruntime.ReadMemStats(&before)
-	out, err = renderHook(tp, data)
+	out, err = tp.Render(data)
 	goruntime.ReadMemStats(&after)
 	require.NoError(t, err)
-	assert.Equal(t, strings.Repeat("{", maxHookTemplateLen/len("{{. | trunc 1}}")), out)
-	// Each action prints at most hookMaxOutput of the 500 KB object, and
+	assert.Equal(t, strings.Repeat("{", maxLen/len("{{. | trunc 1}}")), out)
+	// Each action prints at most MaxOutput of the 500 KB object, and
 	// its keys are sorted once: the work is bounded by the output limit,
 	// not the body. Counted in bytes allocated, which the machine's speed
 	// or load cannot move: 9.9 MB here, natively and under -race, where
@@ -170,18 +167,18 @@ func TestRenderHook_Bounded(t *testing.T) {
 	t.Logf("rendering %d actions allocated %d KB", strings.Count(wide, "{{"), (after.TotalAlloc-before.TotalAlloc)>>10)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20))
 
-	tp, err = parseHookTemplate("{{.}}")
+	tp, err = Parse("{{.}}")
 	require.NoError(t, err)
-	_, err = renderHook(tp, data)
+	_, err = tp.Render(data)
 	require.ErrorIs(t, err, errRenderOutput)
 }
 
 func TestParseHookBody(t *testing.T) {
 	for _, bad := range []string{`{`, `{"a": 1} {"b": 2}`, `nope`, `{"a": }`} {
-		_, err := parseHookBody([]byte(bad))
+		_, err := ParseBody([]byte(bad))
 		assert.Error(t, err, bad)
 	}
-	v, err := parseHookBody([]byte(" \n"))
+	v, err := ParseBody([]byte(" \n"))
 	require.NoError(t, err)
 	assert.Nil(t, v)
 }
@@ -193,54 +190,25 @@ func FuzzTemplate(f *testing.F) {
 	f.Add(`{{range 10}}{{break}}{{end}}{{printf "%v %q" . .x}}`, `"s"`)
 	f.Add(`{{.x | trunc 3 | json | default "" }}`, `{"x": "\u00e9\u00e9\u00e9\u00e9"}`)
 	f.Fuzz(func(t *testing.T, tmpl, body string) {
-		tp, err := parseHookTemplate(tmpl)
+		tp, err := Parse(tmpl)
 		if err != nil {
 			assert.NotContains(t, err.Error(), "\n")
 			return
 		}
-		again, err := parseHookTemplate(tmpl)
+		again, err := Parse(tmpl)
 		require.NoError(t, err)
 		assert.Equal(t, tp, again)
-		data, err := parseHookBody([]byte(body))
+		data, err := ParseBody([]byte(body))
 		if err != nil {
 			return
 		}
-		out, err := renderHook(tp, data)
-		out2, err2 := renderHook(tp, data)
+		out, err := tp.Render(data)
+		out2, err2 := tp.Render(data)
 		assert.Equal(t, out, out2, "a render is deterministic")
 		assert.Equal(t, err, err2)
 		if err == nil {
-			assert.LessOrEqual(t, len(out), hookMaxOutput)
+			assert.LessOrEqual(t, len(out), MaxOutput)
 			assert.NotEmpty(t, strings.TrimSpace(out))
 		}
-	})
-}
-
-func FuzzHookBody(f *testing.F) {
-	f.Add([]byte(`{"repository": {"full_name": "o/r"}, "action": "opened"}`), "sha256=00", "d-1", "application/json")
-	f.Add([]byte(`[1, "two", {"3": null}]`), "", "", "")
-	f.Add([]byte(`"text"`), "sha1=abc", "x y", "text/plain")
-	f.Add([]byte("{\"a\": 1e999}"), "sha256=", strings.Repeat("i", 200), "application/vnd.github+json")
-	c := HookConfig{Agent: "a", Secret: hookSecret, Template: `{{.repository.full_name | default "?"}}: {{.action}} {{. | json}}`}
-	cfg := &Config{Hooks: map[string]HookConfig{"h": c}}
-	require.NoError(f, cfg.validateHooks())
-	c = cfg.Hooks["h"]
-	f.Fuzz(func(t *testing.T, body []byte, sig, delivery, ct string) {
-		header := http.Header{}
-		header.Set("X-Hub-Signature-256", sig)
-		header.Set("X-GitHub-Delivery", delivery)
-		header.Set("Content-Type", ct)
-		assert.NotEmpty(t, hookAuth(&c, header, body), "a made-up signature never passes")
-		if id, problem := deliveryID(&c, header); problem == "" {
-			assert.LessOrEqual(t, len(id), maxDeliveryID)
-		}
-		text, err := hookMessage(&c, header, body)
-		if err != nil {
-			var he *httpapi.HookError
-			require.ErrorAs(t, err, &he)
-			assert.Contains(t, []int{400, 415, 422}, he.Status)
-			return
-		}
-		assert.LessOrEqual(t, len(text), hookMaxOutput)
 	})
 }
