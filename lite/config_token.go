@@ -6,7 +6,7 @@ import (
 	"net"
 	"strings"
 
-	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+	"github.com/agnx-lite/agnx-lite/lite/webaddr"
 )
 
 // What a token must be to guard the server, and when the server counts as
@@ -79,7 +79,7 @@ func (s *ServerConfig) reach() string {
 // name), or "".
 func (s *ServerConfig) publicName() string {
 	for _, h := range s.AllowedHosts {
-		if n := httpapi.NormalizeHost(h); n != "" && !loopbackHost(n) {
+		if n := webaddr.NormalizeHost(h); n != "" && !loopbackHost(n) {
 			return n
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
-	"github.com/agnx-lite/agnx-lite/lite/httpapi"
+	"github.com/agnx-lite/agnx-lite/lite/webaddr"
 )
 
 // Validate checks the values of c. Errors are *agents.Error, at the line of
@@ -64,19 +64,19 @@ func (c *Config) validateServerLists() error {
 			len(s.TrustedProxies), maxTrustedProxies)
 	}
 	for i, p := range s.TrustedProxies {
-		if _, ok := httpapi.ParseProxy(p); !ok {
+		if _, ok := webaddr.ParseProxy(p); !ok {
 			k := "server.trusted_proxies[" + strconv.Itoa(i) + "]"
 			return c.errorf(k, "%s %q is not the address or CIDR range of a proxy: write e.g. 127.0.0.1 or 10.0.0.0/8 (not every address)", k, p)
 		}
 	}
 	for i, h := range s.AllowedHosts {
-		if httpapi.NormalizeHost(h) == "" {
+		if webaddr.NormalizeHost(h) == "" {
 			p := "server.allowed_hosts[" + strconv.Itoa(i) + "]"
 			return c.errorf(p, "%s %q is not a host name or IP address: write the name alone, without scheme or port (e.g. pi.local)", p, h)
 		}
 	}
 	for i, o := range s.AllowedOrigins {
-		if httpapi.NormalizeOrigin(o) == "" {
+		if webaddr.NormalizeOrigin(o) == "" {
 			p := "server.allowed_origins[" + strconv.Itoa(i) + "]"
 			return c.errorf(p, "%s %q is not a web origin: write scheme://host[:port] with nothing after it (e.g. https://app.example)", p, o)
 		}
