@@ -11,16 +11,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 // hostChecks are the machine's side of doctor: the daemon, memory, the
 // board's temperature and the systemd unit.
-func hostChecks(ctx context.Context, cfg *Config) []Check {
+func hostChecks(ctx context.Context, cfg *config.Config) []Check {
 	return []Check{daemonCheck(cfg), telegramCheck(ctx, cfg), memoryCheck(cfg), temperatureCheck(), serviceCheck(ctx)}
 }
 
-func daemonCheck(cfg *Config) Check {
-	d := ReadDaemon(cfg)
+func daemonCheck(cfg *config.Config) Check {
+	d := config.ReadDaemon(cfg)
 	if d == nil {
 		return ok("daemon", "not running (start it with agnx-lite serve, or install it: agnx-lite service install)")
 	}
@@ -31,7 +33,7 @@ func daemonCheck(cfg *Config) Check {
 	return ok("daemon", detail)
 }
 
-func memoryCheck(cfg *Config) Check {
+func memoryCheck(cfg *config.Config) Check {
 	total, avail, err := hostMem()
 	if err != nil {
 		return Check{Name: "memory", Status: "warn", Detail: "cannot read the machine's memory: " + err.Error()}
@@ -101,7 +103,7 @@ func serviceCheck(ctx context.Context) Check {
 
 // telegramCheck says whether the Telegram gateway is set up, and, with a
 // daemon running, when it last polled (read from the daemon's /metrics).
-func telegramCheck(ctx context.Context, cfg *Config) Check {
+func telegramCheck(ctx context.Context, cfg *config.Config) Check {
 	tg := cfg.Gateways.Telegram
 	switch {
 	case !tg.Enabled:
@@ -113,7 +115,7 @@ func telegramCheck(ctx context.Context, cfg *Config) Check {
 		return Check{Name: "telegram", Status: "warn", Detail: "no allowlist: the bot answers nobody",
 			Fix: "message the bot: it tells you your id; add it to gateways.telegram.allowlist"}
 	}
-	d := ReadDaemon(cfg)
+	d := config.ReadDaemon(cfg)
 	if d == nil {
 		return ok("telegram", fmt.Sprintf("set up for %d user(s); the daemon is not running", len(tg.Allowlist)))
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/hooktmpl"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -44,7 +45,7 @@ const refusedLogPerMinute = 10
 // hookState is one hook's config and what serializes and meters it.
 type hookState struct {
 	name string
-	cfg  HookConfig
+	cfg  config.Hook
 	// turn is held from the check of the delivery id to the commit of
 	// its message, so two identical deliveries at once run once.
 	turn chan struct{}
@@ -56,14 +57,14 @@ var _ httpapi.Hooks = (*hooks)(nil)
 // newHooks readies the config's hooks; a disabled one is logged.
 func newHooks(a *App, log *slog.Logger) *hooks {
 	h := &hooks{app: a, log: log, now: time.Now, byName: map[string]*hookState{}, off: map[string]bool{},
-		maxBody: defaultHookBodyKB << 10, refusedLog: tokenBucket{perMinute: refusedLogPerMinute}}
+		maxBody: config.DefaultHookBodyKB << 10, refusedLog: tokenBucket{perMinute: refusedLogPerMinute}}
 	for name, c := range a.Config.Hooks {
 		switch {
 		case c.Disabled():
 			log.Warn("webhook disabled: its secret or token is empty", "hook", name)
 			h.off[name] = true
 			continue
-		case c.tmpl == nil:
+		case c.Parsed == nil:
 			log.Error("webhook disabled: its config was not validated", "hook", name)
 			h.off[name] = true
 			continue
@@ -95,7 +96,7 @@ func refusal(status int, format string, args ...any) error {
 // then send once per delivery id.
 func (h *hooks) Deliver(ctx context.Context, name string, header http.Header, body []byte) (httpapi.HookReceipt, error) {
 	hs := h.byName[name]
-	var cfg *HookConfig
+	var cfg *config.Hook
 	if hs != nil {
 		cfg = &hs.cfg
 	}
@@ -141,7 +142,7 @@ func (h *hooks) refused(name, why string) {
 }
 
 // hookMessage parses the body and renders the hook's template over it.
-func hookMessage(c *HookConfig, header http.Header, body []byte) (string, error) {
+func hookMessage(c *config.Hook, header http.Header, body []byte) (string, error) {
 	if ct := header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -152,7 +153,7 @@ func hookMessage(c *HookConfig, header http.Header, body []byte) (string, error)
 	if err != nil {
 		return "", refusal(http.StatusBadRequest, "%v", err)
 	}
-	text, err := c.tmpl.Render(data)
+	text, err := c.Parsed.Render(data)
 	if err != nil {
 		return "", refusal(http.StatusUnprocessableEntity, "%v", err)
 	}

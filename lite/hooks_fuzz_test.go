@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/hooktmpl"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
@@ -17,9 +18,10 @@ func FuzzHookBody(f *testing.F) {
 	f.Add([]byte(`[1, "two", {"3": null}]`), "", "", "")
 	f.Add([]byte(`"text"`), "sha1=abc", "x y", "text/plain")
 	f.Add([]byte("{\"a\": 1e999}"), "sha256=", strings.Repeat("i", 200), "application/vnd.github+json")
-	c := HookConfig{Agent: "a", Secret: hookSecret, Template: `{{.repository.full_name | default "?"}}: {{.action}} {{. | json}}`}
-	cfg := &Config{Hooks: map[string]HookConfig{"h": c}}
-	require.NoError(f, cfg.validateHooks())
+	c := config.Hook{Agent: "a", Secret: hookSecret, Template: `{{.repository.full_name | default "?"}}: {{.action}} {{. | json}}`}
+	cfg := config.Default()
+	cfg.Hooks = map[string]config.Hook{"h": c}
+	require.NoError(f, cfg.Validate())
 	c = cfg.Hooks["h"]
 	f.Fuzz(func(t *testing.T, body []byte, sig, delivery, ct string) {
 		header := http.Header{}
