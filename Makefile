@@ -102,7 +102,7 @@ wasm:
 # test in the package that owns its data, which fails when its page is
 # stale; -update rewrites the page instead.
 docs:
-	$(GO) test ./lite -run '^TestConfigReference$$' -count=1 -update
+	$(GO) test ./lite/config -run '^TestConfigReference$$' -count=1 -update
 	$(GO) test ./cmd/agnx-lite -run '^TestCLIReference$$' -count=1 -update
 	$(GO) test ./runtime -run '^TestEventsReference$$' -count=1 -update
 

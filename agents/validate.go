@@ -253,6 +253,25 @@ func ValidName(name string) bool {
 	return true
 }
 
+// PlainName reports whether name is 1 to 64 of [a-z0-9_-] (with upper,
+// A-Z too): what a tool folder of an agent may be called (with upper:
+// what model APIs accept as a function name), or a webhook of agnx.yaml.
+// A loop, not a regexp: a package regexp is compiled at every start (with
+// {1,64}, 50 KB of it).
+func PlainName(name string, upper bool) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || upper && c >= 'A' && c <= 'Z'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
 func oneOf(doc *Doc, path, v string, allowed ...string) error {
 	if slices.Contains(allowed, v) {
 		return nil

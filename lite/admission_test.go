@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -31,11 +32,11 @@ func TestTelegram_AdmissionDoesNotWaitForABuild(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	copyAgent(t, cfg, "assistant", "slow", "slow-model")
-	cfg.Routes = []Route{{Match: RouteMatch{ChatID: "43"}, Agent: "slow"}, {Agent: "assistant"}}
-	cfg.Gateways.Telegram = TelegramConfig{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42, 43}, APIBaseURL: tg.URL}
+	cfg.Routes = []config.Route{{Match: config.RouteMatch{ChatID: "43"}, Agent: "slow"}, {Agent: "assistant"}}
+	cfg.Gateways.Telegram = config.Telegram{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42, 43}, APIBaseURL: tg.URL}
 	app, err := Open(cfg, &Options{NoSync: true})
 	require.NoError(t, err)
 	defer app.Close()
@@ -91,7 +92,7 @@ func TestTelegram_AdmissionDoesNotWaitForABuild(t *testing.T) {
 
 // copyAgent makes agent to, a copy of agent from with its own name and
 // model name.
-func copyAgent(t *testing.T, cfg *Config, from, to, model string) {
+func copyAgent(t *testing.T, cfg *config.Config, from, to, model string) {
 	t.Helper()
 	src, dst := filepath.Join(cfg.AgentsDir, from), filepath.Join(cfg.AgentsDir, to)
 	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -42,7 +43,7 @@ func turn(t *testing.T, app *App, agent, text string) error {
 
 // writeEvil makes the agent name from the default one, then applies
 // change to its folder.
-func writeEvil(t *testing.T, cfg *Config, name string, change func(dir string)) {
+func writeEvil(t *testing.T, cfg *config.Config, name string, change func(dir string)) {
 	t.Helper()
 	dir, err := agents.WriteTemplate(cfg.AgentsDir, name)
 	require.NoError(t, err)
@@ -62,7 +63,7 @@ func TestAgents_FilesOutsideTheFolderNeverReachTheProvider(t *testing.T) {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	secret := filepath.Join(cfg.DataDir, "agnx.env")
 	require.NoError(t, os.WriteFile(secret, []byte(hostSecret), 0o600))

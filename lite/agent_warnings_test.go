@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 // The daemon logs an agent's warnings once when it builds the agent, not
@@ -20,7 +21,7 @@ import (
 // them reloads the agent.
 func TestAgentCache_WarningsAndSharedDirectives(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	var logs bytes.Buffer
 	c := newAgentCache(cfg, slog.New(slog.NewTextHandler(&logs, nil)))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/wasmtools"
@@ -91,12 +92,12 @@ func TestAgentBudget_TwoGoToolsFiveCalls(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0 // the test drives a guard of its own
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { app.Close() })
-	limitMB := DefaultConfig().Runtime.MemoryLimitMB
+	limitMB := config.Default().Runtime.MemoryLimitMB
 	app.Agents.setBudget(limitMB) // as Open does with the default config
 	dir, err := agents.WriteTemplate(cfg.AgentsDir, "tools")
 	require.NoError(t, err)
@@ -190,7 +191,7 @@ func TestAgentBudget_ValidateRefuses(t *testing.T) {
 		t.Skip("the interpreter holds a module in the heap, which other goroutines move: the figure of a tiny module may be 0")
 	}
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	echoTool(t, filepath.Join(cfg.AgentsDir, "assistant", "tools", "echo"))
 	assert.NoError(t, ValidateAgents(cfg, []string{"assistant"}, nil)[0], "it fits the default limit")

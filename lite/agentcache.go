@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -22,7 +23,7 @@ import (
 // runtime.AgentPinner. Builds run without its mutex, one at a time per
 // agent.
 type agentCache struct {
-	cfg *Config
+	cfg *config.Config
 	log *slog.Logger
 	// newProvider is a field so tests can inject fakes.
 	newProvider func(agents.Model) (runtime.Provider, error)
@@ -108,7 +109,7 @@ func (e *AgentNotFoundError) Error() string {
 // Is makes errors.Is(err, ErrAgentNotFound) hold.
 func (e *AgentNotFoundError) Is(target error) bool { return target == ErrAgentNotFound }
 
-func newAgentCache(cfg *Config, log *slog.Logger) *agentCache {
+func newAgentCache(cfg *config.Config, log *slog.Logger) *agentCache {
 	sb := newSandboxes(cfg, log)
 	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, env: cfg.Sandbox.Env, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
@@ -492,7 +493,7 @@ func (c *agentCache) close() {
 // LoadAgentTools builds one agent, with its tools, outside a running
 // daemon (for `agnx-lite tool run`); close releases them. Of o it uses
 // the Logger and the Progress.
-func LoadAgentTools(cfg *Config, name string, o *Options) (*runtime.LoadedAgent, func(), error) {
+func LoadAgentTools(cfg *config.Config, name string, o *Options) (*runtime.LoadedAgent, func(), error) {
 	if o == nil {
 		o = &Options{}
 	}
@@ -516,7 +517,7 @@ func LoadAgentTools(cfg *Config, name string, o *Options) (*runtime.LoadedAgent,
 // modules compiled, policy) and releases it again: "agent validate" says
 // ok only for an agent that would load. It returns one error per name, nil
 // for a good agent. A nil log discards the build's messages.
-func ValidateAgents(cfg *Config, names []string, log *slog.Logger) []error {
+func ValidateAgents(cfg *config.Config, names []string, log *slog.Logger) []error {
 	errs := make([]error, len(names))
 	for i, r := range CheckAgents(cfg, names, log) {
 		errs[i] = r.Err
@@ -537,7 +538,7 @@ type AgentCheck struct {
 }
 
 // CheckAgents is ValidateAgents with each good agent's warnings.
-func CheckAgents(cfg *Config, names []string, log *slog.Logger) []AgentCheck {
+func CheckAgents(cfg *config.Config, names []string, log *slog.Logger) []AgentCheck {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

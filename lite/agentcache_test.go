@@ -12,12 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
-func newTestCache(t *testing.T) (*agentCache, *Config) {
+func newTestCache(t *testing.T) (*agentCache, *config.Config) {
 	t.Helper()
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	c := newAgentCache(cfg, slog.New(slog.DiscardHandler))
 	c.recheck = 0
@@ -126,32 +127,32 @@ func TestNewProvider(t *testing.T) {
 
 func TestLocate(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv(EnvDataDir, "")
-	cfg, err := Locate("", dir)
+	t.Setenv(config.EnvDataDir, "")
+	cfg, err := config.Locate("", dir)
 	require.NoError(t, err)
 	assert.Equal(t, dir, cfg.DataDir)
 	assert.Equal(t, filepath.Join(dir, "agents"), cfg.AgentsDir)
 	assert.Empty(t, cfg.File, "no agnx.yaml yet: the embedded defaults")
 
-	wrote, err := Init(cfg)
+	wrote, err := config.Init(cfg)
 	require.NoError(t, err)
 	assert.Len(t, wrote, 2)
-	wrote, err = Init(cfg)
+	wrote, err = config.Init(cfg)
 	require.NoError(t, err)
 	assert.Empty(t, wrote, "init leaves what exists alone")
 
-	cfg, err = Locate("", dir)
+	cfg, err = config.Locate("", dir)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "agnx.yaml"), cfg.File)
 
-	t.Setenv(EnvDataDir, dir)
-	cfg, err = Locate("", "")
+	t.Setenv(config.EnvDataDir, dir)
+	cfg, err = config.Locate("", "")
 	require.NoError(t, err)
 	assert.Equal(t, dir, cfg.DataDir)
 
 	bad := filepath.Join(dir, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("runtime:\n  max_concurrent_turns: many\n"), 0o644))
-	_, err = Locate(bad, "")
+	_, err = config.Locate(bad, "")
 	assert.ErrorContains(t, err, bad+":2:")
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -17,7 +18,7 @@ import (
 
 // App is a running agnx-lite: the store, the agents and the loop.
 type App struct {
-	Config *Config
+	Config *config.Config
 	Store  *storage.Store
 	Loop   *runtime.Loop
 	Agents *agentCache
@@ -80,7 +81,7 @@ type Options struct {
 }
 
 // Open opens the data dir and starts the loop. The caller must Close it.
-func Open(cfg *Config, o *Options) (*App, error) {
+func Open(cfg *config.Config, o *Options) (*App, error) {
 	if o == nil {
 		o = &Options{}
 	}

@@ -8,11 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 func TestChats(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)

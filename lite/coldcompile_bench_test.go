@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -68,7 +69,7 @@ func gapStats(gaps []time.Duration) (maxMs, p99Ms float64) {
 // tokens before it, and the build's time.
 func coldCompileRound(b *testing.B, fake *pacedOllama, module []byte) (gaps, ref []time.Duration, build time.Duration) {
 	cfg := crashConfig(b.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(b, err)
 	tool := filepath.Join(cfg.AgentsDir, "wc", "tools", "wc")
 	require.NoError(b, os.MkdirAll(tool, 0o755))

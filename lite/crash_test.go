@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -30,8 +31,8 @@ import (
 
 const crashEnv = "AGNX_CRASH_CHILD_DIR"
 
-func crashConfig(dir string) *Config {
-	cfg := DefaultConfig()
+func crashConfig(dir string) *config.Config {
+	cfg := config.Default()
 	cfg.DataDir = dir
 	cfg.AgentsDir = filepath.Join(dir, "agents")
 	return cfg
@@ -89,7 +90,7 @@ func TestCrash_SIGKILLLosesNothingAcknowledged(t *testing.T) {
 	dir := t.TempDir()
 	cfg := crashConfig(dir)
 	cfg.Runtime.MemoryLimitMB = 0 // as in the child
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 
 	app, err := Open(cfg, nil)
@@ -160,7 +161,7 @@ func crashOnce(t *testing.T, dir, sid string, n int, acked map[uint64]string) {
 
 // checkLog opens the database as a restarted daemon would and checks every
 // acknowledged message is there, in a log without gaps.
-func checkLog(t *testing.T, cfg *Config, sid string, acked map[uint64]string) {
+func checkLog(t *testing.T, cfg *config.Config, sid string, acked map[uint64]string) {
 	t.Helper()
 	st, err := storage.Open(cfg.DBPath(), nil)
 	require.NoError(t, err, "the database opens after a kill")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/ollama"
@@ -44,7 +45,7 @@ func ok(name, detail string) Check { return Check{Name: name, Status: "ok", Deta
 
 // Doctor checks the installation: config, data dir, database, agents,
 // their providers and models, and the sandbox.
-func Doctor(ctx context.Context, cfg *Config) []Check {
+func Doctor(ctx context.Context, cfg *config.Config) []Check {
 	out := append(configChecks(cfg), dataDirCheck(cfg), databaseCheck(cfg))
 	out = append(out, schedulesCheck(cfg)...)
 	list, agentChecks := agentsCheck(cfg)
@@ -58,12 +59,12 @@ func Doctor(ctx context.Context, cfg *Config) []Check {
 
 // configChecks says which config applies, then one warning per key it
 // ignores or handles otherwise than Agnx (Config.Warnings).
-func configChecks(cfg *Config) []Check {
+func configChecks(cfg *config.Config) []Check {
 	if cfg.File == "" {
 		return []Check{ok("config", "no agnx.yaml: the embedded defaults apply")}
 	}
 	out := []Check{ok("config", cfg.File+" is valid")}
-	if cfg.missing {
+	if cfg.FileMissing() {
 		out = out[:0]
 	}
 	for _, w := range cfg.Warnings {
@@ -73,7 +74,7 @@ func configChecks(cfg *Config) []Check {
 	return out
 }
 
-func dataDirCheck(cfg *Config) Check {
+func dataDirCheck(cfg *config.Config) Check {
 	probe := filepath.Join(cfg.DataDir, ".doctor-probe")
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err == nil {
 		if err = os.WriteFile(probe, []byte("ok"), 0o600); err == nil {
@@ -85,11 +86,11 @@ func dataDirCheck(cfg *Config) Check {
 		Fix: "fix its permissions or choose another with --data-dir"}
 }
 
-func databaseCheck(cfg *Config) Check {
+func databaseCheck(cfg *config.Config) Check {
 	if _, err := os.Stat(cfg.DBPath()); errors.Is(err, os.ErrNotExist) {
 		return ok("database", "none yet: it is created on first use")
 	}
-	if d := ReadDaemon(cfg); d != nil {
+	if d := config.ReadDaemon(cfg); d != nil {
 		return ok("database", fmt.Sprintf("held by the running daemon (pid %d)", d.PID))
 	}
 	st, err := storage.Open(cfg.DBPath(), &storage.Options{ReadOnly: true})
@@ -126,7 +127,7 @@ func spaceNote(st *storage.Store, stats storage.Stats) string {
 	return note
 }
 
-func agentsCheck(cfg *Config) ([]*agents.Agent, []Check) {
+func agentsCheck(cfg *config.Config) ([]*agents.Agent, []Check) {
 	entries, err := agents.List(cfg.AgentsDir)
 	if err != nil || len(entries) == 0 {
 		return nil, []Check{{Name: "agents", Status: "warn", Detail: "no agents in " + cfg.AgentsDir, Fix: "run agnx-lite init"}}
@@ -232,7 +233,7 @@ func ollamaCheck(ctx context.Context, base string, want []string) Check {
 	return ok(name, "reachable, has "+strings.Join(want, ", "))
 }
 
-func sandboxCheck(ctx context.Context, cfg *Config) Check {
+func sandboxCheck(ctx context.Context, cfg *config.Config) Check {
 	if cfg.Sandbox.Mode == "trust" {
 		return Check{Name: "sandbox", Status: "warn", Detail: "sandbox.mode is trust: shell and CLI tools run without isolation",
 			Fix: "set sandbox.mode: bwrap"}
@@ -251,7 +252,7 @@ func sandboxCheck(ctx context.Context, cfg *Config) Check {
 		st.Version, st.Network, cfg.Sandbox.NetworkHelper))
 }
 
-func wasmCheck(cfg *Config) Check {
+func wasmCheck(cfg *config.Config) Check {
 	mode := cfg.Wasm.Mode
 	if mode == "" || mode == wasmtools.ModeAuto {
 		mode = "auto: " + wasmtools.AutoMode()

@@ -5,6 +5,7 @@ import (
 	goruntime "runtime"
 	"strings"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
@@ -36,7 +37,7 @@ const noThrottle = "not reported on this machine (a Raspberry Pi's firmware repo
 // factChecks are the checks of the host facts f, in doctor's order.
 // Temperature and throttling are left out where the machine gives none
 // unless all is set (doctor says so; the health report leaves them out).
-func factChecks(cfg *Config, f hostfacts.Facts, all bool) []Check {
+func factChecks(cfg *config.Config, f hostfacts.Facts, all bool) []Check {
 	out := []Check{memoryCheck(cfg, f), diskCheck(f), loadCheck(f, goruntime.NumCPU())}
 	if all || f.HasTemp {
 		out = append(out, temperatureCheck(f))
@@ -47,7 +48,7 @@ func factChecks(cfg *Config, f hostfacts.Facts, all bool) []Check {
 	return out
 }
 
-func memoryCheck(cfg *Config, f hostfacts.Facts) Check {
+func memoryCheck(cfg *config.Config, f hostfacts.Facts) Check {
 	if f.MemoryErr != nil {
 		return Check{Name: "memory", Status: "warn", Detail: f.MemoryErr.Error()}
 	}

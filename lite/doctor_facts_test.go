@@ -1,6 +1,8 @@
 package lite
 
 import (
+	"github.com/agnx-lite/agnx-lite/lite/config"
+
 	"errors"
 	"fmt"
 	"os"
@@ -42,7 +44,7 @@ func fakeHost(t *testing.T, throttled string) *hostfacts.Reader {
 
 // Each host check against its threshold: ok below, warn at or over it.
 func TestHostChecks_Thresholds(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	const gb = 1 << 30
 	good := hostfacts.Facts{
 		Memory: hostfacts.Memory{Total: 4 * gb, Available: 2 * gb},
@@ -95,7 +97,7 @@ func TestHostChecks_Thresholds(t *testing.T) {
 // doctor names every host fact; the health report leaves out the sensors
 // the machine does not have.
 func TestFactChecks(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	names := func(cs []Check) []string {
 		var out []string
 		for _, c := range cs {

@@ -10,21 +10,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
 // hostChecks are the machine's side of doctor: the daemon, Telegram, the
 // host facts (memory, disk, load, temperature, throttling) and the
 // systemd unit.
-func hostChecks(ctx context.Context, cfg *Config) []Check {
+func hostChecks(ctx context.Context, cfg *config.Config) []Check {
 	host := new(hostfacts.Reader)
 	out := []Check{daemonCheck(cfg, host), telegramCheck(ctx, cfg)}
 	out = append(out, factChecks(cfg, host.Read(ctx, cfg.DataDir), true)...)
 	return append(out, serviceCheck(ctx))
 }
 
-func daemonCheck(cfg *Config, host *hostfacts.Reader) Check {
-	d := ReadDaemon(cfg)
+func daemonCheck(cfg *config.Config, host *hostfacts.Reader) Check {
+	d := config.ReadDaemon(cfg)
 	if d == nil {
 		return ok("daemon", "not running (start it with agnx-lite serve, or install it: agnx-lite service install)")
 	}
@@ -63,7 +64,7 @@ func serviceCheck(ctx context.Context) Check {
 
 // telegramCheck says whether the Telegram gateway is set up, and, with a
 // daemon running, when it last polled (read from the daemon's /metrics).
-func telegramCheck(ctx context.Context, cfg *Config) Check {
+func telegramCheck(ctx context.Context, cfg *config.Config) Check {
 	tg := cfg.Gateways.Telegram
 	switch {
 	case !tg.Enabled:
@@ -75,7 +76,7 @@ func telegramCheck(ctx context.Context, cfg *Config) Check {
 		return Check{Name: "telegram", Status: "warn", Detail: "no allowlist: the bot answers nobody",
 			Fix: "message the bot: it tells you your id; add it to gateways.telegram.allowlist"}
 	}
-	d := ReadDaemon(cfg)
+	d := config.ReadDaemon(cfg)
 	if d == nil {
 		return ok("telegram", fmt.Sprintf("set up for %d user(s); the daemon is not running", len(tg.Allowlist)))
 	}

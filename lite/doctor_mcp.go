@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
@@ -17,7 +18,7 @@ import (
 // the entry acceptable, is the command there, does the url answer; and,
 // when the daemon runs, the server's state and memory there. No server is
 // started.
-func mcpChecks(ctx context.Context, cfg *Config, list []*agents.Agent) []Check {
+func mcpChecks(ctx context.Context, cfg *config.Config, list []*agents.Agent) []Check {
 	running := daemonMCP(ctx, cfg)
 	var out []Check
 	for _, a := range list {
@@ -88,8 +89,8 @@ const daemonStatusTimeout = 15 * time.Second
 
 // daemonMCP is each MCP server's state in the running daemon; no servers
 // and no error when no daemon runs.
-func daemonMCP(ctx context.Context, cfg *Config) daemonState {
-	d := ReadDaemon(cfg)
+func daemonMCP(ctx context.Context, cfg *config.Config) daemonState {
+	d := config.ReadDaemon(cfg)
 	if d == nil {
 		return daemonState{}
 	}

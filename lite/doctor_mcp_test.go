@@ -10,13 +10,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 // A daemon that runs but does not answer its status is said so on the
 // MCP server's line, not left out as if no daemon ran.
 func TestDaemonMCP_SilentDaemonIsSaid(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	assert.Equal(t, daemonState{}, daemonMCP(context.Background(), cfg), "no daemon: nothing to say")
 
@@ -24,7 +26,7 @@ func TestDaemonMCP_SilentDaemonIsSaid(t *testing.T) {
 		http.Error(w, "broken", http.StatusInternalServerError)
 	}))
 	t.Cleanup(broken.Close)
-	data, err := json.Marshal(Daemon{PID: os.Getpid(), URL: broken.URL})
+	data, err := json.Marshal(config.Daemon{PID: os.Getpid(), URL: broken.URL})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(cfg.DaemonFile(), data, 0o600))
 

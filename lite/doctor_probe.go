@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 // ProbeAgent asks the model server of the named agent (the default agent
@@ -15,7 +16,7 @@ import (
 // itself); else the failed check, whose Detail and Fix make one line that
 // says what the agent needs and how to get it. It is bounded by doctor's
 // probe timeout (3 s) and ctx.
-func ProbeAgent(ctx context.Context, cfg *Config, name string) *Check {
+func ProbeAgent(ctx context.Context, cfg *config.Config, name string) *Check {
 	if name == "" {
 		name = cfg.Runtime.DefaultAgent
 	}

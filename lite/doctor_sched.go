@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -13,8 +14,8 @@ import (
 // schedulesCheck reports the active schedules and the next run, read from
 // the database when no daemon holds it (`serve status` reports them
 // then). Nothing is reported when no schedule is active.
-func schedulesCheck(cfg *Config) []Check {
-	if _, err := os.Stat(cfg.DBPath()); errors.Is(err, os.ErrNotExist) || ReadDaemon(cfg) != nil {
+func schedulesCheck(cfg *config.Config) []Check {
+	if _, err := os.Stat(cfg.DBPath()); errors.Is(err, os.ErrNotExist) || config.ReadDaemon(cfg) != nil {
 		return nil
 	}
 	st, err := storage.Open(cfg.DBPath(), &storage.Options{ReadOnly: true})

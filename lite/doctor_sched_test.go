@@ -8,13 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 )
 
 func TestDoctor_Schedules(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	assert.Empty(t, schedulesCheck(cfg), "no database yet")
 	app, err := Open(cfg, &Options{NoSync: true})

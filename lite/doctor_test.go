@@ -13,10 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
-func checks(t *testing.T, cfg *Config) map[string]Check {
+func checks(t *testing.T, cfg *config.Config) map[string]Check {
 	out := map[string]Check{}
 	for _, c := range Doctor(context.Background(), cfg) {
 		out[c.Name] = c
@@ -28,7 +29,7 @@ func TestDoctor(t *testing.T) {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 
 	got := checks(t, cfg)
@@ -63,7 +64,7 @@ func TestDoctor(t *testing.T) {
 	assert.Equal(t, "warn", checks(t, cfg)["telegram"].Status, "no allowlist")
 	cfg.Gateways.Telegram.Allowlist = []int64{7}
 	assert.Equal(t, "ok", checks(t, cfg)["telegram"].Status)
-	cfg.Gateways.Telegram = TelegramConfig{}
+	cfg.Gateways.Telegram = config.Telegram{}
 
 	cfg.Sandbox.Mode = "trust"
 	assert.Equal(t, "warn", checks(t, cfg)["sandbox"].Status)
@@ -83,7 +84,7 @@ func TestDoctor(t *testing.T) {
 func TestDoctor_AgentWarnings(t *testing.T) {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	yaml := filepath.Join(cfg.AgentsDir, "assistant", "agent.yaml")
 	data, err := os.ReadFile(yaml)
@@ -129,4 +130,28 @@ func TestOllamaCheck_CredentialsHidden(t *testing.T) {
 			assert.NotContains(t, c.Name+c.Detail+c.Fix, secret)
 		}
 	}
+}
+
+// doctor shows each config warning as a warn line of the config section.
+func TestDoctor_ConfigWarnings(t *testing.T) {
+	c, err := config.Parse("duragent.yaml", []byte("world_memory:\n  path: m\nflavour: x\nservices:\n  session:\n    path: s\n"))
+	require.NoError(t, err)
+	checks := configChecks(c)
+	require.Len(t, checks, 3, "world_memory.path is honoured: no warning")
+	assert.Equal(t, Check{Name: "config", Status: "ok", Detail: "duragent.yaml is valid"}, checks[0])
+	assert.Equal(t, "warn", checks[1].Status)
+	assert.Equal(t, `duragent.yaml:3: unknown field "flavour" (ignored)`, checks[1].Detail)
+	assert.Contains(t, checks[2].Detail, "duragent.yaml:6: services.session.path is accepted")
+}
+
+// A missing duragent.yaml given with -c means the defaults, as in Agnx:
+// doctor shows the warning that says so, never that the file is valid.
+func TestDoctor_MissingDuragent(t *testing.T) {
+	t.Setenv(config.EnvDataDir, "")
+	missing := filepath.Join(t.TempDir(), "sub", "duragent.yaml")
+	c, err := config.Locate(missing, "")
+	require.NoError(t, err)
+	require.Len(t, c.Warnings, 1)
+	assert.Equal(t, []Check{{Name: "config", Status: "warn", Detail: c.Warnings[0],
+		Fix: "remove or correct the key, or leave it if the file is shared with Agnx"}}, configChecks(c))
 }

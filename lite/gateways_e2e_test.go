@@ -20,6 +20,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -136,12 +137,12 @@ func TestGateways_OneSessionThroughHTTPTheCLIAndARestartedPlugin(t *testing.T) {
 	dir := t.TempDir()
 	cfg := crashConfig(filepath.Join(dir, "data"))
 	cfg.Runtime.MemoryLimitMB = 0 // no guard: the test binary's resident set (under -race) is no daemon's
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	pdir := filepath.Join(dir, "plugin")
 	require.NoError(t, os.Mkdir(pdir, 0o700))
-	cfg.Gateways.External = []ExternalGateway{{Name: "script", Command: os.Args[0], Restart: "on_failure",
-		Env: map[string]Secret{scriptPluginEnv: "1", "AGNX_SCRIPT_DIR": Secret(pdir), "AGNX_SCRIPT_SAY_1": slow,
+	cfg.Gateways.External = []config.ExternalGateway{{Name: "script", Command: os.Args[0], Restart: "on_failure",
+		Env: map[string]config.Secret{scriptPluginEnv: "1", "AGNX_SCRIPT_DIR": config.Secret(pdir), "AGNX_SCRIPT_SAY_1": slow,
 			"AGNX_SCRIPT_SAY_2": "back again, from the plugin", "AGNX_SCRIPT_EXIT_AFTER": "4"}}}
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)

@@ -1,6 +1,8 @@
 package lite
 
 import (
+	"github.com/agnx-lite/agnx-lite/lite/config"
+
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +21,7 @@ func TestHealth_Host(t *testing.T) {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	cfg.Runtime.MemoryLimitMB = 0
 	cfg.Sandbox.Mode = "trust"

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/webui"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -64,7 +65,7 @@ func TestHealth(t *testing.T) {
 	t.Cleanup(func() { close(fake.done); srv.Close() })
 	t.Setenv("OLLAMA_HOST", srv.URL)
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	cfg.Runtime.MemoryLimitMB = 0
 	cfg.Sandbox.Mode = "trust" // the bwrap probe is the sandbox tests' business

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 // heartbeatCheck is what "agent validate" says of an agent's heartbeat:
@@ -12,7 +13,7 @@ import (
 // default to the chat the agent last talked with through a gateway; when
 // no gateway is on, or no route (nor the fallback) leads a chat to the
 // agent, it can have none, and what the heartbeat says is only logged.
-func heartbeatCheck(cfg *Config, spec *agents.Agent) (summary string, warnings []string) {
+func heartbeatCheck(cfg *config.Config, spec *agents.Agent) (summary string, warnings []string) {
 	hb := spec.Heartbeat
 	if hb == nil {
 		return "", nil
@@ -27,8 +28,8 @@ func heartbeatCheck(cfg *Config, spec *agents.Agent) (summary string, warnings [
 		return summary, nil // a webhook, ntfy or a named chat
 	}
 	routed := cfg.RouteFallback == spec.Name ||
-		slices.ContainsFunc(cfg.Routes, func(r Route) bool { return r.Agent == spec.Name })
-	if !cfg.gatewaysOn() || !routed {
+		slices.ContainsFunc(cfg.Routes, func(r config.Route) bool { return r.Agent == spec.Name })
+	if !cfg.GatewaysOn() || !routed {
 		warnings = append(warnings, "the heartbeat has no delivery target: no gateway chat is routed to "+spec.Name+
 			", so what it says is only logged; set spec.heartbeat.deliver_to {gateway, chat_id} or route a chat to it")
 	}

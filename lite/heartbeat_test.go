@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
@@ -74,7 +75,7 @@ func (f *fakeScheduler) active() map[string]sched.Schedule {
 }
 
 // writeHBAgent writes an agent whose model is the fake's.
-func writeHBAgent(t testing.TB, cfg *Config, name, specExtra string, files map[string]string) {
+func writeHBAgent(t testing.TB, cfg *config.Config, name, specExtra string, files map[string]string) {
 	t.Helper()
 	dir := filepath.Join(cfg.AgentsDir, name)
 	require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -391,7 +392,7 @@ func FuzzHeartbeatAnswer(f *testing.F) {
 }
 
 func TestHeartbeatCheck(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	spec := &agents.Agent{Name: "beat", Heartbeat: &agents.Heartbeat{Every: time.Hour, PromptFile: "HEARTBEAT.md"}}
 	summary, warnings := heartbeatCheck(cfg, spec)
 	assert.Equal(t, "every 1h, to the agent's notify settings or the chat it last talked with, instructions from HEARTBEAT.md", summary)
@@ -399,7 +400,7 @@ func TestHeartbeatCheck(t *testing.T) {
 	assert.Contains(t, warnings[0], "the heartbeat has no delivery target")
 
 	cfg.Gateways.Telegram.Enabled = true
-	cfg.Routes = []Route{{Agent: "beat"}}
+	cfg.Routes = []config.Route{{Agent: "beat"}}
 	_, warnings = heartbeatCheck(cfg, spec)
 	assert.Empty(t, warnings, "a chat is routed to it")
 

@@ -1,9 +1,7 @@
 package lite
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/hooktmpl"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -45,7 +45,7 @@ const refusedLogPerMinute = 10
 // hookState is one hook's config and what serializes and meters it.
 type hookState struct {
 	name string
-	cfg  HookConfig
+	cfg  config.Hook
 	// turn is held from the check of the delivery id to the commit of
 	// its message, so two identical deliveries at once run once.
 	turn chan struct{}
@@ -57,14 +57,14 @@ var _ httpapi.Hooks = (*hooks)(nil)
 // newHooks readies the config's hooks; a disabled one is logged.
 func newHooks(a *App, log *slog.Logger) *hooks {
 	h := &hooks{app: a, log: log, now: time.Now, byName: map[string]*hookState{}, off: map[string]bool{},
-		maxBody: defaultHookBodyKB << 10, refusedLog: tokenBucket{perMinute: refusedLogPerMinute}}
+		maxBody: config.DefaultHookBodyKB << 10, refusedLog: tokenBucket{perMinute: refusedLogPerMinute}}
 	for name, c := range a.Config.Hooks {
 		switch {
 		case c.Disabled():
 			log.Warn("webhook disabled: its secret or token is empty", "hook", name)
 			h.off[name] = true
 			continue
-		case c.tmpl == nil:
+		case c.Parsed == nil:
 			log.Error("webhook disabled: its config was not validated", "hook", name)
 			h.off[name] = true
 			continue
@@ -96,7 +96,7 @@ func refusal(status int, format string, args ...any) error {
 // then send once per delivery id.
 func (h *hooks) Deliver(ctx context.Context, name string, header http.Header, body []byte) (httpapi.HookReceipt, error) {
 	hs := h.byName[name]
-	var cfg *HookConfig
+	var cfg *config.Hook
 	if hs != nil {
 		cfg = &hs.cfg
 	}
@@ -142,44 +142,22 @@ func (h *hooks) refused(name, why string) {
 }
 
 // hookMessage parses the body and renders the hook's template over it.
-func hookMessage(c *HookConfig, header http.Header, body []byte) (string, error) {
+func hookMessage(c *config.Hook, header http.Header, body []byte) (string, error) {
 	if ct := header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return "", refusal(http.StatusUnsupportedMediaType, "the body must be JSON sent as application/json (GitHub: Content type application/json)")
 		}
 	}
-	data, err := parseHookBody(body)
+	data, err := hooktmpl.ParseBody(body)
 	if err != nil {
 		return "", refusal(http.StatusBadRequest, "%v", err)
 	}
-	text, err := renderHook(c.tmpl, data)
+	text, err := c.Parsed.Render(data)
 	if err != nil {
 		return "", refusal(http.StatusUnprocessableEntity, "%v", err)
 	}
 	return text, nil
-}
-
-// parseHookBody parses one JSON value, numbers kept as written; an empty
-// body is null. Any value will do: the template sees it as dot.
-func parseHookBody(body []byte) (any, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return nil, fmt.Errorf("the body is not valid JSON (at byte %d): send one JSON value", syntax.Offset)
-		}
-		return nil, errors.New("the body is not valid JSON: send one whole JSON value")
-	}
-	if dec.More() {
-		return nil, errors.New("the body holds more than one JSON value: send one")
-	}
-	return v, nil
 }
 
 // send stores the message in the target session with the delivery's id

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 // signatureHeader is where GitHub puts "sha256=<hex of HMAC-SHA256>" of
@@ -25,9 +27,9 @@ var decoyKey = []byte("agnx-lite: no hook has this key, it only spends the time 
 // does the same work whatever h is: one HMAC-SHA256 over the body and
 // one constant-time comparison of the hashed bearer token, each against
 // the hook's key or decoyKey.
-func hookAuth(h *HookConfig, header http.Header, body []byte) string {
+func hookAuth(h *config.Hook, header http.Header, body []byte) string {
 	secret, token := decoyKey, decoyKey
-	if h != nil && h.signed {
+	if h != nil && h.Signed {
 		secret = []byte(h.Secret.Value())
 	} else if h != nil {
 		token = []byte(h.Token.Value())
@@ -51,11 +53,11 @@ func hookAuth(h *HookConfig, header http.Header, body []byte) string {
 	switch {
 	case h == nil:
 		return "no such hook, or it is disabled"
-	case h.signed && !wellFormed:
+	case h.Signed && !wellFormed:
 		return "missing or malformed X-Hub-Signature-256"
-	case h.signed && !sigOK:
+	case h.Signed && !sigOK:
 		return "the signature does not match the body (a wrong secret, or a changed body)"
-	case !h.signed && !tokOK:
+	case !h.Signed && !tokOK:
 		return "missing or wrong bearer token"
 	}
 	return ""
@@ -71,7 +73,7 @@ const maxDeliveryID = 128
 // deliveryID returns the delivery's id ("" when it has none) or the
 // sentence for a 400 when it cannot be one: 1 to 128 visible ASCII
 // characters.
-func deliveryID(h *HookConfig, header http.Header) (id, problem string) {
+func deliveryID(h *config.Hook, header http.Header) (id, problem string) {
 	names := deliveryHeaders
 	if h.DeliveryHeader != "" {
 		names = []string{h.DeliveryHeader}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
@@ -119,11 +120,11 @@ func TestHooks_NamesCannotBeEnumerated(t *testing.T) {
 // comparison, whatever the name. Counted in allocations, which do not
 // depend on the machine's speed.
 func TestHookAuth_SameWorkForEveryName(t *testing.T) {
-	signed := HookConfig{Secret: hookSecret, signed: true}
-	token := HookConfig{Token: hookToken}
+	signed := config.Hook{Secret: hookSecret, Signed: true}
+	token := config.Hook{Token: hookToken}
 	body := []byte(strings.Repeat(`{"a": 1}`, 1000))
 	wrong := http.Header{"X-Hub-Signature-256": {sign("x")}, "Authorization": {"Bearer wrong-token-0123456"}}
-	cost := func(h *HookConfig) float64 {
+	cost := func(h *config.Hook) float64 {
 		return testing.AllocsPerRun(50, func() { _ = hookAuth(h, wrong, body) })
 	}
 	unknown := cost(nil)

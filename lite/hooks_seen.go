@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
@@ -64,8 +65,8 @@ func (d delivery) keys() []string {
 // bodyDigest is the digest key of a signed hook's body, "" for a token
 // hook: anyone holding its token can send any body, so a body's digest
 // proves nothing there, and a sender may send the same body twice.
-func bodyDigest(c *HookConfig, body []byte) string {
-	if !c.signed {
+func bodyDigest(c *config.Hook, body []byte) string {
+	if !c.Signed {
 		return ""
 	}
 	sum := sha256.Sum256(body)

@@ -18,10 +18,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
+
+// hookSecret is a hook secret long enough to be accepted.
+const hookSecret = "0123456789abcdef0123"
 
 const hookToken = "tok-0123456789abcdef"
 
@@ -34,22 +38,22 @@ type hookEnv struct {
 	model *llmtest.Server
 }
 
-func newHookEnv(t *testing.T, change func(map[string]HookConfig)) *hookEnv {
+func newHookEnv(t *testing.T, change func(map[string]config.Hook)) *hookEnv {
 	t.Helper()
 	return newHookEnvSpec(t, "", change)
 }
 
 // newHookEnvSpec is newHookEnv with spec lines for the agent (setSpec);
 // "" keeps the default agent.
-func newHookEnvSpec(t *testing.T, spec string, change func(map[string]HookConfig)) *hookEnv {
+func newHookEnvSpec(t *testing.T, spec string, change func(map[string]config.Hook)) *hookEnv {
 	t.Helper()
 	cfg := mcpTestConfig(t)
 	if spec != "" {
 		setSpec(t, cfg.AgentsDir+"/assistant", spec)
 	}
-	cfg.Hooks = map[string]HookConfig{
+	cfg.Hooks = map[string]config.Hook{
 		"github": {Agent: "assistant", Template: "{{.repository.full_name}}: {{.action}}", Secret: hookSecret},
-		"ci":     {Agent: "assistant", Template: "build {{.status}}", Token: hookToken, Target: HookTarget{Gateway: "telegram", ChatID: "42"}},
+		"ci":     {Agent: "assistant", Template: "build {{.status}}", Token: hookToken, Target: config.HookTarget{Gateway: "telegram", ChatID: "42"}},
 		"off":    {Agent: "assistant", Template: "x"},
 	}
 	if change != nil {
@@ -58,7 +62,7 @@ func newHookEnvSpec(t *testing.T, spec string, change func(map[string]HookConfig
 	off := cfg.Hooks["off"]
 	delete(cfg.Hooks, "off") // an empty secret is only accepted from a file that names the key
 	require.NoError(t, cfg.Validate())
-	off.signed = true
+	off.Signed = true
 	cfg.Hooks["off"] = off
 	model := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", model.BaseURL())
@@ -69,7 +73,7 @@ func newHookEnvSpec(t *testing.T, spec string, change func(map[string]HookConfig
 }
 
 // open starts a daemon on cfg behind a new HTTP server.
-func (e *hookEnv) open(cfg *Config) {
+func (e *hookEnv) open(cfg *config.Config) {
 	t := e.t
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
@@ -256,7 +260,7 @@ func TestHooks_ConcurrentIdenticalDeliveriesRunOnce(t *testing.T) {
 }
 
 func TestHooks_RefusalsStoreNothing(t *testing.T) {
-	e := newHookEnv(t, func(h map[string]HookConfig) {
+	e := newHookEnv(t, func(h map[string]config.Hook) {
 		g := h["github"]
 		g.MaxBodyKB = 1
 		g.Template = "{{.repository.full_name}}"
@@ -319,7 +323,7 @@ func TestHooks_TunnelHost(t *testing.T) {
 }
 
 func TestHooks_RateLimit(t *testing.T) {
-	e := newHookEnv(t, func(h map[string]HookConfig) {
+	e := newHookEnv(t, func(h map[string]config.Hook) {
 		g := h["github"]
 		g.MaxPerMinute = 2
 		h["github"] = g

@@ -3,7 +3,11 @@ package lite_test
 import (
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +15,135 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+const modulePath = "github.com/agnx-lite/agnx-lite"
+
+// liteEdges are the imports allowed between the packages of lite, by
+// folder: which packages of lite each one may import. The root, lite, is
+// the composition root: it may import all of them, and none of them may
+// import it. Each edge points down (docs/internals/architecture.md draws
+// the layers); a new package of lite gets a row here, and a new edge is
+// added only when it points down too. Today's edges are listed as the
+// code has them.
+var liteEdges = map[string][]string{
+	// config is agnx.yaml as plain data: below every subsystem, so it
+	// imports only leaves.
+	"lite/config": {"lite/hooktmpl", "lite/webaddr", "lite/workers"},
+
+	// Leaves: they import no package of lite.
+	"lite/hooktmpl":        nil,
+	"lite/webaddr":         nil,
+	"lite/workers":         nil,
+	"lite/inbox":           nil,
+	"lite/mcp":             nil,
+	"lite/bgproc":          nil,
+	"lite/systemd":         nil,
+	"lite/webui":           nil,
+	"lite/webui/e2e":       nil,
+	"lite/agnxcompat":      nil,
+	"lite/telegram/tgtest": nil,
+	"lite/plugin/example":  nil,
+
+	// Gateways.
+	"lite/httpapi":   {"lite/webaddr"},
+	"lite/telegram":  {"lite/inbox"},
+	"lite/plugin":    {"lite/inbox"},
+	"lite/acpserver": {"lite/httpapi"},
+}
+
+// below are the folders under lite in the layers: the domain and the
+// leaves never import lite or any package of it.
+var below = []string{"agents", "bwrap", "runtime", "storage", "wasmtools"}
+
+// TestLiteImportsDownward holds the packages to the layers: a package of
+// lite imports only the siblings liteEdges gives it, only cmd imports the
+// root package lite, and what lies below lite imports nothing of it.
+// Test files are left out: a test may drive a package through the root.
+func TestLiteImportsDownward(t *testing.T) {
+	pkgs := moduleImports(t, "..")
+	var lites []string
+	for dir, imports := range pkgs {
+		if strings.HasPrefix(dir, "lite/") {
+			lites = append(lites, dir)
+		}
+		for _, imp := range imports {
+			switch {
+			case imp == "lite":
+				assert.True(t, strings.HasPrefix(dir, "cmd/"),
+					"%s imports the root package lite: only cmd may, the composition root is above everything else", dir)
+			case !strings.HasPrefix(imp, "lite/"):
+			case dir == "lite" || strings.HasPrefix(dir, "cmd/"):
+			case strings.HasPrefix(dir, "lite/"):
+				assert.Contains(t, liteEdges[dir], imp,
+					"%s imports %s, an edge liteEdges does not allow: a package of lite imports only siblings below it", dir, imp)
+			default:
+				for _, b := range below {
+					assert.False(t, dir == b || strings.HasPrefix(dir, b+"/"),
+						"%s imports %s: the layers below lite never import it", dir, imp)
+				}
+			}
+		}
+	}
+	assert.ElementsMatch(t, slices.Sorted(maps.Keys(liteEdges)), lites,
+		"every package of lite has a row in liteEdges, and every row a package")
+}
+
+// moduleImports returns, for each package folder of the module under root
+// (relative to it, with / separators), the packages of the module its
+// non-test files import, as folders too ("lite/config").
+func moduleImports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	pkgs := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(rel)
+		if _, ok := pkgs[dir]; !ok {
+			pkgs[dir] = nil
+		}
+		for _, imp := range fileImports(t, path) {
+			if own, ok := strings.CutPrefix(imp, modulePath+"/"); ok && !slices.Contains(pkgs[dir], own) {
+				pkgs[dir] = append(pkgs[dir], own)
+			} else if imp == modulePath {
+				t.Errorf("%s imports the module root, which is no package", path)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return pkgs
+}
+
+// fileImports returns the import paths of one Go file.
+func fileImports(t *testing.T, path string) []string {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.ImportsOnly)
+	require.NoError(t, err)
+	var out []string
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		require.NoError(t, err)
+		out = append(out, p)
+	}
+	return out
+}
 
 // Gateways reach sessions through the loop's API only (Follow, Events,
 // Session, KV): none of them imports the store.
@@ -23,11 +156,8 @@ func TestGatewaysImportNoStorage(t *testing.T) {
 			if strings.HasSuffix(f, "_test.go") {
 				continue
 			}
-			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			require.NoError(t, err)
-			for _, imp := range ast.Imports {
-				path, _ := strconv.Unquote(imp.Path.Value)
-				assert.NotEqual(t, "github.com/agnx-lite/agnx-lite/storage", path, "%s imports the store; use the runtime.Loop's API", f)
+			for _, path := range fileImports(t, f) {
+				assert.NotEqual(t, modulePath+"/storage", path, "%s imports the store; use the runtime.Loop's API", f)
 			}
 		}
 	}

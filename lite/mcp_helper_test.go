@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 // mcpServerBinary builds bench/memgate/mcpserver (a stdio MCP server on
@@ -32,10 +34,10 @@ func mcpServerBinary(t *testing.T) string {
 // mcpTestConfig is a data dir with the default agent, its sandbox
 // bubblewrap where that works here, else trust (the wiring is under test,
 // not the sandbox), and no memory guard (-race's resident set is past it).
-func mcpTestConfig(t *testing.T) *Config {
+func mcpTestConfig(t *testing.T) *config.Config {
 	t.Helper()
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	cfg.Runtime.MemoryLimitMB = 0
 	sb := newSandboxes(cfg, slog.New(slog.DiscardHandler))

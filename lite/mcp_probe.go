@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -29,7 +30,7 @@ type MCPProbe struct {
 // lists the daemon cached are used when their entries did not change (the
 // database is opened read-only; when the daemon holds it, servers are
 // connected to instead).
-func OpenMCPProbe(cfg *Config, name string, cached bool, log *slog.Logger) (*MCPProbe, error) {
+func OpenMCPProbe(cfg *config.Config, name string, cached bool, log *slog.Logger) (*MCPProbe, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -50,7 +51,7 @@ func OpenMCPProbe(cfg *Config, name string, cached bool, log *slog.Logger) (*MCP
 		p.Close()
 		return nil, err
 	}
-	if cached && ReadDaemon(cfg) == nil {
+	if cached && config.ReadDaemon(cfg) == nil {
 		if st, err := storage.Open(cfg.DBPath(), &storage.Options{ReadOnly: true}); err == nil {
 			p.store = st
 			p.host.cache = storeKV{st}

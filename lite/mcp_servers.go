@@ -10,13 +10,14 @@ import (
 	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
 )
 
 // mcpEntries are the MCP server entries an agent gets: agnx.yaml's
 // mcp.servers, then its own spec.tools entries, an agent's entry winning
 // over a global one of the same name. own tells which are the agent's.
-func mcpEntries(cfg *Config, a *agents.Agent) (refs []agents.ToolRef, own []bool) {
+func mcpEntries(cfg *config.Config, a *agents.Agent) (refs []agents.ToolRef, own []bool) {
 	mine := map[string]bool{}
 	for _, r := range a.Tools {
 		if r.Type == "mcp" {
@@ -41,7 +42,7 @@ func mcpEntries(cfg *Config, a *agents.Agent) (refs []agents.ToolRef, own []bool
 // variables (and TZ, LANG, LC_ALL), its command and read_only paths stay
 // inside its folder unless the operator allowed them. A global entry is the
 // operator's and may name anything.
-func mcpServer(cfg *Config, a *agents.Agent, ref agents.ToolRef, own bool) (mcp.Server, error) {
+func mcpServer(cfg *config.Config, a *agents.Agent, ref agents.ToolRef, own bool) (mcp.Server, error) {
 	s := mcp.Server{Name: ref.Name, Transport: ref.Transport, Command: ref.Command, Args: slices.Clone(ref.Args),
 		Env: ref.Env.Map(), Network: ref.Network, URL: ref.URL, Headers: ref.Headers,
 		IdleTimeout: seconds(ref.IdleTimeoutSeconds, 0), CallTimeout: seconds(ref.TimeoutSeconds, 0)}
@@ -112,7 +113,7 @@ func resolveCommand(a *agents.Agent, where string, s *mcp.Server, own bool) erro
 // readOnlyPath resolves one read_only entry: relative ones inside the
 // agent's folder; an agent's absolute ones only under agnx.yaml's
 // mcp.read_only.
-func readOnlyPath(cfg *Config, a *agents.Agent, where, r string, own bool) (string, error) {
+func readOnlyPath(cfg *config.Config, a *agents.Agent, where, r string, own bool) (string, error) {
 	if !filepath.IsAbs(r) {
 		p := filepath.Join(a.Dir, r)
 		real, err := filepath.EvalSymlinks(p)
@@ -136,7 +137,7 @@ func readOnlyPath(cfg *Config, a *agents.Agent, where, r string, own bool) (stri
 // checkEnvRefs refuses an agent's entry whose env or headers values name a
 // variable the operator did not offer in sandbox.env: an imported agent
 // must not be able to send the daemon's secrets to a server it chose.
-func checkEnvRefs(cfg *Config, where string, s mcp.Server) error {
+func checkEnvRefs(cfg *config.Config, where string, s mcp.Server) error {
 	offered := map[string]bool{}
 	for k := range cfg.Sandbox.Env {
 		offered[k] = true

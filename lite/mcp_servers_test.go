@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 // mcpAgent is a loaded agent whose folder holds files (name -> mode).
@@ -30,8 +31,8 @@ func mcpAgent(t *testing.T, files map[string]os.FileMode) *agents.Agent {
 // An agent's entry may name only what sandbox.env offers, in any of the
 // forms the manager expands; agnx.yaml's entries may name anything.
 func TestMCPServer_EnvRefsOfAnAgent(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Sandbox.Env = map[string]Secret{"GH_TOKEN": "x"}
+	cfg := config.Default()
+	cfg.Sandbox.Env = map[string]config.Secret{"GH_TOKEN": "x"}
 	a := mcpAgent(t, nil)
 	for _, v := range []string{"${env:AWS_SECRET}", "Bearer ${AWS_SECRET}", "$AWS_SECRET", "${AWS_SECRET:-x}", "a$AWS_SECRET-b"} {
 		for _, ref := range []agents.ToolRef{
@@ -56,7 +57,7 @@ func TestMCPServer_EnvRefsOfAnAgent(t *testing.T) {
 }
 
 func TestMCPServer_CommandAndReadOnly(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.MCP.ReadOnly = []string{"/opt/mcp"}
 	a := mcpAgent(t, map[string]os.FileMode{"bin/server": 0o755, "plain": 0o644, "lib/x.js": 0o644})
 	s, err := mcpServer(cfg, a, agents.ToolRef{Name: "s", Command: "bin/server", ReadOnly: []string{"lib", "/opt/mcp/node"}}, true)
@@ -91,7 +92,7 @@ func TestMCPServer_CommandAndReadOnly(t *testing.T) {
 }
 
 func TestMCPEntries_AgentWinsOverGlobal(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.MCP.Servers = []agents.ToolRef{{Type: "mcp", Name: "fs", Command: "global-fs"}, {Type: "mcp", Name: "web", URL: "https://w/"}}
 	a := &agents.Agent{Tools: []agents.ToolRef{{Type: "builtin", Name: "bash"}, {Type: "mcp", Name: "fs", Command: "mine"}}}
 	refs, own := mcpEntries(cfg, a)
@@ -139,7 +140,7 @@ func TestMCPTransport_RefusesPrivateAddresses(t *testing.T) {
 	tr.allow(srv.URL + "/other/path")
 	assert.NoError(t, get(), "the origin was allowed")
 
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.MCP.Servers = []agents.ToolRef{{Type: "mcp", Name: "g", URL: srv.URL}}
 	h := newMCPHost(cfg, nil, nil)
 	h.transport.mu.Lock()
@@ -149,42 +150,11 @@ func TestMCPTransport_RefusesPrivateAddresses(t *testing.T) {
 	assert.Empty(t, origin("ftp://h/"))
 }
 
-func TestParseConfig_MCP(t *testing.T) {
-	t.Setenv("DOCS_TOKEN", "t0k")
-	c, err := ParseConfig("agnx.yaml", []byte(`mcp:
-  idle_timeout_seconds: 30
-  servers:
-    - {name: docs, url: "https://d.example/mcp", headers: {Authorization: "Bearer ${env:DOCS_TOKEN}", X-Now: "${DOCS_TOKEN}"}}
-    - {name: fs, command: npx, args: [-y, x], env: [HOME]}
-`))
-	require.NoError(t, err)
-	assert.Equal(t, 30, c.MCP.IdleTimeoutSeconds)
-	assert.Equal(t, 60, c.MCP.CallTimeoutSeconds, "the default")
-	require.Len(t, c.MCP.Servers, 2)
-	assert.Equal(t, "Bearer ${env:DOCS_TOKEN}", c.MCP.Servers[0].Headers["Authorization"], "read when the server starts")
-	assert.Equal(t, "t0k", c.MCP.Servers[0].Headers["X-Now"], "${VAR} is the config's own expansion")
-	assert.Equal(t, "mcp", c.MCP.Servers[1].Type)
-
-	for yaml, want := range map[string]string{
-		"mcp:\n  servers:\n    - {name: a, command: x}\n    - {name: a, url: 'http://h/'}\n": `agnx.yaml:4: mcp.servers[1].name "a" is already used by mcp.servers[0]`,
-		"mcp:\n  servers:\n    - {name: a, command: ./x}\n":                                  "must be a program on PATH or an absolute path",
-		"mcp:\n  servers:\n    - {name: a, command: x, read_only: [rel]}\n":                  "must be an absolute path",
-		"mcp:\n  servers:\n    - {name: Bad, command: x}\n":                                  `agnx.yaml:3: mcp.servers[0].name "Bad" must be`,
-		"mcp:\n  servers:\n    - {type: cli, name: a, command: x}\n":                         "must be mcp or left out",
-		"mcp:\n  call_timeout_seconds: -1\n":                                                 "must not be negative",
-		"mcp:\n  read_only: [rel]\n":                                                         "mcp.read_only[0] \"rel\" must be an absolute path",
-	} {
-		_, err := ParseConfig("agnx.yaml", []byte(yaml))
-		require.Error(t, err, yaml)
-		assert.Contains(t, err.Error(), want)
-	}
-}
-
 // doctor lists each agent's MCP servers: a missing program and an entry
 // that would refuse the agent are said; agnx.yaml's servers come first.
 func TestDoctor_MCPServers(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(405) }))
 	defer srv.Close()
@@ -209,7 +179,7 @@ func TestDoctor_MCPServers(t *testing.T) {
 	assert.Contains(t, got["mcp assistant/mine"].Detail, "allow_private")
 }
 
-func loadAll(t *testing.T, cfg *Config) []*agents.Agent {
+func loadAll(t *testing.T, cfg *config.Config) []*agents.Agent {
 	t.Helper()
 	a, err := agents.Load(filepath.Join(cfg.AgentsDir, "assistant"))
 	require.NoError(t, err)

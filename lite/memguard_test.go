@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -22,7 +23,7 @@ func guardedApp(t *testing.T) (*App, runtime.SessionInfo) {
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
@@ -75,7 +76,7 @@ func TestMemGuard(t *testing.T) {
 func TestMemGuard_StopsWithApp(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 8 << 10 // high enough not to slow other tests
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	before := debug.SetMemoryLimit(-1)
 	gcBefore := gcPercentNow()

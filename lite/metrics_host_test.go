@@ -1,6 +1,8 @@
 package lite
 
 import (
+	"github.com/agnx-lite/agnx-lite/lite/config"
+
 	"bytes"
 	"os"
 	"strconv"
@@ -17,7 +19,7 @@ import (
 // from the same reader.
 func TestMetrics_Host(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	cfg.Runtime.MemoryLimitMB = 0
 	app, err := Open(cfg, &Options{NoSync: true, host: fakeHost(t, "50005\n")})

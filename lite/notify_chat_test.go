@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -23,7 +24,7 @@ func tgApp(t *testing.T, notifyYAML string) (*App, *tgtest.Server, *syncBuffer) 
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	app, logs := notifyApp(t, notifyYAML, nil)
-	app.Config.Gateways.Telegram = TelegramConfig{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42}, APIBaseURL: tg.URL}
+	app.Config.Gateways.Telegram = config.Telegram{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42}, APIBaseURL: tg.URL}
 	gw, err := NewTelegram(app, telegram.Options{PollTimeout: time.Second})
 	require.NoError(t, err)
 	log := slog.New(slog.DiscardHandler)

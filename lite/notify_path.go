@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -269,7 +270,7 @@ func hostOf(raw string) string {
 
 // offeredSecrets are the values sandbox.env offers, by name: what an ntfy
 // token may name.
-func offeredSecrets(cfg *Config) map[string]string {
+func offeredSecrets(cfg *config.Config) map[string]string {
 	m := make(map[string]string, len(cfg.Sandbox.Env))
 	for k, v := range cfg.Sandbox.Env {
 		m[k] = v.Value()

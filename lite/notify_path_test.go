@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -42,14 +43,14 @@ func sink(t *testing.T) (string, chan posted) {
 // notifyApp opens an App whose default agent has notifyYAML as spec.notify
 // (indented under spec), the model echoing, notifications allowed to this
 // host.
-func notifyApp(t *testing.T, notifyYAML string, env map[string]Secret) (*App, *syncBuffer) {
+func notifyApp(t *testing.T, notifyYAML string, env map[string]config.Secret) (*App, *syncBuffer) {
 	t.Helper()
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0
 	cfg.Sandbox.Env = env
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	if notifyYAML != "" {
 		f, err := os.OpenFile(filepath.Join(cfg.AgentsDir, "assistant", "agent.yaml"), os.O_APPEND|os.O_WRONLY, 0)
@@ -71,7 +72,7 @@ func TestAppNotify_NtfyAndWebhook(t *testing.T) {
 	url, got := sink(t)
 	app, _ := notifyApp(t, "    deliveries:\n"+
 		"      - {type: ntfy, url: "+url+"/alerts, token: \"${NTFY_TOKEN}\", priority: high}\n"+
-		"      - {type: webhook, url: "+url+"/hook}\n", map[string]Secret{"NTFY_TOKEN": "tk_123"})
+		"      - {type: webhook, url: "+url+"/hook}\n", map[string]config.Secret{"NTFY_TOKEN": "tk_123"})
 	app.Notify(Notification{Agent: "assistant", SessionID: "s1", Title: "Backup\nreport", Text: "the backup failed", Origin: "process:p1"})
 	ntfy := <-got
 	assert.Equal(t, "/alerts", ntfy.path)

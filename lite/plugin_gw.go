@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 )
@@ -89,7 +90,7 @@ func (p *pluginGateway) Follow(ctx context.Context, sessionID, chatID string) er
 
 // pluginEnv turns gateways.external[].env into KEY=value pairs, in a
 // stable order. The values are secrets: they go to the child only.
-func pluginEnv(env map[string]Secret) []string {
+func pluginEnv(env map[string]config.Secret) []string {
 	out := make([]string, 0, len(env))
 	for k, v := range env {
 		out = append(out, k+"="+v.Value())

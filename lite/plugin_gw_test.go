@@ -18,6 +18,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -39,12 +40,12 @@ func TestPluginGateways_Example(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(filepath.Join(dir, "data"))
 	cfg.Runtime.MemoryLimitMB = 0 // no guard: the test binary's resident set (under -race) is no daemon's
-	_, err = Init(cfg)
+	_, err = config.Init(cfg)
 	require.NoError(t, err)
 	in, answers := filepath.Join(dir, "in.txt"), filepath.Join(dir, "answers.jsonl")
 	require.NoError(t, os.WriteFile(in, []byte("ping?\n"), 0o600))
-	cfg.Gateways.External = []ExternalGateway{{Name: "script", Command: bin, Restart: "on_failure",
-		Env: map[string]Secret{"AGNX_EXAMPLE_INPUT": Secret(in), "AGNX_EXAMPLE_OUTPUT": Secret(answers),
+	cfg.Gateways.External = []config.ExternalGateway{{Name: "script", Command: bin, Restart: "on_failure",
+		Env: map[string]config.Secret{"AGNX_EXAMPLE_INPUT": config.Secret(in), "AGNX_EXAMPLE_OUTPUT": config.Secret(answers),
 			"AGNX_EXAMPLE_EXIT_AFTER": "1", "SOME_TOKEN": "tok-3141592"}}}
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
@@ -99,9 +100,9 @@ func TestPluginStates_Record(t *testing.T) {
 
 func TestPluginGateways_BadRestart(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
-	cfg.Gateways.External = []ExternalGateway{{Name: "a", Command: "true", Restart: "sometimes"}}
+	cfg.Gateways.External = []config.ExternalGateway{{Name: "a", Command: "true", Restart: "sometimes"}}
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
 	defer app.Close()
@@ -136,12 +137,12 @@ func TestPluginGateway_Deliver(t *testing.T) {
 	dir := t.TempDir()
 	cfg := crashConfig(filepath.Join(dir, "data"))
 	cfg.Runtime.MemoryLimitMB = 0 // no guard: the test binary's resident set (under -race) is no daemon's
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	pdir := filepath.Join(dir, "plugin")
 	require.NoError(t, os.Mkdir(pdir, 0o700))
-	cfg.Gateways.External = []ExternalGateway{{Name: "script", Command: os.Args[0], Restart: "on_failure",
-		Env: map[string]Secret{scriptPluginEnv: "1", "AGNX_SCRIPT_DIR": Secret(pdir)}}}
+	cfg.Gateways.External = []config.ExternalGateway{{Name: "script", Command: os.Args[0], Restart: "on_failure",
+		Env: map[string]config.Secret{scriptPluginEnv: "1", "AGNX_SCRIPT_DIR": config.Secret(pdir)}}}
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
 	defer app.Close()

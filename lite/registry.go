@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
@@ -85,7 +86,7 @@ func (a *App) Route(in agents.Inbound) (string, error) {
 	return name, nil
 }
 
-func newRouter(cfg *Config) *agents.Router {
+func newRouter(cfg *config.Config) *agents.Router {
 	rules := make([]agents.RouteRule, len(cfg.Routes))
 	for i, r := range cfg.Routes {
 		rules[i] = agents.RouteRule{Gateway: r.Match.Gateway, ChatType: r.Match.ChatType,

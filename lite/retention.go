@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/memory"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -32,15 +33,11 @@ const (
 	maxRetainedPerSweep = 50_000
 )
 
-// DefaultCompaction is the compaction mode when neither the agent nor
-// agnx.yaml names one: old events move to the session's archive file.
-const DefaultCompaction = runtime.CompactionArchive
-
 // retention is the sweep's state. Its counters feed /metrics.
 type retention struct {
 	st    *storage.Store
 	loop  *runtime.Loop
-	cfg   *Config
+	cfg   *config.Config
 	spec  func(name string) (*agents.Agent, error)
 	log   *slog.Logger
 	now   func() time.Time
@@ -127,7 +124,7 @@ func (r *retention) policy(name string) sessionPolicy {
 		p.memory = spec.HasMemory()
 	}
 	if p.mode == "" {
-		p.mode = DefaultCompaction
+		p.mode = config.DefaultCompaction
 	}
 	return p
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -27,7 +28,7 @@ func retentionApp(t *testing.T, compaction string) *App {
 	t.Helper()
 	cfg := crashConfig(t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	cfg.Sessions.TTLHours = 24
 	tmpl, err := os.ReadFile(filepath.Join(cfg.AgentsDir, "assistant", "agent.yaml"))

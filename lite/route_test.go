@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 func TestApp_Route(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	_, err = agents.WriteTemplate(cfg.AgentsDir, "family")
 	require.NoError(t, err)
@@ -22,7 +23,7 @@ func TestApp_Route(t *testing.T) {
 	data, _ := os.ReadFile(yaml)
 	require.NoError(t, os.WriteFile(yaml, []byte(strings.Replace(string(data), "  tools:",
 		"  access:\n    dm: {policy: allowlist, allowlist: [\"telegram:7\"]}\n  tools:", 1)), 0o644))
-	cfg.Routes = []Route{{Match: RouteMatch{Gateway: "telegram"}, Agent: "family"}, {Agent: "assistant"}}
+	cfg.Routes = []config.Route{{Match: config.RouteMatch{Gateway: "telegram"}, Agent: "family"}, {Agent: "assistant"}}
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
 	defer app.Close()
@@ -39,4 +40,25 @@ func TestApp_Route(t *testing.T) {
 	name, err = app.Route(agents.Inbound{Gateway: "plugin-x", SenderID: "8"})
 	require.NoError(t, err)
 	assert.Equal(t, "assistant", name)
+}
+
+// Routes match gateway and chat type in any case, dm is a private chat,
+// and with no match and no default agent the message is refused (Agnx
+// drops it).
+func TestRouter_AgnxRules(t *testing.T) {
+	c, err := config.Parse("duragent.yaml", []byte("routes:\n  - match: {gateway: TELEGRAM, chat_type: Dm}\n    agent: a\n"+
+		"  - match: {chat_type: group, chat_id: G}\n    agent: b\n"))
+	require.NoError(t, err)
+	r := newRouter(c)
+	assert.Equal(t, "a", r.Agent(agents.Inbound{Gateway: "telegram", ChatType: "private", ChatID: "1", SenderID: "1"}))
+	assert.Equal(t, "a", r.Agent(agents.Inbound{Gateway: "Telegram", ChatID: "1", SenderID: "1"}))
+	assert.Equal(t, "b", r.Agent(agents.Inbound{Gateway: "telegram", ChatType: "GROUP", ChatID: "G"}))
+	assert.Empty(t, r.Agent(agents.Inbound{Gateway: "telegram", ChatType: "group", ChatID: "H"}))
+	assert.Empty(t, r.Agent(agents.Inbound{Gateway: "discord", ChatType: "dm", ChatID: "1"}))
+
+	app := &App{router: r}
+	_, err = app.Route(agents.Inbound{Gateway: "discord", ChatID: "1"})
+	var ae *agents.AccessError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, "no route in the config sends this chat to an agent (add a route, or set runtime.default_agent)", ae.Why)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
@@ -24,7 +25,7 @@ import (
 // it) and its answer is kept, unless the machine was too busy to give
 // one: then the next use probes again.
 type sandboxes struct {
-	cfg   SandboxConfig
+	cfg   config.Sandbox
 	log   *slog.Logger
 	owner *bwrap.Owner // this instance, as the owner of the sandboxes it starts
 	// diskFloorMB is the free space a writing tool leaves on the disk
@@ -43,18 +44,18 @@ type sandboxes struct {
 	runAsErr  error
 }
 
-func newSandboxes(cfg *Config, log *slog.Logger) *sandboxes {
+func newSandboxes(cfg *config.Config, log *slog.Logger) *sandboxes {
 	return &sandboxes{cfg: cfg.Sandbox, log: log, owner: &bwrap.Owner{Dir: sandboxRunDir(cfg)}, diskFloorMB: diskFloorMB}
 }
 
 // sandboxRunDir holds a record per daemon instance that ran sandboxes.
-func sandboxRunDir(cfg *Config) string { return filepath.Join(cfg.DataDir, "run", "sandbox") }
+func sandboxRunDir(cfg *config.Config) string { return filepath.Join(cfg.DataDir, "run", "sandbox") }
 
 // reapSandboxes ends the sandboxes a killed instance on this data dir
 // left running (see bwrap.Owner). Open calls it once it holds the
 // database, so no other live daemon uses this data dir; Reap checks that
 // each record's owner is dead anyway.
-func reapSandboxes(cfg *Config, log *slog.Logger) {
+func reapSandboxes(cfg *config.Config, log *slog.Logger) {
 	n, err := bwrap.Reap(sandboxRunDir(cfg))
 	if err != nil {
 		log.Warn("cannot end the sandboxes a previous run left behind", "err", err)
@@ -209,35 +210,6 @@ func probeRunAs(u *bwrap.User) error {
 		"in a user namespace instead, without a process limit", u.UID, why)
 }
 
-// userName reports whether s is what sandbox.run_as may name besides
-// uid:gid: [a-z_][a-z0-9_.-]{0,31}, as useradd allows by default.
-func userName(s string) bool {
-	if s == "" || len(s) > 32 || !(s[0] == '_' || s[0] >= 'a' && s[0] <= 'z') {
-		return false
-	}
-	for _, c := range []byte(s[1:]) {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// parseRunAs checks sandbox.run_as: "" (the default user), a user name,
-// or uid:gid. For uid:gid it returns the ids.
-func parseRunAs(s string) (name string, ids *bwrap.User, err error) {
-	if s == "" || userName(s) {
-		return s, nil, nil
-	}
-	u, g, ok := strings.Cut(s, ":")
-	uid, uerr := strconv.ParseUint(u, 10, 32)
-	gid, gerr := strconv.ParseUint(g, 10, 32)
-	if !ok || uerr != nil || gerr != nil {
-		return "", nil, errors.New("is neither a user name nor uid:gid (e.g. nobody or 65534:65534)")
-	}
-	return "", &bwrap.User{UID: uint32(uid), GID: uint32(gid)}, nil
-}
-
 // resolveRunAs returns the user sandboxed commands run as, for a daemon
 // whose effective uid is euid: nil unless the daemon is root (it cannot
 // switch users) or when run_as names root itself.
@@ -245,7 +217,7 @@ func resolveRunAs(runAs string, euid int) (*bwrap.User, error) {
 	if euid != 0 {
 		return nil, nil
 	}
-	name, ids, err := parseRunAs(runAs)
+	name, ids, err := config.ParseRunAs(runAs)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox.run_as %q %v", runAs, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
 )
 
@@ -25,7 +26,7 @@ func TestSpawnMCP(t *testing.T) {
 			}
 			ws := t.TempDir()
 			require.NoError(t, os.Chmod(ws, 0o777)) // the sandbox user (nobody, under root) may enter
-			cfg := &Config{DataDir: t.TempDir()}
+			cfg := &config.Config{DataDir: t.TempDir()}
 			cfg.Sandbox.Mode = mode
 			s := newSandboxes(cfg, slog.New(slog.DiscardHandler))
 			defer s.close()
@@ -58,7 +59,7 @@ func TestSpawnMCP(t *testing.T) {
 			assert.NoError(t, p.Wait())
 		})
 	}
-	_, err := newSandboxes(&Config{DataDir: t.TempDir()}, slog.New(slog.DiscardHandler)).
+	_, err := newSandboxes(&config.Config{DataDir: t.TempDir()}, slog.New(slog.DiscardHandler)).
 		spawnMCP(context.Background(), t.TempDir(), mcp.Server{Name: "s"})
 	require.ErrorContains(t, err, "has no command")
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
@@ -95,18 +96,18 @@ func TestSandbox_RunAsConfig(t *testing.T) {
 	_, err = resolveRunAs("no-such-user-here", 0)
 	assert.ErrorContains(t, err, "a user this system does not have")
 
-	_, err = ParseConfig("agnx.yaml", []byte("sandbox:\n  run_as: \"1:x\"\n"))
+	_, err = config.Parse("agnx.yaml", []byte("sandbox:\n  run_as: \"1:x\"\n"))
 	assert.ErrorContains(t, err, "agnx.yaml:2: sandbox.run_as \"1:x\" is neither a user name nor uid:gid")
-	_, err = ParseConfig("agnx.yaml", []byte("sandbox:\n  tmp_mb: 0\n"))
+	_, err = config.Parse("agnx.yaml", []byte("sandbox:\n  tmp_mb: 0\n"))
 	assert.ErrorContains(t, err, "sandbox.tmp_mb 0 must be at least 1")
-	_, err = ParseConfig("agnx.yaml", []byte("sandbox:\n  workspace_mb: -1\n"))
+	_, err = config.Parse("agnx.yaml", []byte("sandbox:\n  workspace_mb: -1\n"))
 	assert.ErrorContains(t, err, "sandbox.workspace_mb")
 }
 
 // Open ends what a killed instance of this data dir left running.
 func TestOpen_ReapsLeftoverSandboxes(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	dead := "999999999_1" // no such process
 	require.NoError(t, os.MkdirAll(sandboxRunDir(cfg), 0o700))
@@ -249,7 +250,7 @@ func TestPrepareWorkspace_ManyEntries(t *testing.T) {
 // A probe the machine was too busy to answer is not kept: the next use
 // probes again, and the answer that comes is kept.
 func TestSandboxes_SlowProbeIsTriedAgain(t *testing.T) {
-	cfg := &Config{DataDir: t.TempDir()}
+	cfg := &config.Config{DataDir: t.TempDir()}
 	cfg.Sandbox.Mode = "bwrap"
 	s := newSandboxes(cfg, slog.New(slog.DiscardHandler))
 	defer s.close()

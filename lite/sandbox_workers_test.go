@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/workers"
 )
 
@@ -30,7 +31,7 @@ func TestWorkerSandbox(t *testing.T) {
 			}
 			dir, home := t.TempDir(), t.TempDir()
 			require.NoError(t, os.Chmod(dir, 0o777))
-			cfg := &Config{DataDir: t.TempDir()}
+			cfg := &config.Config{DataDir: t.TempDir()}
 			cfg.Sandbox.Mode = mode
 			s := newSandboxes(cfg, slog.New(slog.DiscardHandler))
 			defer s.close()
@@ -69,7 +70,7 @@ func TestWorkerSandbox_Claude(t *testing.T) {
 			}
 			dir, home := t.TempDir(), t.TempDir()
 			require.NoError(t, os.Chmod(dir, 0o777))
-			cfg := &Config{DataDir: t.TempDir()}
+			cfg := &config.Config{DataDir: t.TempDir()}
 			cfg.Sandbox.Mode = mode
 			s := newSandboxes(cfg, slog.New(slog.DiscardHandler))
 			defer s.close()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -41,12 +42,12 @@ const (
 	schedCrashAhead = "AGNX_SCHED_CRASH_AHEAD" // the clock's offset, in seconds
 )
 
-func schedCrashConfig(dir, tgURL string) *Config {
+func schedCrashConfig(dir, tgURL string) *config.Config {
 	cfg := crashConfig(dir)
 	cfg.Runtime.MemoryLimitMB = 0
 	cfg.Sandbox.Mode = "trust"
 	cfg.Server.Port = 0 // the daemon started after the kill serves on any free port, not 8080
-	cfg.Gateways.Telegram = TelegramConfig{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42}, APIBaseURL: tgURL}
+	cfg.Gateways.Telegram = config.Telegram{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42}, APIBaseURL: tgURL}
 	return cfg
 }
 
@@ -110,7 +111,7 @@ func schedCrashOnce(t *testing.T, stage string) {
 	tg := tgtest.New(t)
 	dir := t.TempDir()
 	cfg := schedCrashConfig(dir, tg.URL)
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 
 	app, err := Open(cfg, &Options{NoSync: true})

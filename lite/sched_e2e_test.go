@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -42,7 +43,7 @@ func (c *testClock) advance(d time.Duration) {
 }
 
 // serveWith runs Serve with the schedules' clock and returns once ready.
-func serveWith(t *testing.T, cfg *Config, clock func() time.Time) *daemon {
+func serveWith(t *testing.T, cfg *config.Config, clock func() time.Time) *daemon {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	d := &daemon{stop: stop, served: make(chan error, 1)}
@@ -82,12 +83,12 @@ func remindHandler(clock func() time.Time, text string) llmtest.Handler {
 
 // schedTelegramConfig is a daemon with the Telegram gateway on the fake,
 // user 42 allowed, and the assistant given the schedule tool.
-func schedTelegramConfig(t *testing.T, tg *tgtest.Server) *Config {
+func schedTelegramConfig(t *testing.T, tg *tgtest.Server) *config.Config {
 	t.Helper()
 	cfg := serveConfig(t, t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0
 	cfg.Sandbox.Mode = "trust"
-	cfg.Gateways.Telegram = TelegramConfig{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42}, APIBaseURL: tg.URL}
+	cfg.Gateways.Telegram = config.Telegram{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42}, APIBaseURL: tg.URL}
 	setSpec(t, cfg.AgentsDir+"/assistant", "  tools:\n    - {type: builtin, name: schedule}\n")
 	return cfg
 }
@@ -243,7 +244,7 @@ func TestSchedule_TaskInAnAPISessionReportsItsTurn(t *testing.T) {
 func TestSchedFirer_Errors(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	app, err := Open(cfg, &Options{NoSync: true})
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
@@ -48,7 +49,7 @@ type schedEnv struct {
 	skipped *logWatch // "schedule run skipped"
 }
 
-func openSchedEnv(t *testing.T, edit func(*Config)) *schedEnv {
+func openSchedEnv(t *testing.T, edit func(*config.Config)) *schedEnv {
 	t.Helper()
 	fake := llmtest.NewHandler(t, llmtest.Ollama, func(llmtest.RecordedRequest) llmtest.Reply {
 		return llmtest.Reply{Text: "Backups are fine.", Usage: llmtest.Usage{Prompt: 40, Completion: 2}}
@@ -57,7 +58,7 @@ func openSchedEnv(t *testing.T, edit func(*Config)) *schedEnv {
 	cfg := crashConfig(t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0
 	edit(cfg)
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	e := &schedEnv{clock: &testClock{}, skipped: &logWatch{msg: "schedule run skipped", got: make(chan slog.Record, 4)}}
 	e.app, err = Open(cfg, &Options{NoSync: true, Clock: e.clock.now, Logger: slog.New(e.skipped)})
@@ -139,7 +140,7 @@ func (e *schedEnv) userMessages(t *testing.T) int {
 // run log and /metrics: no message is stored, so no turn is refused in
 // the chat at every run, and the run is neither failed nor retried.
 func TestSchedule_TaskPastTheBudgetIsSkipped(t *testing.T) {
-	e := openSchedEnv(t, func(c *Config) { c.Sessions.DailyTokenBudget = 30 })
+	e := openSchedEnv(t, func(c *config.Config) { c.Sessions.DailyTokenBudget = 30 })
 	e.task(t, time.Minute)
 	second := e.task(t, 2*time.Minute)
 	e.firstTaskRuns(t) // 42 tokens
@@ -163,7 +164,7 @@ func TestSchedule_TaskPastTheBudgetIsSkipped(t *testing.T) {
 // scheduler.max_turns_per_hour reaches the scheduler: past it, a task is
 // skipped with the reason in its run log.
 func TestSchedule_TurnCeilingFromConfig(t *testing.T) {
-	e := openSchedEnv(t, func(c *Config) { c.Scheduler.MaxTurnsPerHour = 1 })
+	e := openSchedEnv(t, func(c *config.Config) { c.Scheduler.MaxTurnsPerHour = 1 })
 	e.task(t, time.Minute)
 	second := e.task(t, 2*time.Minute)
 	e.firstTaskRuns(t)

@@ -2,20 +2,18 @@ package lite
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/systemd"
 	"github.com/agnx-lite/agnx-lite/lite/webui"
@@ -40,41 +38,13 @@ type ServeOptions struct {
 	Ready func(baseURL string)
 }
 
-// Daemon is what `serve` writes to <data_dir>/serve.json so the CLI can
-// find the running daemon.
-type Daemon struct {
-	PID     int       `json:"pid"`
-	URL     string    `json:"url"`
-	Started time.Time `json:"started"`
-}
-
-// DaemonFile is where a running daemon describes itself.
-func (c *Config) DaemonFile() string { return filepath.Join(c.DataDir, "serve.json") }
-
-// ReadDaemon reads serve.json; it returns nil when no daemon is running
-// (no file, or its process is gone).
-func ReadDaemon(cfg *Config) *Daemon {
-	data, err := os.ReadFile(cfg.DaemonFile())
-	if err != nil {
-		return nil
-	}
-	var d Daemon
-	if json.Unmarshal(data, &d) != nil || d.PID <= 0 || d.URL == "" {
-		return nil
-	}
-	if err := syscall.Kill(d.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return nil
-	}
-	return &d
-}
-
 // Serve runs the daemon until ctx ends or an admin asks it to stop: the
 // loop, the store and the HTTP API. Stopping is graceful: no new
 // connection or turn is accepted, running turns get drainTimeout to end
 // (then those of pause agents are marked interrupted and those of continue
 // agents resume at the next start), everything is committed, the database
 // is closed.
-func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
+func Serve(ctx context.Context, cfg *config.Config, o *ServeOptions) error {
 	if err := checkBind(cfg); err != nil {
 		return err
 	}
@@ -145,7 +115,7 @@ func Serve(ctx context.Context, cfg *Config, o *ServeOptions) error {
 		return errors.New("the runtime stopped while starting: see the log above")
 	case <-ctx.Done():
 	}
-	if err := writeDaemon(cfg, base); err != nil {
+	if err := config.WriteDaemon(cfg, base); err != nil {
 		log.Warn("cannot write serve.json; the CLI will find the daemon from the config", "err", err)
 	}
 	defer os.Remove(cfg.DaemonFile())
@@ -253,37 +223,13 @@ type configError struct{ error }
 func (configError) Is(target error) bool { return target == ErrBadConfig }
 
 // checkBind refuses to serve clients beyond this machine without a token
-// that can guard it: on a non-loopback address, or answering to a name
-// that is not a loopback one (a reverse proxy or a tunnel on the box
-// reaches the server from 127.0.0.1 for clients anywhere), or behind
-// trusted proxies. The config was validated, but flags may have changed
-// the host since.
-func checkBind(cfg *Config) error {
-	s := &cfg.Server
-	const set = "set server.api_token (e.g. api_token: ${AGNX_API_TOKEN}, made with `openssl rand -hex 32`)"
-	if s.APIToken.Value() == "" {
-		switch name := s.publicName(); {
-		case !loopbackHost(s.Host):
-			return configError{fmt.Errorf("refusing to serve on %s without a token: %s or bind 127.0.0.1", s.Host, set)}
-		case name != "":
-			return configError{fmt.Errorf("refusing to answer to %s (server.allowed_hosts) without a token, as clients anywhere reach that name: %s or take it out of server.allowed_hosts", name, set)}
-		case len(s.TrustedProxies) > 0:
-			return configError{fmt.Errorf("refusing to serve behind server.trusted_proxies without a token, as clients anywhere reach a proxy: %s or remove server.trusted_proxies", set)}
-		}
-	}
-	if _, msg := s.tokenProblem(); msg != "" {
-		return configError{errors.New(msg)}
+// that can guard it (config.Server.CheckBind), as ErrBadConfig. The config
+// was validated, but flags may have changed the host since.
+func checkBind(cfg *config.Config) error {
+	if err := cfg.Server.CheckBind(); err != nil {
+		return configError{err}
 	}
 	return nil
-}
-
-func writeDaemon(cfg *Config, url string) error {
-	data, _ := json.Marshal(Daemon{PID: os.Getpid(), URL: url, Started: time.Now().UTC()})
-	tmp := cfg.DaemonFile() + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, cfg.DaemonFile())
 }
 
 // seconds turns a config value into a duration; 0 means def.

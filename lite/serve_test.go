@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -33,14 +34,14 @@ type daemon struct {
 	served chan error
 }
 
-func serveConfig(t *testing.T, dir string) *Config {
+func serveConfig(t *testing.T, dir string) *config.Config {
 	t.Helper()
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.DataDir = dir
 	cfg.AgentsDir = filepath.Join(dir, "agents")
 	cfg.Server.Port = 0
 	cfg.Server.KeepAliveIntervalSeconds = -1
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	return cfg
 }
@@ -50,7 +51,7 @@ func serveConfig(t *testing.T, dir string) *Config {
 const testDrain = 300 * time.Millisecond
 
 // startServe runs Serve and returns once Ready was called.
-func startServe(t *testing.T, cfg *Config) *daemon {
+func startServe(t *testing.T, cfg *config.Config) *daemon {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	d := &daemon{stop: stop, served: make(chan error, 1)}
@@ -124,7 +125,7 @@ func TestServe_ReadyDaemonFileAndAdminShutdown(t *testing.T) {
 	d := startServe(t, cfg)
 	assert.True(t, strings.HasPrefix(d.url, "http://127.0.0.1:"), d.url)
 
-	dm := ReadDaemon(cfg)
+	dm := config.ReadDaemon(cfg)
 	require.NotNil(t, dm, "serve.json is written while serving")
 	assert.Equal(t, os.Getpid(), dm.PID)
 	assert.Equal(t, d.url, dm.URL)
@@ -151,7 +152,7 @@ func TestServe_ReadyDaemonFileAndAdminShutdown(t *testing.T) {
 		t.Fatal("admin shutdown did not stop Serve")
 	}
 	assert.NoFileExists(t, cfg.DaemonFile(), "serve.json is removed after")
-	assert.Nil(t, ReadDaemon(cfg))
+	assert.Nil(t, config.ReadDaemon(cfg))
 }
 
 func TestServe_SecondInstanceRefused(t *testing.T) {
@@ -174,7 +175,7 @@ func TestServe_SecondInstanceRefused(t *testing.T) {
 
 func TestServe_RefusesNonLoopbackWithoutToken(t *testing.T) {
 	for _, host := range []string{"0.0.0.0", "192.168.1.20", "::"} {
-		cfg := DefaultConfig()
+		cfg := config.Default()
 		cfg.DataDir = t.TempDir()
 		cfg.Server.Host = host
 		err := Serve(context.Background(), cfg, &ServeOptions{})
@@ -183,11 +184,11 @@ func TestServe_RefusesNonLoopbackWithoutToken(t *testing.T) {
 		assert.NoFileExists(t, cfg.DBPath(), "nothing is opened")
 	}
 	for _, host := range []string{"127.0.0.1", "localhost", "::1", "127.0.0.2"} {
-		cfg := DefaultConfig()
+		cfg := config.Default()
 		cfg.Server.Host = host
 		assert.NoError(t, checkBind(cfg), host)
 	}
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Server.Host = "0.0.0.0"
 	cfg.Server.APIToken = "5f0c2a9e41d7b3c8e6a1f4d2"
 	assert.NoError(t, checkBind(cfg))
@@ -201,7 +202,7 @@ func TestServe_RefusesNonLoopbackWithoutToken(t *testing.T) {
 // proxies) refuses to start without an API token, as on 0.0.0.0, saying
 // what to set.
 func TestServe_RefusesPublicNameWithoutToken(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.Server.AllowedHosts = []string{"localhost", "agnx.example.org"}
 	err := Serve(context.Background(), cfg, &ServeOptions{})
@@ -232,7 +233,7 @@ func TestServe_RefusesPublicNameWithoutToken(t *testing.T) {
 func TestServe_CookieNamePerInstance(t *testing.T) {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
-	signin := func(cfg *Config) string {
+	signin := func(cfg *config.Config) string {
 		d := startServe(t, cfg)
 		req, err := http.NewRequest("POST", d.url+"/ui/signin", strings.NewReader(`{"token":"5f0c2a9e41d7b3c8e6a1f4d2"}`))
 		require.NoError(t, err)
@@ -272,7 +273,7 @@ func TestServe_PortInUse(t *testing.T) {
 }
 
 // addContinueAgent writes an agent whose on_disconnect is continue.
-func addContinueAgent(t *testing.T, cfg *Config, name string) {
+func addContinueAgent(t *testing.T, cfg *config.Config, name string) {
 	t.Helper()
 	dir, err := agents.WriteTemplate(cfg.AgentsDir, name)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
@@ -21,7 +22,7 @@ func skillMD(name, desc string) string {
 }
 
 // writeShared writes files under the data dir's skills folder.
-func writeShared(t *testing.T, cfg *Config, files map[string]string) string {
+func writeShared(t *testing.T, cfg *config.Config, files map[string]string) string {
 	t.Helper()
 	dir := filepath.Join(cfg.DataDir, agents.SkillsFolder)
 	for name, content := range files {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/tasks"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -38,7 +39,7 @@ const retryStart = 10 * time.Minute
 type taskHost struct {
 	a     *App
 	store *tasks.Store
-	cfg   TasksConfig
+	cfg   config.Tasks
 	log   *slog.Logger
 	now   func() time.Time
 
@@ -134,7 +135,7 @@ func (h *taskHost) run(ctx context.Context) {
 		case <-h.wake:
 		case <-t.C:
 		}
-		wait := h.cfg.every()
+		wait := h.cfg.Interval()
 		if next := h.tick(ctx); !next.IsZero() {
 			wait = min(wait, max(next.Sub(h.now()), time.Second))
 		}
@@ -158,7 +159,7 @@ func (h *taskHost) tick(ctx context.Context) time.Time {
 		if ctx.Err() != nil {
 			return next
 		}
-		if t.StartAt == nil && h.cfg.Start != TasksStartNow {
+		if t.StartAt == nil && h.cfg.Start != config.TasksStartNow {
 			continue // manual: only a start_at starts it
 		}
 		key := t.Board + "/" + t.ID
@@ -234,7 +235,11 @@ func (h *taskHost) prompt(ctx context.Context, t tasks.Task) string {
 	}
 	for _, d := range t.DependsOn {
 		if dt, err := h.store.Get(ctx, t.Board, d); err == nil && dt.Result != "" {
-			fmt.Fprintf(&b, "\nResult of %s (%s):\n%s\n", dt.ID, dt.Title, clipText(dt.Result, maxDepResult))
+			res := dt.Result
+			if len(res) > maxDepResult {
+				res = res[:maxDepResult] + "…"
+			}
+			fmt.Fprintf(&b, "\nResult of %s (%s):\n%s\n", dt.ID, dt.Title, res)
 		}
 	}
 	b.WriteString("\nDo it now. Your final answer is recorded as the task's result and the task is marked done; " +

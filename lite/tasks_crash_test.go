@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/runtime/tasks"
@@ -34,10 +35,10 @@ const (
 	taskCrashStage = "AGNX_TASK_CRASH_STAGE" // in-commit or started
 )
 
-func taskCrashConfig(dir string) *Config {
+func taskCrashConfig(dir string) *config.Config {
 	cfg := crashConfig(dir)
 	cfg.Runtime.MemoryLimitMB = 0
-	cfg.Tasks.Start = TasksStartNow
+	cfg.Tasks.Start = config.TasksStartNow
 	return cfg
 }
 
@@ -97,7 +98,7 @@ func silentModel(t *testing.T) string {
 func taskCrashOnce(t *testing.T, stage string) {
 	dir := t.TempDir()
 	cfg := taskCrashConfig(dir)
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	app, err := Open(cfg, &Options{NoSync: true})
 	require.NoError(t, err)

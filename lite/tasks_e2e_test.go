@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/runtime/tasks"
@@ -26,7 +27,7 @@ func taskModel(r llmtest.RecordedRequest) llmtest.Reply {
 
 // openTasks opens an App on cfg with hooks for the task timer's ticks
 // and the recorded turn ends, and starts the timer.
-func openTasks(t *testing.T, cfg *Config) (app *App, ticks, ends chan struct{}) {
+func openTasks(t *testing.T, cfg *config.Config) (app *App, ticks, ends chan struct{}) {
 	t.Helper()
 	app, err := Open(cfg, &Options{NoSync: true})
 	require.NoError(t, err)
@@ -68,7 +69,7 @@ func TestTasks_StartNowEndToEnd(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := serveConfig(t, t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0
-	cfg.Tasks.Start = TasksStartNow
+	cfg.Tasks.Start = config.TasksStartNow
 	app, ticks, ends := openTasks(t, cfg)
 	wait(t, ticks, "the first tick")
 	ctx := context.Background()

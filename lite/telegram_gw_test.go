@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 )
@@ -17,7 +18,7 @@ import (
 // gateway.
 func TestGateways_NoneByDefault(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	app, err := Open(cfg, &Options{NoSync: true})
 	require.NoError(t, err)
@@ -34,8 +35,8 @@ func TestGateways_NoneByDefault(t *testing.T) {
 func TestTelegramGateway_InGatewaySet(t *testing.T) {
 	tg := tgtest.New(t)
 	cfg := crashConfig(t.TempDir())
-	cfg.Gateways.Telegram = TelegramConfig{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42}, APIBaseURL: tg.URL}
-	_, err := Init(cfg)
+	cfg.Gateways.Telegram = config.Telegram{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42}, APIBaseURL: tg.URL}
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	app, err := Open(cfg, &Options{NoSync: true})
 	require.NoError(t, err)

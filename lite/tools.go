@@ -56,7 +56,7 @@ type toolFactory struct {
 	// daemon.
 	bg *bgproc.Manager
 	// workers runs the worker tool's jobs; nil outside a daemon or
-	// without workers (config_workers.go).
+	// without workers (worker_tool.go).
 	workers *workers.Supervisor
 }
 

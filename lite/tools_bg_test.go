@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -33,7 +34,7 @@ func TestBackgroundProcess_EndToEnd(t *testing.T) {
 		llmtest.Reply{Text: "started"})
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
 	setSpec(t, dir, "  tools:\n    - {type: builtin, name: background_process}\n")
@@ -85,7 +86,7 @@ func TestBackgroundProcess_EndToEnd(t *testing.T) {
 func TestBackgroundProcess_DaemonRestart(t *testing.T) {
 	needSandbox(t)
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	setSpec(t, filepath.Join(cfg.AgentsDir, "assistant"), "  tools:\n    - {type: builtin, name: background_process}\n")
 	bg := func(app *App, ctx context.Context, args string) runtime.Result {

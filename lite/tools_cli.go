@@ -23,25 +23,6 @@ const (
 	maxDiscoveredTools = 64       // per tools/ folder
 )
 
-// toolName is what a discovered tool's folder may be called: what model
-// APIs accept as a function name.
-// plainName reports whether name is 1 to 64 of [a-z0-9_-] (with upper,
-// A-Z too): a tool's or a hook's name. A loop, not a regexp: a package
-// regexp is compiled at every start (with {1,64}, 50 KB of it).
-func plainName(name string, upper bool) bool {
-	if len(name) == 0 || len(name) > 64 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || upper && c >= 'A' && c <= 'Z'
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
 // cli builds a declared CLI tool (type: cli). Its command is a command
 // line (program and fixed arguments, split shell-style, run without a
 // shell) whose program is
@@ -221,7 +202,7 @@ func (f *toolFactory) scanTools(a *agents.Agent, s *cliScan, seen map[string]boo
 	slices.Sort(names)
 	found := 0
 	for _, name := range names {
-		if !plainName(name, true) || seen[strings.ToLower(name)] {
+		if !agents.PlainName(name, true) || seen[strings.ToLower(name)] {
 			continue
 		}
 		if found == maxDiscoveredTools {

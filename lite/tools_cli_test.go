@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
@@ -215,9 +216,9 @@ func TestBuiltin_Schedule(t *testing.T) {
 }
 
 func TestWebConfig_Search(t *testing.T) {
-	_, err := ParseConfig("agnx.yaml", []byte("web:\n  searxng_url: ftp://x\n"))
+	_, err := config.Parse("agnx.yaml", []byte("web:\n  searxng_url: ftp://x\n"))
 	assert.ErrorContains(t, err, `web.searxng_url "ftp://x" is not an http or https URL`)
-	cfg, err := ParseConfig("agnx.yaml", []byte("web:\n  searxng_url: http://127.0.0.1:8888\n"))
+	cfg, err := config.Parse("agnx.yaml", []byte("web:\n  searxng_url: http://127.0.0.1:8888\n"))
 	require.NoError(t, err)
 	t.Setenv("BRAVE_API_KEY", "k")
 	s := webSearch(cfg)
@@ -231,7 +232,7 @@ func TestCLI_MinimalEnvPlusDeclared(t *testing.T) {
 	t.Setenv("TZ", "Europe/Oslo")
 	c, cfg := newTestCache(t)
 	c.tools.sandboxes.cfg.Mode = "bwrap"
-	c.tools.sandboxes.cfg.Env = map[string]Secret{"WEATHER_KEY": "w-1", "OTHER": "o"}
+	c.tools.sandboxes.cfg.Env = map[string]config.Secret{"WEATHER_KEY": "w-1", "OTHER": "o"}
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "env.sh"), []byte("#!/bin/sh\nenv | sort\n"), 0o755))
 	yaml := filepath.Join(dir, "agent.yaml")

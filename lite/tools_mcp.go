@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -17,7 +18,7 @@ import (
 // manager (made on the first agent with a server, so an agent without
 // one costs nothing), the store its tool lists are cached in.
 type mcpHost struct {
-	cfg       *Config
+	cfg       *config.Config
 	log       *slog.Logger
 	sandboxes *sandboxes
 	transport *mcpTransport
@@ -32,7 +33,7 @@ type mcpHost struct {
 	m  *mcp.Manager
 }
 
-func newMCPHost(cfg *Config, log *slog.Logger, sb *sandboxes) *mcpHost {
+func newMCPHost(cfg *config.Config, log *slog.Logger, sb *sandboxes) *mcpHost {
 	h := &mcpHost{cfg: cfg, log: log, sandboxes: sb, transport: newMCPTransport(), changed: func(string) {}}
 	for _, s := range cfg.MCP.Servers {
 		if s.URL != "" {

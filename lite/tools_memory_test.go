@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/memory"
 )
@@ -105,14 +106,14 @@ func memTool(t *testing.T, list []runtime.Tool) *memory.Tool {
 }
 
 func TestConfig_WorldMemoryDir(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.DataDir = "/data"
 	assert.Equal(t, "/data/memory/world", cfg.WorldMemoryDir())
 
 	dir := t.TempDir()
 	file := filepath.Join(dir, "agnx.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("world_memory:\n  path: shared/world\n"), 0o600))
-	cfg, err := Locate(file, filepath.Join(dir, "data"))
+	cfg, err := config.Locate(file, filepath.Join(dir, "data"))
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "shared", "world"), cfg.WorldMemoryDir(), "relative to the config's folder")
 	assert.False(t, strings.Contains(strings.Join(cfg.Warnings, "\n"), "world_memory"), "honoured, no warning")
@@ -124,12 +125,12 @@ func TestConfig_WorldMemoryCaps(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "agnx.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("world_memory:\n  max_file_kb: 1\n  max_total_kb: 2\n  max_topics: 2\n"), 0o600))
-	cfg, err := Locate(file, filepath.Join(dir, "data"))
+	cfg, err := config.Locate(file, filepath.Join(dir, "data"))
 	require.NoError(t, err)
 	require.NoError(t, cfg.Validate())
 	assert.Empty(t, cfg.Warnings)
 	assert.Equal(t, memory.WorldLimits{FileBytes: 1 << 10, TotalBytes: 2 << 10, Topics: 2}, cfg.WorldMemory.Limits())
-	_, err = Init(cfg)
+	_, err = config.Init(cfg)
 	require.NoError(t, err)
 	c := newAgentCache(cfg, slog.New(slog.DiscardHandler))
 	yaml := filepath.Join(cfg.AgentsDir, "assistant", agents.FileName)
@@ -158,7 +159,7 @@ func TestConfig_WorldMemoryCaps(t *testing.T) {
 		"world_memory:\n  max_topics: -1\n":                    "agnx.yaml:2: world_memory.max_topics -1 is out of range 1..4096",
 	} {
 		require.NoError(t, os.WriteFile(file, []byte(text), 0o600))
-		cfg, err := Locate(file, filepath.Join(dir, "data"))
+		cfg, err := config.Locate(file, filepath.Join(dir, "data"))
 		if err == nil {
 			err = cfg.Validate()
 		}

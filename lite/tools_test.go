@@ -14,6 +14,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -25,7 +26,7 @@ func toolAgent(t *testing.T, mode string, toolsYAML string, files map[string]str
 }
 
 // toolAgentCache is toolAgent that also returns the cache and config.
-func toolAgentCache(t *testing.T, mode string, toolsYAML string, files map[string]string) (*agentCache, *Config, *runtime.LoadedAgent) {
+func toolAgentCache(t *testing.T, mode string, toolsYAML string, files map[string]string) (*agentCache, *config.Config, *runtime.LoadedAgent) {
 	t.Helper()
 	c, cfg := newTestCache(t)
 	c.tools.sandboxes.cfg.Mode = mode

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/wasmtools"
 )
@@ -22,7 +23,7 @@ import (
 type wasmEngine struct {
 	cacheDir string
 	mode     string
-	env      map[string]Secret // sandbox.env: what tools' env: may name
+	env      map[string]config.Secret // sandbox.env: what tools' env: may name
 	log      *slog.Logger
 	// progress, when set, shows a compile that takes a while (the first
 	// of a module; later ones load from cacheDir).
@@ -177,7 +178,7 @@ var harmlessEnv = []string{"TZ", "LANG", "LC_ALL"}
 // OPENAI_API_KEY or DATABASE_URL there must hand nothing over, whatever a
 // secret is called. A name offered by neither is absent from the tool's
 // environment.
-func environ(operator map[string]Secret, lookup func(string) (string, bool)) map[string]string {
+func environ(operator map[string]config.Secret, lookup func(string) (string, bool)) map[string]string {
 	m := make(map[string]string, len(harmlessEnv)+len(operator))
 	for _, k := range harmlessEnv {
 		if v, ok := lookup(k); ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/wasmtools/wattest"
 )
 
@@ -20,7 +21,7 @@ func TestEnviron_OnlyWhatTheOperatorNames(t *testing.T) {
 	daemon := map[string]string{"OPENAI_API_KEY": "x", "DATABASE_URL": "postgres://u:pw@h/db",
 		"GLOSSARY_PATH": "/srv/glossary", "TZ": "Europe/Paris", "LANG": "de_DE.UTF-8", "HOME": "/root"}
 	lookup := func(k string) (string, bool) { v, ok := daemon[k]; return v, ok }
-	env := environ(map[string]Secret{"WEATHER_URL": "https://weather.example", "LANG": "C.UTF-8"}, lookup)
+	env := environ(map[string]config.Secret{"WEATHER_URL": "https://weather.example", "LANG": "C.UTF-8"}, lookup)
 	assert.Equal(t, map[string]string{"WEATHER_URL": "https://weather.example", "LANG": "C.UTF-8", "TZ": "Europe/Paris"}, env,
 		"the operator's variables (first) and the harmless ones, nothing else")
 	assert.Empty(t, environ(nil, func(string) (string, bool) { return "", false }))
@@ -35,9 +36,9 @@ func TestTools_WasmEnvOnlyFromSandboxEnv(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://u:daemon-pw@h/db")
 	t.Setenv("TZ", "Europe/Paris")
 	cfg := crashConfig(t.TempDir())
-	_, err := Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
-	cfg.Sandbox.Env = map[string]Secret{"GLOSSARY": "/srv/glossary"}
+	cfg.Sandbox.Env = map[string]config.Secret{"GLOSSARY": "/srv/glossary"}
 	c := newAgentCache(cfg, slog.New(slog.DiscardHandler))
 	t.Cleanup(c.close)
 	dir := filepath.Join(cfg.AgentsDir, "assistant", "tools", "printenv")

@@ -7,8 +7,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/lite/acpserver"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
@@ -54,7 +54,7 @@ func runACP(g *globals, args []string) error {
 
 // acpBackend adapts the CLI's backend: the same runtime or daemon, with
 // sessions of gateway "acp".
-func acpBackend(b backend, cfg *lite.Config) (acpserver.Backend, error) {
+func acpBackend(b backend, cfg *config.Config) (acpserver.Backend, error) {
 	switch b := b.(type) {
 	case *localBackend:
 		return &acpserver.Local{Loop: b.app.Loop, SenderID: acpUser()}, nil

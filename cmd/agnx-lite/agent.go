@@ -7,6 +7,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 func runAgent(g *globals, args []string) error {
@@ -89,7 +90,7 @@ func listAgents(g *globals, dir string, long bool) error {
 // validateAgents builds the named agents (all when none is named) as the
 // daemon would and prints ok or the file:line error of each; it fails if
 // any is invalid.
-func validateAgents(g *globals, cfg *lite.Config, names []string) error {
+func validateAgents(g *globals, cfg *config.Config, names []string) error {
 	dir := cfg.AgentsDir
 	if len(names) == 0 {
 		list, err := agents.List(dir)

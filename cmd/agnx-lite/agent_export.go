@@ -12,7 +12,7 @@ import (
 	"sort"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -23,7 +23,7 @@ type exportFlags struct {
 
 // exportAgent writes the agent as a .tar.gz to -o FILE or standard output,
 // with its sessions as events.jsonl when asked.
-func exportAgent(g *globals, cfg *lite.Config, name string, fl exportFlags) error {
+func exportAgent(g *globals, cfg *config.Config, name string, fl exportFlags) error {
 	dir := filepath.Join(cfg.AgentsDir, name)
 	if !agents.ValidName(name) {
 		return fmt.Errorf("%q is not a valid agent name: use letters, digits and hyphens", name)
@@ -96,7 +96,7 @@ func writeFileAtomic(name string, write func(io.Writer) error) error {
 // spoolSessions writes each session of the agent (by folder name or by
 // metadata.name) as events.jsonl into a temporary folder, oldest first,
 // reading from the running daemon or else the database.
-func spoolSessions(g *globals, cfg *lite.Config, server, name, metaName string) (string, []agents.SessionFile, error) {
+func spoolSessions(g *globals, cfg *config.Config, server, name, metaName string) (string, []agents.SessionFile, error) {
 	if _, err := os.Stat(cfg.DBPath()); server == "" && errors.Is(err, fs.ErrNotExist) {
 		return "", nil, nil // no database, no sessions
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -23,7 +24,7 @@ const maxEventLine = 8 << 20
 // importAgent unpacks an archive made by "agent export" into the agents
 // folder, shows what the agent will reach, then imports its sessions when
 // no daemon holds the database.
-func importAgent(g *globals, cfg *lite.Config, file string, opts agents.ImportOptions) error {
+func importAgent(g *globals, cfg *config.Config, file string, opts agents.ImportOptions) error {
 	r := g.stdin
 	var size int64
 	if file != "-" {
@@ -79,7 +80,7 @@ func printReach(w io.Writer, name string, r agents.Reach) {
 }
 
 // importSessions stores each session stream as a new session.
-func importSessions(g *globals, cfg *lite.Config, files []string) error {
+func importSessions(g *globals, cfg *config.Config, files []string) error {
 	app, err := lite.Open(cfg, &lite.Options{Logger: g.logger()})
 	if err != nil {
 		return fmt.Errorf("the agent was imported but not its sessions: %w", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -120,7 +121,7 @@ const probeTimeout = 300 * time.Millisecond
 
 // openBackend talks to the daemon at server (-s), else to the daemon the
 // config points at, else opens the data dir in this process.
-func openBackend(g *globals, server string) (backend, *lite.Config, error) {
+func openBackend(g *globals, server string) (backend, *config.Config, error) {
 	cfg, err := g.cfg()
 	if err != nil {
 		return nil, nil, err
@@ -142,11 +143,11 @@ func openBackend(g *globals, server string) (backend, *lite.Config, error) {
 // given, else the one serve.json names, else the config's host:port if
 // a daemon is ready there and serves this workspace (its /readyz
 // workspace_hash, as Agnx's CLI checks).
-func findDaemon(cfg *lite.Config, server string) string {
+func findDaemon(cfg *config.Config, server string) string {
 	if server != "" {
 		return normalizeURL(server)
 	}
-	if d := lite.ReadDaemon(cfg); d != nil {
+	if d := config.ReadDaemon(cfg); d != nil {
 		return d.URL
 	}
 	url := configURL(cfg)
@@ -162,7 +163,7 @@ func findDaemon(cfg *lite.Config, server string) string {
 
 // configURL is where the config says the daemon listens, as a client
 // reaches it (a wildcard address means this machine).
-func configURL(cfg *lite.Config) string {
+func configURL(cfg *config.Config) string {
 	host := cfg.Server.Host
 	switch host {
 	case "", "0.0.0.0":
@@ -185,7 +186,7 @@ func normalizeURL(s string) string {
 	return "http://" + strings.TrimRight(s, "/")
 }
 
-func newClient(cfg *lite.Config, url string) *httpapi.Client {
+func newClient(cfg *config.Config, url string) *httpapi.Client {
 	return httpapi.NewClient(url, httpapi.ClientOptions{
 		APIToken:   token(envAPIToken, cfg.Server.APIToken),
 		AdminToken: token(envAdminToken, cfg.Server.AdminToken),
@@ -194,7 +195,7 @@ func newClient(cfg *lite.Config, url string) *httpapi.Client {
 	})
 }
 
-func token(env string, s lite.Secret) string {
+func token(env string, s config.Secret) string {
 	if v := os.Getenv(env); v != "" {
 		return v
 	}
@@ -202,7 +203,7 @@ func token(env string, s lite.Secret) string {
 }
 
 // startSession continues sessionID, or starts a new CLI session.
-func startSession(b backend, cfg *lite.Config, agent, sessionID string) (runtime.SessionInfo, error) {
+func startSession(b backend, cfg *config.Config, agent, sessionID string) (runtime.SessionInfo, error) {
 	ctx := context.Background()
 	if sessionID != "" {
 		info, err := b.session(ctx, sessionID)

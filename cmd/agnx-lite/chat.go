@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -45,7 +45,7 @@ func runChat(g *globals, args []string) error {
 type chat struct {
 	g   *globals
 	b   backend
-	cfg *lite.Config
+	cfg *config.Config
 	s   runtime.SessionInfo
 	p   *turnPrinter
 	tty bool

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -29,9 +30,9 @@ type daemon struct {
 // serve starts the daemon and stops it when the test ends.
 func (c *cli) serve() *daemon {
 	c.t.Helper()
-	cfg, err := lite.Locate(c.cfg, c.dir)
+	cfg, err := config.Locate(c.cfg, c.dir)
 	require.NoError(c.t, err)
-	_, err = lite.Init(cfg)
+	_, err = config.Init(cfg)
 	require.NoError(c.t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
@@ -27,7 +28,7 @@ func runDB(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	if d := lite.ReadDaemon(cfg); d != nil {
+	if d := config.ReadDaemon(cfg); d != nil {
 		return fmt.Errorf("the daemon (pid %d) holds the database: stop it first with \"agnx-lite serve stop\"", d.PID)
 	}
 	if fset.Arg(0) == "compact" {

@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 // loadEnvFile reads <data dir>/agnx.env once, as systemd's
@@ -18,7 +18,7 @@ func (g *globals) loadEnvFile() error {
 	g.envLoaded = true
 	dir := g.dataDir
 	if dir == "" {
-		dir = lite.DefaultDataDir()
+		dir = config.DefaultDataDir()
 	}
 	return applyEnvFile(dir)
 }
@@ -27,7 +27,7 @@ func (g *globals) loadEnvFile() error {
 // does not set: the environment wins, as a variable given on the command
 // line should.
 func applyEnvFile(dir string) error {
-	vars, err := lite.ReadEnvFile(filepath.Join(dir, lite.EnvFileName))
+	vars, err := config.ReadEnvFile(filepath.Join(dir, config.EnvFileName))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 func runInit(g *globals, args []string) error {
@@ -48,7 +49,7 @@ func runInit(g *globals, args []string) error {
 			return err
 		}
 	}
-	wrote, err := lite.Init(cfg)
+	wrote, err := config.Init(cfg)
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ func runInit(g *globals, args []string) error {
 
 // checkModel probes the new agent's provider as doctor does and says what
 // is missing, so the first message does not find it out.
-func checkModel(g *globals, cfg *lite.Config) {
+func checkModel(g *globals, cfg *config.Config) {
 	if c := lite.ProbeAgent(context.Background(), cfg, ""); c != nil {
 		fmt.Fprintf(g.stdout, "check: %s\n  fix: %s\n", c.Detail, c.Fix)
 		offerPull(g, c.Pull)
@@ -106,12 +107,12 @@ func offerPull(g *globals, pull *lite.ModelPull) {
 
 // ensureInit sets up the data dir on first start, so that `chat` and `run`
 // work with nothing prepared.
-func ensureInit(g *globals, cfg *lite.Config) error {
+func ensureInit(g *globals, cfg *config.Config) error {
 	list, err := agents.List(cfg.AgentsDir)
 	if err != nil || len(list) > 0 {
 		return err
 	}
-	wrote, err := lite.Init(cfg)
+	wrote, err := config.Init(cfg)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agnx-lite/agnx-lite/bwrap"
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/systemd"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -204,11 +204,11 @@ func parse(fs *pflag.FlagSet, args []string) error {
 }
 
 // config finds and validates the configuration.
-func (g *globals) cfg() (*lite.Config, error) {
+func (g *globals) cfg() (*config.Config, error) {
 	if err := g.loadEnvFile(); err != nil {
 		return nil, err
 	}
-	cfg, err := lite.Locate(g.config, g.dataDir)
+	cfg, err := config.Locate(g.config, g.dataDir)
 	if err == nil && g.agentsDir != "" {
 		cfg.AgentsDir = g.agentsDir
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/memory"
 )
 
@@ -68,7 +69,7 @@ func runMemory(g *globals, args []string) error {
 
 // memoryBank loads the agent and returns its bank; an agent without
 // memory is an error saying how to turn it on.
-func memoryBank(cfg *lite.Config, name string) (*agents.Agent, *memory.Bank, error) {
+func memoryBank(cfg *config.Config, name string) (*agents.Agent, *memory.Bank, error) {
 	if !agents.ValidName(name) {
 		return nil, nil, &lite.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
 	}
@@ -102,7 +103,7 @@ func showMemory(g *globals, a *agents.Agent, bank *memory.Bank, days int) error 
 
 // searchMemory searches through the daemon when one serves this data
 // dir (it holds the database), else in this process.
-func searchMemory(g *globals, cfg *lite.Config, a *agents.Agent, q memory.Query) error {
+func searchMemory(g *globals, cfg *config.Config, a *agents.Agent, q memory.Query) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var res memory.Results

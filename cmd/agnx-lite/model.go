@@ -9,6 +9,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 const modelUsage = "model pull [NAME] [-a AGENT] [--base-url URL]"
@@ -41,7 +42,7 @@ func runModel(g *globals, args []string) error {
 
 // pullTarget is the Ollama URL ("" for the default) and the model to
 // pull: name, else the agent's model, when the agent uses Ollama.
-func pullTarget(cfg *lite.Config, agent, name string) (base, model string, err error) {
+func pullTarget(cfg *config.Config, agent, name string) (base, model string, err error) {
 	if agent == "" {
 		agent = cfg.Runtime.DefaultAgent
 	}

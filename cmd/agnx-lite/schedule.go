@@ -14,6 +14,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 )
@@ -98,7 +99,7 @@ func runSchedule(g *globals, args []string) error {
 
 // openSchedules reaches the daemon serving this data dir (it holds the
 // database), else opens the data dir here; done releases it.
-func openSchedules(g *globals, cfg *lite.Config) (schedules, func(), error) {
+func openSchedules(g *globals, cfg *config.Config) (schedules, func(), error) {
 	if url := findDaemon(cfg, ""); url != "" {
 		return httpSchedules{newClient(cfg, url)}, func() {}, nil
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -24,9 +24,9 @@ func (f firerFunc) Fire(ctx context.Context, fi sched.Firing) error { return f(c
 // cron task. It returns their ids.
 func seedSchedules(t *testing.T, c *cli) (ran, daily string) {
 	t.Helper()
-	cfg, err := lite.Locate(c.cfg, c.dir)
+	cfg, err := config.Locate(c.cfg, c.dir)
 	require.NoError(t, err)
-	_, err = lite.Init(cfg)
+	_, err = config.Init(cfg)
 	require.NoError(t, err)
 	st, err := storage.Open(cfg.DBPath(), &storage.Options{NoSync: true})
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/systemd"
 )
 
@@ -88,7 +89,7 @@ func (g *globals) daemonLogger() *slog.Logger {
 // server does not answer or lacks its model, and how to fix it, rather
 // than let the first message fail. On a terminal it is a plain line; the
 // journal gets a log record.
-func warnProvider(ctx context.Context, g *globals, cfg *lite.Config, logger *slog.Logger) {
+func warnProvider(ctx context.Context, g *globals, cfg *config.Config, logger *slog.Logger) {
 	c := lite.ProbeAgent(ctx, cfg, "")
 	if c == nil || ctx.Err() != nil {
 		return

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
@@ -92,7 +92,7 @@ func serveStatus(g *globals, c *httpapi.Client) error {
 // serveStop asks the daemon to stop, then waits until it no longer
 // answers and its serve.json is gone (or names a dead process). It polls:
 // the daemon is another process, with nothing to wait on.
-func serveStop(g *globals, cfg *lite.Config, c *httpapi.Client) error {
+func serveStop(g *globals, cfg *config.Config, c *httpapi.Client) error {
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if err := c.Shutdown(ctx); err != nil {
@@ -104,7 +104,7 @@ func serveStop(g *globals, cfg *lite.Config, c *httpapi.Client) error {
 		select {
 		case <-ctx.Done():
 			pid := ""
-			if d := lite.ReadDaemon(cfg); d != nil {
+			if d := config.ReadDaemon(cfg); d != nil {
 				pid = fmt.Sprintf(" (pid %d)", d.PID)
 			}
 			return fmt.Errorf("the daemon at %s%s did not stop within %s: it may still be finishing turns", c.URL(), pid, stopTimeout)
@@ -115,8 +115,8 @@ func serveStop(g *globals, cfg *lite.Config, c *httpapi.Client) error {
 	return nil
 }
 
-func daemonGone(ctx context.Context, cfg *lite.Config, c *httpapi.Client) bool {
-	if d := lite.ReadDaemon(cfg); d != nil && d.URL == c.URL() {
+func daemonGone(ctx context.Context, cfg *config.Config, c *httpapi.Client) bool {
+	if d := config.ReadDaemon(cfg); d != nil && d.URL == c.URL() {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/systemd"
 )
 
@@ -67,7 +67,7 @@ func serviceInstall(ctx context.Context, g *globals, m *systemd.Manager, req sys
 	}
 	err = applyEnvFile(u.DataDir)
 	if err == nil {
-		_, err = lite.Locate(u.ConfigFile, u.DataDir)
+		_, err = config.Locate(u.ConfigFile, u.DataDir)
 	}
 	if err != nil {
 		fmt.Fprintf(g.stderr, "warning: the config does not load here (%v); the service will stop with exit status %d until it does\n",

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -45,7 +46,7 @@ func TestCLI_SessionListTree(t *testing.T) {
 
 	// Subagent sessions as the agent tool leaves them: session_start with
 	// a spawn link (one to a parent since deleted).
-	cfg, err := lite.Locate(c.cfg, c.dir)
+	cfg, err := config.Locate(c.cfg, c.dir)
 	require.NoError(t, err)
 	app, err := lite.Open(cfg, &lite.Options{Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)

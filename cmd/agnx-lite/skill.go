@@ -11,6 +11,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
 // runSkill lists agents' skills or checks SKILL.md files, from the files
@@ -41,11 +42,13 @@ func runSkill(g *globals, args []string) error {
 }
 
 // sharedSkillsDir is the data dir's skills folder.
-func sharedSkillsDir(cfg *lite.Config) string { return filepath.Join(cfg.DataDir, agents.SkillsFolder) }
+func sharedSkillsDir(cfg *config.Config) string {
+	return filepath.Join(cfg.DataDir, agents.SkillsFolder)
+}
 
 // loadSkilled loads an agent (without its tools) with the shared skills
 // it gets, as the daemon gives them.
-func loadSkilled(cfg *lite.Config, name string) (*agents.Agent, error) {
+func loadSkilled(cfg *config.Config, name string) (*agents.Agent, error) {
 	if !agents.ValidName(name) {
 		return nil, &lite.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
 	}
@@ -62,7 +65,7 @@ func loadSkilled(cfg *lite.Config, name string) (*agents.Agent, error) {
 
 // listSkills prints the skills of one agent (its own and the shared ones
 // it gets), or of every agent and then the shared ones.
-func listSkills(g *globals, cfg *lite.Config, names []string) error {
+func listSkills(g *globals, cfg *config.Config, names []string) error {
 	w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 	if len(names) == 1 {
 		a, err := loadSkilled(cfg, names[0])
@@ -124,7 +127,7 @@ func describe(d string) string { return oneLine(strings.Join(strings.Fields(d), 
 // validateSkills prints each problem of the skills named (an agent's, a
 // folder's, every agent's and the shared ones) as "file:line: what is
 // wrong", and fails if there is any.
-func validateSkills(g *globals, cfg *lite.Config, args []string) error {
+func validateSkills(g *globals, cfg *config.Config, args []string) error {
 	var valid int
 	var problems []error
 	add := func(skills int, errs ...error) {
@@ -172,7 +175,7 @@ func validateSkills(g *globals, cfg *lite.Config, args []string) error {
 }
 
 // isAgent reports whether name is an agent of the agents folder.
-func isAgent(cfg *lite.Config, name string) bool {
+func isAgent(cfg *config.Config, name string) bool {
 	if !agents.ValidName(name) {
 		return false
 	}

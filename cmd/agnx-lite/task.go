@@ -12,6 +12,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime/tasks"
 )
@@ -240,7 +241,7 @@ type taskBoard interface {
 
 // openTasks reaches the daemon serving this data dir (it holds the
 // database), else opens the data dir here; done releases it.
-func openTasks(g *globals, cfg *lite.Config) (taskBoard, func(), error) {
+func openTasks(g *globals, cfg *config.Config) (taskBoard, func(), error) {
 	if url := findDaemon(cfg, ""); url != "" {
 		return httpTasks{newClient(cfg, url)}, func() {}, nil
 	}

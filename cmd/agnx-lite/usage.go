@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -62,7 +62,7 @@ func runUsage(g *globals, args []string) error {
 
 // readUsage asks the daemon serving this data dir (it holds the
 // database), else reads the database here, read-only.
-func readUsage(ctx context.Context, cfg *lite.Config, q runtime.UsageQuery, since string) (runtime.UsageReport, error) {
+func readUsage(ctx context.Context, cfg *config.Config, q runtime.UsageQuery, since string) (runtime.UsageReport, error) {
 	if url := findDaemon(cfg, ""); url != "" {
 		return newClient(cfg, url).Usage(ctx, q.By, since, q.Agent)
 	}

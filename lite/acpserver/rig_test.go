@@ -16,13 +16,14 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/lite/acpserver"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
 // home is a data dir with the default agent, and a fake Ollama behind it.
 type home struct {
 	t    testing.TB
-	cfg  *lite.Config
+	cfg  *config.Config
 	fake *llmtest.Server
 }
 
@@ -32,9 +33,9 @@ func newHome(t testing.TB, h llmtest.Handler, policy string) *home {
 	t.Setenv("AGNX_LITE_HOME", "")
 	cfgPath := filepath.Join(t.TempDir(), "agnx.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte("server:\n  port: 1\n"), 0o600))
-	cfg, err := lite.Locate(cfgPath, t.TempDir())
+	cfg, err := config.Locate(cfgPath, t.TempDir())
 	require.NoError(t, err)
-	_, err = lite.Init(cfg)
+	_, err = config.Init(cfg)
 	require.NoError(t, err)
 	if policy != "" {
 		require.NoError(t, os.WriteFile(filepath.Join(cfg.DataDir, "agents", cfg.Runtime.DefaultAgent, "policy.yaml"), []byte(policy), 0o644))

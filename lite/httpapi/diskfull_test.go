@@ -13,6 +13,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/storage/storagetest"
@@ -38,7 +39,7 @@ func newFullDiskEnv(t *testing.T) (e *apiEnv, disk string, asked, release chan s
 		return echo(r)
 	})
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
-	cfg := lite.DefaultConfig()
+	cfg := config.Default()
 	cfg.DataDir = disk
 	cfg.AgentsDir = filepath.Join(disk, "agents")
 	cfg.Runtime.MemoryLimitMB = 0

@@ -60,5 +60,6 @@
 // never kept by a browser or a proxy. GET /api/v1/health (health_report.go)
 // gives the web UI's dashboard doctor's facts, from Options.Health.
 //
-// httpapi imports runtime, storage and agents; lite wires it.
+// httpapi imports runtime (with runtime/jsonw, sched and tasks), agents and
+// lite/webaddr, never the store; lite wires it.
 package httpapi

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agnx-lite/agnx-lite/lite/webaddr"
 )
 
 // The checks every request passes before it is routed. They stand between
@@ -112,7 +114,7 @@ func (s *Server) hostAllowed(r *http.Request) bool {
 // headers). The server's own origin, as the Host names it, is always
 // allowed: it is the web UI's. hostAllowed has vetted r.Host already.
 func (s *Server) originAllowed(r *http.Request, origin string) (ok, configured bool) {
-	if s.origins[NormalizeOrigin(origin)] {
+	if s.origins[webaddr.NormalizeOrigin(origin)] {
 		return true, true
 	}
 	u, err := url.Parse(origin)
@@ -169,38 +171,6 @@ func hostname(hostport string) string {
 	}
 	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
 	return strings.ToLower(strings.TrimSuffix(h, "."))
-}
-
-// NormalizeOrigin returns origin as browsers send it (scheme://host[:port],
-// lower case, no trailing slash), or "" when it is not an http(s) origin.
-// Config validation uses it too.
-func NormalizeOrigin(origin string) string {
-	u, err := url.Parse(strings.TrimSuffix(origin, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return ""
-	}
-	return strings.ToLower(u.Scheme + "://" + u.Host)
-}
-
-// NormalizeHost returns a server.allowed_hosts entry as hostAllowed
-// compares it, or "" when it is neither a DNS name nor an IP address (a
-// port, a scheme or a path is not part of it).
-func NormalizeHost(host string) string {
-	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if ip, err := netip.ParseAddr(h); err == nil {
-		return ip.Unmap().String()
-	}
-	h = strings.ToLower(strings.TrimSuffix(host, "."))
-	if h == "" || len(h) > 253 {
-		return ""
-	}
-	for _, c := range h {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
-			return ""
-		}
-	}
-	return h
 }
 
 // clip cuts s to at most n bytes, at a rune boundary, so that an

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -29,7 +30,7 @@ import (
 type apiEnv struct {
 	t    testing.TB
 	fake *llmtest.Server
-	cfg  *lite.Config
+	cfg  *config.Config
 	loop *runtime.Loop
 	st   *storage.Store
 	api  *httpapi.Server
@@ -43,7 +44,7 @@ func newAPIEnv(t testing.TB, h llmtest.Handler, tweak ...func(*httpapi.Options))
 	t.Helper()
 	fake := llmtest.NewHandler(t, llmtest.Ollama, h)
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
-	cfg := lite.DefaultConfig()
+	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.AgentsDir = filepath.Join(cfg.DataDir, "agents")
 	_, err := agents.WriteTemplate(cfg.AgentsDir, "assistant")

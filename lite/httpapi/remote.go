@@ -158,26 +158,3 @@ func addrOf(s string) netip.Addr {
 	}
 	return a.Unmap().WithZone("")
 }
-
-// ParseProxy returns a server.trusted_proxies entry (an address or a CIDR
-// range) as the range it names; ok is false when it is neither, or when it
-// names every address (trusting everyone is trusting no proxy). Config
-// validation uses it too.
-func ParseProxy(s string) (p netip.Prefix, ok bool) {
-	s = strings.TrimSpace(s)
-	if a, err := netip.ParseAddr(s); err == nil {
-		a = a.Unmap().WithZone("")
-		return netip.PrefixFrom(a, a.BitLen()), true
-	}
-	p, err := netip.ParsePrefix(s)
-	if err != nil || p.Bits() == 0 {
-		return netip.Prefix{}, false
-	}
-	if p.Addr().Is4In6() {
-		if p.Bits() < 96 {
-			return netip.Prefix{}, false
-		}
-		p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
-	}
-	return p.Masked(), true
-}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/webaddr"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -172,17 +173,17 @@ func New(o Options) *Server {
 		s.o.BuildDate = cmp.Or(o.BuildDate, date)
 	}
 	for _, h := range o.AllowedHosts {
-		if n := NormalizeHost(h); n != "" {
+		if n := webaddr.NormalizeHost(h); n != "" {
 			s.hosts[n] = true
 		}
 	}
 	for _, p := range o.TrustedProxies {
-		if n, ok := ParseProxy(p); ok {
+		if n, ok := webaddr.ParseProxy(p); ok {
 			s.proxies = append(s.proxies, n)
 		}
 	}
 	for _, h := range o.AllowedOrigins {
-		if n := NormalizeOrigin(h); n != "" {
+		if n := webaddr.NormalizeOrigin(h); n != "" {
 			s.origins[n] = true
 		}
 	}

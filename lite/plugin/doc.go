@@ -11,9 +11,10 @@
 // answer, its approval requests and a typing indicator go back as
 // commands).
 //
-// It imports runtime and agents only; package lite adapts its App to
-// [Sessions] and [Runtime] and runs one [Gateway] per gateways.external
-// entry as a lite.Gateway.
+// It imports runtime (and runtime/jsonw), agents and lite/inbox (the
+// per-chat queue) only; package lite adapts its App to [Sessions] and
+// [Runtime] and runs one [Gateway] per gateways.external entry as a
+// lite.Gateway.
 //
 // # Invariants
 //

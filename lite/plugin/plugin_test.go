@@ -17,6 +17,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -58,7 +59,7 @@ func TestMain(m *testing.M) {
 type env struct {
 	llm    *llmtest.Server
 	app    *lite.App
-	cfg    *lite.Config
+	cfg    *config.Config
 	states chan plugin.Status
 	// onState, when set, is called with each state change before it is
 	// queued, on the Gateway's goroutine: a test may hold the supervisor
@@ -73,14 +74,14 @@ func newEnvWith(t *testing.T, h llmtest.Handler) *env {
 	t.Helper()
 	fake := llmtest.NewHandler(t, llmtest.Ollama, h)
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
-	cfg := lite.DefaultConfig()
+	cfg := config.Default()
 	cfg.DataDir = t.TempDir()
 	cfg.AgentsDir = filepath.Join(cfg.DataDir, "agents")
 	// No memory guard: it samples the resident set of the whole test
 	// binary (every test's App, and the race detector's shadow memory),
 	// which is over the 40 MB budget under -race, and would refuse turns.
 	cfg.Runtime.MemoryLimitMB = 0
-	_, err := lite.Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	e := &env{llm: fake, cfg: cfg, states: make(chan plugin.Status, 1024)}
 	e.reopen(t)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 )
@@ -24,7 +25,7 @@ func TestPoll_BackoffPace(t *testing.T) {
 		tg := tgtest.NewInProcess()
 		defer tg.Close()
 		cfg := testConfig(t.TempDir(), "http://telegram.test")
-		_, err := lite.Init(cfg)
+		_, err := config.Init(cfg)
 		require.NoError(t, err)
 		app, err := lite.Open(cfg, &lite.Options{NoSync: true})
 		require.NoError(t, err)

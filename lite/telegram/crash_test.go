@@ -16,6 +16,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -114,7 +115,7 @@ func kill(t *testing.T, cmd *exec.Cmd) {
 	_ = cmd.Wait()
 }
 
-func crashRig(t *testing.T) (*tgtest.Server, *lite.Config, string) {
+func crashRig(t *testing.T) (*tgtest.Server, *config.Config, string) {
 	if testing.Short() {
 		t.Skip("crash tests are not short")
 	}
@@ -123,7 +124,7 @@ func crashRig(t *testing.T) (*tgtest.Server, *lite.Config, string) {
 	t.Setenv("OLLAMA_HOST", llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo()).BaseURL())
 	dir := t.TempDir()
 	cfg := testConfig(dir, tg.URL)
-	_, err := lite.Init(cfg)
+	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	return tg, cfg, dir
 }
@@ -139,7 +140,7 @@ func countIn(tg *tgtest.Server, text string) (calls int) {
 }
 
 // userMessages reads the user messages of every session from the store.
-func storedUserMessages(t *testing.T, cfg *lite.Config, text string) int {
+func storedUserMessages(t *testing.T, cfg *config.Config, text string) int {
 	st, err := storage.Open(cfg.DBPath(), nil)
 	require.NoError(t, err)
 	defer st.Close()

@@ -5,9 +5,9 @@
 //
 // It owns the Bot API client (Client, direct calls with encoding/json), the
 // Markdown → Telegram-HTML converter (HTML), the 4,096-character splitter
-// (Split) and the gateway (Gateway). It imports runtime and agents, and
-// reads and follows sessions only through the runtime.Loop (never the
-// store); what it needs of lite (the chat → session map, the agents, kv
+// (Split) and the gateway (Gateway). It imports runtime, agents and
+// lite/inbox (the per-chat queue), and reads and follows sessions only
+// through the runtime.Loop (never the store); what it needs of lite (the chat → session map, the agents, kv
 // writes that join the loop's group commit) it declares as the Chats and
 // Agents interfaces, which lite implements.
 //

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -31,7 +32,7 @@ type rig struct {
 	t   *testing.T
 	tg  *tgtest.Server
 	llm *llmtest.Server
-	cfg *lite.Config
+	cfg *config.Config
 	app *lite.App
 	gw  *lite.TelegramGateway
 	log *syncBuffer
@@ -40,10 +41,10 @@ type rig struct {
 	sleeps []time.Duration
 }
 
-type rigOpt func(*lite.Config, *telegram.Options)
+type rigOpt func(*config.Config, *telegram.Options)
 
 func withAllowlist(ids ...int64) rigOpt {
-	return func(c *lite.Config, _ *telegram.Options) { c.Gateways.Telegram.Allowlist = ids }
+	return func(c *config.Config, _ *telegram.Options) { c.Gateways.Telegram.Allowlist = ids }
 }
 
 func newRig(t *testing.T, h llmtest.Handler, opts ...rigOpt) *rig {
@@ -53,7 +54,7 @@ func newRig(t *testing.T, h llmtest.Handler, opts ...rigOpt) *rig {
 	r := &rig{t: t, tg: tgtest.New(t), llm: llmtest.NewHandler(t, llmtest.Ollama, h), log: &syncBuffer{}}
 	t.Setenv("OLLAMA_HOST", r.llm.BaseURL())
 	r.cfg = testConfig(t.TempDir(), r.tg.URL)
-	_, err := lite.Init(r.cfg)
+	_, err := config.Init(r.cfg)
 	require.NoError(t, err)
 	o := telegram.Options{PollTimeout: time.Second, PollGrace: 300 * time.Millisecond, Sleep: r.sleep,
 		Logger: slog.New(slog.NewTextHandler(r.log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
@@ -74,12 +75,12 @@ func newRig(t *testing.T, h llmtest.Handler, opts ...rigOpt) *rig {
 	return r
 }
 
-func testConfig(dir, tgURL string) *lite.Config {
-	cfg := lite.DefaultConfig()
+func testConfig(dir, tgURL string) *config.Config {
+	cfg := config.Default()
 	cfg.DataDir = dir
 	cfg.AgentsDir = filepath.Join(dir, "agents")
 	cfg.Runtime.MemoryLimitMB = 0
-	cfg.Gateways.Telegram = lite.TelegramConfig{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{owner}, APIBaseURL: tgURL}
+	cfg.Gateways.Telegram = config.Telegram{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{owner}, APIBaseURL: tgURL}
 	return cfg
 }
 

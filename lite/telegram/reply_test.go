@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 )
@@ -121,7 +121,7 @@ func TestReply_PhotoSavedAndAnnounced(t *testing.T) {
 }
 
 func TestReply_DocumentSafeNameAndCap(t *testing.T) {
-	r := newRig(t, nil, func(_ *lite.Config, o *telegram.Options) { o.MaxFileBytes = 10 })
+	r := newRig(t, nil, func(_ *config.Config, o *telegram.Options) { o.MaxFileBytes = 10 })
 	r.tg.AddFile("doc", "documents/file_1", []byte("0123456789"))
 	u := tgtest.Private(owner, "")
 	m := tgtest.Msg(u)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -17,7 +18,7 @@ import (
 // the agent tool leaves one), for the session tree case. The store is
 // closed again before the daemon opens it.
 func seedSubagent(t *testing.T, dir string) (parent, child string) {
-	cfg, err := lite.Locate("", dir)
+	cfg, err := config.Locate("", dir)
 	require.NoError(t, err)
 	app, err := lite.Open(cfg, &lite.Options{Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
