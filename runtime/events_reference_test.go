@@ -1,9 +1,9 @@
 package runtime
 
 import (
-	"flag"
+	"github.com/agnx-lite/agnx-lite/ci/golden"
+
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -15,14 +15,12 @@ import (
 	"github.com/valyala/fastjson"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/reference/events.md from the code")
-
 // docs/reference/events.md is generated from the code: the types and what
 // they mean from EventTypes, their keys from what AppendJSON writes for
 // sampleEvents (which sets every field). The test fails when the page is
 // stale; -update rewrites it.
 func TestEventsReference(t *testing.T) {
-	checkReference(t, filepath.Join(moduleRoot(t), "docs", "reference", "events.md"), eventsReference(t),
+	golden.Check(t, filepath.Join(moduleRoot(t), "docs", "reference", "events.md"), eventsReference(t),
 		"go test ./runtime -run TestEventsReference -update")
 }
 
@@ -216,32 +214,4 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// checkReference compares page with the file at path, or rewrites the
-// file with -update. A stale page fails with the command that
-// regenerates it.
-func checkReference(t *testing.T, path, page, regen string) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(page), 0o644))
-		return
-	}
-	old, err := os.ReadFile(path)
-	require.NoError(t, err, "read the generated page; create it with `%s`", regen)
-	if string(old) != page {
-		t.Fatalf("%s is stale (from line %d): regenerate it with `%s`, or every reference with `make docs`",
-			filepath.Base(path), firstDiffLine(string(old), page), regen)
-	}
-}
-
-// firstDiffLine is the first line (from 1) where a and b differ.
-func firstDiffLine(a, b string) int {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return i + 1
-		}
-	}
-	return min(len(al), len(bl)) + 1
 }

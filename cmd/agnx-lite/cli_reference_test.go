@@ -1,7 +1,8 @@
 package main
 
 import (
-	"flag"
+	"github.com/agnx-lite/agnx-lite/ci/golden"
+
 	"fmt"
 	"maps"
 	"os"
@@ -14,14 +15,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/reference/cli.md from the code")
-
 // docs/reference/cli.md is generated from the code: the command table
 // (commands) and the flag sets the commands build (flagSets, as help and
 // completions read them). The test fails when the page is stale; -update
 // rewrites it.
 func TestCLIReference(t *testing.T) {
-	checkReference(t, filepath.Join("..", "..", "docs", "reference", "cli.md"), cliReference(t),
+	golden.Check(t, filepath.Join("..", "..", "docs", "reference", "cli.md"), cliReference(t),
 		"go test ./cmd/agnx-lite -run TestCLIReference -update")
 }
 
@@ -122,32 +121,4 @@ func symbolic(s string) string {
 // for HTML.
 func cell(s string) string {
 	return strings.NewReplacer("\n", " ", "|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// checkReference compares page with the file at path, or rewrites the
-// file with -update. A stale page fails with the command that
-// regenerates it.
-func checkReference(t *testing.T, path, page, regen string) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(page), 0o644))
-		return
-	}
-	old, err := os.ReadFile(path)
-	require.NoError(t, err, "read the generated page; create it with `%s`", regen)
-	if string(old) != page {
-		t.Fatalf("%s is stale (from line %d): regenerate it with `%s`, or every reference with `make docs`",
-			filepath.Base(path), firstDiffLine(string(old), page), regen)
-	}
-}
-
-// firstDiffLine is the first line (from 1) where a and b differ.
-func firstDiffLine(a, b string) int {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return i + 1
-		}
-	}
-	return min(len(al), len(bl)) + 1
 }

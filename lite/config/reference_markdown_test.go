@@ -2,13 +2,10 @@ package config
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // How docs/reference/configuration.md is written: the rows of the source
@@ -125,32 +122,4 @@ func escapeText(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// checkReference compares page with the file at path, or rewrites the
-// file with -update. A stale page fails with the command that
-// regenerates it.
-func checkReference(t *testing.T, path, page, regen string) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(page), 0o644))
-		return
-	}
-	old, err := os.ReadFile(path)
-	require.NoError(t, err, "read the generated page; create it with `%s`", regen)
-	if string(old) != page {
-		t.Fatalf("%s is stale (from line %d): regenerate it with `%s`, or every reference with `make docs`",
-			filepath.Base(path), firstDiffLine(string(old), page), regen)
-	}
-}
-
-// firstDiffLine is the first line (from 1) where a and b differ.
-func firstDiffLine(a, b string) int {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return i + 1
-		}
-	}
-	return min(len(al), len(bl)) + 1
 }

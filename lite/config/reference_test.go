@@ -1,7 +1,8 @@
 package config
 
 import (
-	"flag"
+	"github.com/agnx-lite/agnx-lite/ci/golden"
+
 	"fmt"
 	"go/ast"
 	"maps"
@@ -27,8 +28,6 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/reference/configuration.md from the code")
-
 // docs/reference/configuration.md is generated from the code: every key of
 // agnx.yaml and agent.yaml with its type and the doc comment of its field
 // (read with go/parser), its default from loading files that set nothing
@@ -36,7 +35,7 @@ var update = flag.Bool("update", false, "rewrite docs/reference/configuration.md
 // env* constants of envDirs). The test fails when the page is stale;
 // -update rewrites it.
 func TestConfigReference(t *testing.T) {
-	checkReference(t, filepath.Join(moduleRoot(t), "docs", "reference", "configuration.md"), configReference(t),
+	golden.Check(t, filepath.Join(moduleRoot(t), "docs", "reference", "configuration.md"), configReference(t),
 		"go test ./lite/config -run TestConfigReference -update")
 }
 
