@@ -42,7 +42,9 @@ func markdownFiles(t *testing.T) []string {
 			if err != nil {
 				return err
 			}
-			out = append(out, filepath.ToSlash(rel))
+			if rel = filepath.ToSlash(rel); !generated[rel] {
+				out = append(out, rel)
+			}
 		}
 		return nil
 	})
@@ -50,6 +52,12 @@ func markdownFiles(t *testing.T) []string {
 	require.Contains(t, out, "README.md")
 	return out
 }
+
+// generated are Markdown files that commands write and git ignores: make
+// bench's report of this machine's figures, which labels the budgets of
+// older aims beside its figures (a make test after a make bench failed on
+// it).
+var generated = map[string]bool{"bench/last.md": true}
 
 // readFile reads a file given relative to root.
 func readFile(t *testing.T, rel string) string {
