@@ -145,21 +145,29 @@ func fileImports(t *testing.T, path string) []string {
 	return out
 }
 
+// dirImports calls fn with each import of each non-test Go file in dir.
+func dirImports(t *testing.T, dir string, fn func(file, path string)) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, dir)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		for _, path := range fileImports(t, f) {
+			fn(f, path)
+		}
+	}
+}
+
 // Gateways reach sessions through the loop's API only (Follow, Events,
 // Session, KV): none of them imports the store.
 func TestGatewaysImportNoStorage(t *testing.T) {
 	for _, dir := range []string{"httpapi", "telegram", "plugin"} {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		require.NoError(t, err)
-		require.NotEmpty(t, files, dir)
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			for _, path := range fileImports(t, f) {
-				assert.NotEqual(t, modulePath+"/storage", path, "%s imports the store; use the runtime.Loop's API", f)
-			}
-		}
+		dirImports(t, dir, func(f, path string) {
+			assert.NotEqual(t, modulePath+"/storage", path, "%s imports the store; use the runtime.Loop's API", f)
+		})
 	}
 }
 
@@ -168,21 +176,10 @@ func TestGatewaysImportNoStorage(t *testing.T) {
 // layer in, so runtime/llm, the gateways, cmd and bench can share them.
 func TestLeavesImportStdlibOnly(t *testing.T) {
 	for _, dir := range []string{"../runtime/jsonw", "../runtime/sse"} {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		require.NoError(t, err)
-		require.NotEmpty(t, files, dir)
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			require.NoError(t, err)
-			for _, imp := range ast.Imports {
-				path, _ := strconv.Unquote(imp.Path.Value)
-				first, _, _ := strings.Cut(path, "/")
-				assert.NotContains(t, first, ".", "%s imports %s; a leaf imports the standard library only", f, path)
-			}
-		}
+		dirImports(t, dir, func(f, path string) {
+			first, _, _ := strings.Cut(path, "/")
+			assert.NotContains(t, first, ".", "%s imports %s; a leaf imports the standard library only", f, path)
+		})
 	}
 }
 
@@ -190,23 +187,12 @@ func TestLeavesImportStdlibOnly(t *testing.T) {
 // import.
 func imports(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files, dir)
 	out := map[string]string{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	dirImports(t, dir, func(f, path string) {
+		if rest, ok := strings.CutPrefix(path, module+"/"); ok {
+			out[rest] = f
 		}
-		ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-		require.NoError(t, err)
-		for _, imp := range ast.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			if rest, ok := strings.CutPrefix(path, module+"/"); ok {
-				out[rest] = f
-			}
-		}
-	}
+	})
 	return out
 }
 
