@@ -14,7 +14,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
-	"github.com/agnx-lite/agnx-lite/lite/hooktmpl"
+	"github.com/agnx-lite/agnx-lite/lite/hooks/tmpl"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -149,7 +149,7 @@ func hookMessage(c *config.Hook, header http.Header, body []byte) (string, error
 			return "", refusal(http.StatusUnsupportedMediaType, "the body must be JSON sent as application/json (GitHub: Content type application/json)")
 		}
 	}
-	data, err := hooktmpl.ParseBody(body)
+	data, err := tmpl.ParseBody(body)
 	if err != nil {
 		return "", refusal(http.StatusBadRequest, "%v", err)
 	}
