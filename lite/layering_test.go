@@ -49,6 +49,11 @@ var liteEdges = map[string][]string{
 	"lite/telegram":  {"lite/inbox"},
 	"lite/plugin":    {"lite/inbox"},
 	"lite/acpserver": {"lite/httpapi"},
+
+	// Subsystems: each declares what it needs of the root as an interface.
+	// hooks implements httpapi.Hooks, whose receipt and error types it
+	// returns.
+	"lite/hooks": {"lite/config", "lite/hooks/tmpl", "lite/httpapi"},
 }
 
 // below are the folders under lite in the layers: the domain and the

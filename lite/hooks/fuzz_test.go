@@ -1,4 +1,4 @@
-package lite
+package hooks
 
 import (
 	"net/http"
