@@ -2,9 +2,6 @@ package lite
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -19,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/hooks"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -33,9 +31,12 @@ const hookToken = "tok-0123456789abcdef"
 type hookEnv struct {
 	t     *testing.T
 	app   *App
-	hooks *hooks
 	url   string
 	model *llmtest.Server
+	// now is the hooks' clock (time.Now until a test sets it) and logs
+	// what they log; both outlive a restart.
+	now  func() time.Time
+	logs syncBuffer
 }
 
 func newHookEnv(t *testing.T, change func(map[string]config.Hook)) *hookEnv {
@@ -66,7 +67,7 @@ func newHookEnvSpec(t *testing.T, spec string, change func(map[string]config.Hoo
 	cfg.Hooks["off"] = off
 	model := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", model.BaseURL())
-	e := &hookEnv{t: t, model: model}
+	e := &hookEnv{t: t, model: model, now: time.Now}
 	e.open(cfg)
 	t.Cleanup(func() { e.app.Close() })
 	return e
@@ -78,8 +79,9 @@ func (e *hookEnv) open(cfg *config.Config) {
 	app, err := Open(cfg, nil)
 	require.NoError(t, err)
 	e.app = app
-	e.hooks = newHooks(app, slog.New(slog.DiscardHandler))
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, Hooks: e.hooks, APIToken: "api-token-0123456789"}))
+	h := hooks.New(hooks.Options{Hooks: cfg.Hooks, Loop: app.Loop, Chats: hookChats{app},
+		Logger: slog.New(slog.NewJSONHandler(&e.logs, nil)), Now: func() time.Time { return e.now() }})
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, Hooks: h, APIToken: "api-token-0123456789"}))
 	t.Cleanup(srv.Close)
 	e.url = srv.URL
 }
@@ -87,17 +89,12 @@ func (e *hookEnv) open(cfg *config.Config) {
 // restart stops the daemon and starts another on the same data dir, with
 // the same clock.
 func (e *hookEnv) restart() {
-	now := e.hooks.now
 	require.NoError(e.t, e.app.Close())
 	e.open(e.app.Config)
-	e.hooks.now = now
 }
 
-func sign(body string) string {
-	mac := hmac.New(sha256.New, []byte(hookSecret))
-	mac.Write([]byte(body))
-	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
-}
+// sign is the signature of body with the hooks' secret.
+func sign(body string) string { return hooks.Sign(hookSecret, []byte(body)) }
 
 type hookAnswer struct {
 	status int
@@ -176,7 +173,7 @@ func TestHooks_GitHubDeliveryRunsATurn(t *testing.T) {
 	assert.Equal(t, "o/r: opened", e.model.Requests()[0].LastUser(), "the turn ran")
 	info, err := e.app.Loop.Session(context.Background(), sid)
 	require.NoError(t, err)
-	assert.Equal(t, hookGateway, info.Gateway)
+	assert.Equal(t, hooks.GatewayName, info.Gateway)
 	assert.Equal(t, "github", info.ChatID)
 
 	b := e.github("d-2")
@@ -329,7 +326,7 @@ func TestHooks_RateLimit(t *testing.T) {
 		h["github"] = g
 	})
 	clock := time.Unix(1_700_000_000, 0)
-	e.hooks.now = func() time.Time { return clock }
+	e.now = func() time.Time { return clock }
 	assert.Equal(t, http.StatusAccepted, e.github("r1").status)
 	assert.Equal(t, http.StatusAccepted, e.github("r2").status)
 	a := e.github("r3")
@@ -337,26 +334,6 @@ func TestHooks_RateLimit(t *testing.T) {
 	assert.Equal(t, "30", a.header.Get("Retry-After"))
 	clock = clock.Add(31 * time.Second)
 	assert.Equal(t, http.StatusAccepted, e.github("r3").status)
-}
-
-// Remembered ids expire after a week, pruned by later deliveries.
-func TestHooks_SeenIdsExpire(t *testing.T) {
-	e := newHookEnv(t, nil)
-	clock := time.Unix(1_700_000_000, 0)
-	e.hooks.now = func() time.Time { return clock }
-	require.Equal(t, http.StatusAccepted, e.github("old").status)
-	key := seenKey("github", "old")
-	v, err := e.app.Loop.KV(context.Background(), key)
-	require.NoError(t, err)
-	require.NotNil(t, v)
-
-	clock = clock.Add(hookSeenTTL + time.Hour)
-	require.Equal(t, http.StatusAccepted, e.github("new").status)
-	v, err = e.app.Loop.KV(context.Background(), key)
-	require.NoError(t, err)
-	assert.Nil(t, v, "pruned by the next delivery")
-	assert.Equal(t, http.StatusAccepted, e.github("old").status, "forgotten, so new again")
-	assert.Equal(t, http.StatusOK, e.github("new").status)
 }
 
 // followGateway is a running gateway that records what it is asked to

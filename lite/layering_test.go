@@ -28,10 +28,10 @@ const modulePath = "github.com/agnx-lite/agnx-lite"
 var liteEdges = map[string][]string{
 	// config is agnx.yaml as plain data: below every subsystem, so it
 	// imports only leaves.
-	"lite/config": {"lite/hooktmpl", "lite/webaddr", "lite/workers"},
+	"lite/config": {"lite/hooks/tmpl", "lite/webaddr", "lite/workers"},
 
 	// Leaves: they import no package of lite.
-	"lite/hooktmpl":        nil,
+	"lite/hooks/tmpl":      nil,
 	"lite/webaddr":         nil,
 	"lite/workers":         nil,
 	"lite/inbox":           nil,
@@ -49,6 +49,11 @@ var liteEdges = map[string][]string{
 	"lite/telegram":  {"lite/inbox"},
 	"lite/plugin":    {"lite/inbox"},
 	"lite/acpserver": {"lite/httpapi"},
+
+	// Subsystems: each declares what it needs of the root as an interface.
+	// hooks implements httpapi.Hooks, whose receipt and error types it
+	// returns.
+	"lite/hooks": {"lite/config", "lite/hooks/tmpl", "lite/httpapi"},
 }
 
 // below are the folders under lite in the layers: the domain and the
@@ -174,8 +179,10 @@ func TestGatewaysImportNoStorage(t *testing.T) {
 // The leaves every layer imports (the JSON writer, the SSE wire format)
 // take nothing but the standard library: importing them never pulls a
 // layer in, so runtime/llm, the gateways, cmd and bench can share them.
+// So does the webhook template language, which both config and the hooks
+// use.
 func TestLeavesImportStdlibOnly(t *testing.T) {
-	for _, dir := range []string{"../runtime/jsonw", "../runtime/sse"} {
+	for _, dir := range []string{"../runtime/jsonw", "../runtime/sse", "hooks/tmpl"} {
 		dirImports(t, dir, func(f, path string) {
 			first, _, _ := strings.Cut(path, "/")
 			assert.NotContains(t, first, ".", "%s imports %s; a leaf imports the standard library only", f, path)

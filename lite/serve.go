@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/hooks"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/systemd"
 	"github.com/agnx-lite/agnx-lite/lite/webui"
@@ -91,7 +92,8 @@ func Serve(ctx context.Context, cfg *config.Config, o *ServeOptions) error {
 		AllowedHosts:   append(slices.Clip(sc.AllowedHosts), sc.Host),
 		TrustedProxies: sc.TrustedProxies, InstanceID: id,
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
-		Hooks: newHooks(app, log), Usage: app, UI: webui.Embedded(),
+		Hooks: hooks.New(hooks.Options{Hooks: cfg.Hooks, Loop: app.Loop, Chats: hookChats{app}, Logger: log}),
+		Usage: app, UI: webui.Embedded(),
 		Health: newHealthProbe(app).facts,
 	})
 	srv := &http.Server{

@@ -14,7 +14,7 @@
 // runtime with its sched and memory packages (for their types and
 // bounds), bwrap (the network helpers' names, the sandbox user), and
 // three leaves of lite: workers (the workers: entries and their checks),
-// webaddr (the HTTP server's host, origin and proxy forms) and hooktmpl
+// webaddr (the HTTP server's host, origin and proxy forms) and hooks/tmpl
 // (a webhook's template language). It never imports the root package
 // lite or another of its subsystems; lite/layering_test.go holds it to
 // that.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite/hooktmpl"
+	"github.com/agnx-lite/agnx-lite/lite/hooks/tmpl"
 )
 
 // Hook is one inbound webhook, hooks.<name> in agnx.yaml: who may
@@ -24,7 +24,7 @@ type Hook struct {
 	// the parsed JSON ("{{.repository.full_name}}: {{.action}}"), each a
 	// path (.a.b, .commits.0.id, or . for the whole body) then any of
 	// | default "text", | json and | trunc N. A missing key or a null
-	// renders empty; there are no loops or conditions (lite/hooktmpl).
+	// renders empty; there are no loops or conditions (lite/hooks/tmpl).
 	// Required.
 	Template string `yaml:"template"`
 	// Secret checks GitHub's X-Hub-Signature-256 (HMAC-SHA256 of the raw
@@ -45,8 +45,8 @@ type Hook struct {
 	// Parsed is Template parsed, and Signed whether the hook checks
 	// GitHub's signature with Secret (else Token is a bearer token): both
 	// set by Validate.
-	Parsed *hooktmpl.Template `yaml:"-"`
-	Signed bool               `yaml:"-"`
+	Parsed *tmpl.Template `yaml:"-"`
+	Signed bool           `yaml:"-"`
 }
 
 // HookTarget is where a hook's messages go: a gateway's chat (its current
@@ -116,7 +116,7 @@ func (c *Config) validateHook(name string, h *Hook) error {
 	if h.Template == "" {
 		return c.errorf(p, `%s.template is required: the message to make of the body, e.g. "{{.repository.full_name}}: {{.action}}"`, p)
 	}
-	t, err := hooktmpl.Parse(h.Template)
+	t, err := tmpl.Parse(h.Template)
 	if err != nil {
 		return c.errorf(p+".template", "%s.template: %v", p, err)
 	}

@@ -1,4 +1,4 @@
-package lite
+package hooks
 
 import (
 	"net/http"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite/config"
-	"github.com/agnx-lite/agnx-lite/lite/hooktmpl"
+	"github.com/agnx-lite/agnx-lite/lite/hooks/tmpl"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
@@ -39,6 +39,6 @@ func FuzzHookBody(f *testing.F) {
 			assert.Contains(t, []int{400, 415, 422}, he.Status)
 			return
 		}
-		assert.LessOrEqual(t, len(text), hooktmpl.MaxOutput)
+		assert.LessOrEqual(t, len(text), tmpl.MaxOutput)
 	})
 }

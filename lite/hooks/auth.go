@@ -1,4 +1,4 @@
-package lite
+package hooks
 
 import (
 	"crypto/hmac"
@@ -14,6 +14,16 @@ import (
 // signatureHeader is where GitHub puts "sha256=<hex of HMAC-SHA256>" of
 // the raw body, keyed by the hook's secret.
 const signatureHeader = "X-Hub-Signature-256"
+
+// Sign returns the X-Hub-Signature-256 value that a sender puts on body
+// for a hook with secret: "sha256=" and the hex of the body's
+// HMAC-SHA256, as GitHub signs. It is the other half of what Deliver
+// checks, for tests and for scripts that post to a signed hook.
+func Sign(secret string, body []byte) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
 
 // decoyKey stands in for the secret and the token of a hook that does
 // not exist (or is disabled), so that its refusal costs what a real

@@ -1,4 +1,4 @@
-package hooktmpl
+package tmpl
 
 import (
 	"fmt"

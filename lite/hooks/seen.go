@@ -1,4 +1,4 @@
-package lite
+package hooks
 
 import (
 	"crypto/sha256"
@@ -25,14 +25,17 @@ import (
 // digest matters because the signature covers the body only: a captured
 // delivery sent again with a new, or no, delivery id is still the same
 // signed body. The index lets each delivery prune up to
-// hookPrunePerDelivery keys older than hookSeenTTL, oldest first: bounded
+// hookPrunePerDelivery keys older than ReplayWindow, oldest first: bounded
 // work per request, and the store holds what a week of deliveries left
 // (two keys each, at most max_per_minute deliveries a minute).
 const (
-	hookSeenTTL          = 7 * 24 * time.Hour
 	hookPrunePerDelivery = 16
 	hookSeenScope        = "hookseen"
 )
+
+// ReplayWindow is how long a delivery's id, and a signed body's digest,
+// are remembered: the same delivery sent again within it runs nothing.
+const ReplayWindow = 7 * 24 * time.Hour
 
 // seenRecord is the value of a remembered delivery.
 type seenRecord struct {
@@ -90,7 +93,7 @@ func seenBefore(tx *storage.Tx, hook string, d delivery, now time.Time) (rec *se
 			break
 		}
 	}
-	cutoff := uint64(now.Add(-hookSeenTTL).Unix())
+	cutoff := uint64(now.Add(-ReplayWindow).Unix())
 	err = tx.IndexScan(hookSeenScope, hook, nil, func(k, _ []byte) error {
 		if len(k) < 8 || binary.BigEndian.Uint64(k) >= cutoff || len(expired) == hookPrunePerDelivery {
 			return errStopScan

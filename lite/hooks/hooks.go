@@ -1,4 +1,4 @@
-package lite
+package hooks
 
 import (
 	"context"
@@ -14,17 +14,51 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
-	"github.com/agnx-lite/agnx-lite/lite/hooktmpl"
+	"github.com/agnx-lite/agnx-lite/lite/hooks/tmpl"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
-// hooks delivers the inbound webhooks of the config's hooks: section as
-// messages (httpapi.Hooks). Each hook has a fixed state made at start: no
-// goroutine, no map that callers can grow.
-type hooks struct {
-	app    *App
+// Chats is what the hooks need from above for a hook whose target is a
+// gateway's chat: the chat's session, a new one when it has none usable,
+// and the chat's gateway following the session the message went to, so
+// that the answer reaches the chat. The root's chat map and gateway list
+// give it.
+type Chats interface {
+	// Current returns the chat's session without starting one: "" and
+	// no error when the chat has none yet.
+	Current(gateway, chatID string) (sid string, err error)
+	// NewSession starts a fresh session for the chat with agent.
+	NewSession(ctx context.Context, in agents.Inbound, agent string) (sid string, err error)
+	// Follow has the gateway deliver the session's new messages to the
+	// chat.
+	Follow(ctx context.Context, gateway, sid, chatID string) error
+}
+
+// Options are what a Receiver is made of; each is given once, at New.
+type Options struct {
+	// Hooks are agnx.yaml's hooks: section after config.Validate, which
+	// filled in the defaults and parsed the templates.
+	Hooks map[string]config.Hook
+	// Loop stores the messages, and holds the hooks' own sessions and
+	// what deliveries were seen.
+	Loop *runtime.Loop
+	// Chats serves the hooks that target a chat.
+	Chats Chats
+	// Logger gets the accepted and refused deliveries; nil discards.
+	Logger *slog.Logger
+	// Now is the clock of the rate limits and of the replay window; nil
+	// is time.Now. Tests move it.
+	Now func() time.Time
+}
+
+// Receiver delivers the inbound webhooks of the config's hooks: section
+// as messages (httpapi.Hooks). Each hook has a fixed state made by New:
+// no goroutine, no map that callers can grow.
+type Receiver struct {
+	loop   *runtime.Loop
+	chats  Chats
 	log    *slog.Logger
 	now    func() time.Time
 	byName map[string]*hookState
@@ -52,13 +86,20 @@ type hookState struct {
 	rate tokenBucket
 }
 
-var _ httpapi.Hooks = (*hooks)(nil)
+var _ httpapi.Hooks = (*Receiver)(nil)
 
-// newHooks readies the config's hooks; a disabled one is logged.
-func newHooks(a *App, log *slog.Logger) *hooks {
-	h := &hooks{app: a, log: log, now: time.Now, byName: map[string]*hookState{}, off: map[string]bool{},
+// New readies the config's hooks; a disabled one is logged.
+func New(o Options) *Receiver {
+	log, now := o.Logger, o.Now
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	h := &Receiver{loop: o.Loop, chats: o.Chats, log: log, now: now, byName: map[string]*hookState{}, off: map[string]bool{},
 		maxBody: config.DefaultHookBodyKB << 10, refusedLog: tokenBucket{perMinute: refusedLogPerMinute}}
-	for name, c := range a.Config.Hooks {
+	for name, c := range o.Hooks {
 		switch {
 		case c.Disabled():
 			log.Warn("webhook disabled: its secret or token is empty", "hook", name)
@@ -86,7 +127,7 @@ func (hs *hookState) limit() int64 { return int64(hs.cfg.MaxBodyKB) << 10 }
 
 // MaxBody implements httpapi.Hooks: the same for every name, so that a
 // large body's answer says nothing of which hooks exist.
-func (h *hooks) MaxBody() int64 { return h.maxBody }
+func (h *Receiver) MaxBody() int64 { return h.maxBody }
 
 func refusal(status int, format string, args ...any) error {
 	return &httpapi.HookError{Status: status, Msg: fmt.Sprintf(format, args...)}
@@ -94,7 +135,7 @@ func refusal(status int, format string, args ...any) error {
 
 // Deliver implements httpapi.Hooks: authenticate, meter, parse, render,
 // then send once per delivery id.
-func (h *hooks) Deliver(ctx context.Context, name string, header http.Header, body []byte) (httpapi.HookReceipt, error) {
+func (h *Receiver) Deliver(ctx context.Context, name string, header http.Header, body []byte) (httpapi.HookReceipt, error) {
 	hs := h.byName[name]
 	var cfg *config.Hook
 	if hs != nil {
@@ -128,7 +169,7 @@ func (h *hooks) Deliver(ctx context.Context, name string, header http.Header, bo
 // refused logs a refused delivery for the owner, who may want to know
 // which it was (the caller is told nothing), at most
 // refusedLogPerMinute lines a minute: anyone can send them.
-func (h *hooks) refused(name, why string) {
+func (h *Receiver) refused(name, why string) {
 	if h.refusedLog.take(h.now()) > 0 {
 		h.skipped.Add(1)
 		return
@@ -149,7 +190,7 @@ func hookMessage(c *config.Hook, header http.Header, body []byte) (string, error
 			return "", refusal(http.StatusUnsupportedMediaType, "the body must be JSON sent as application/json (GitHub: Content type application/json)")
 		}
 	}
-	data, err := hooktmpl.ParseBody(body)
+	data, err := tmpl.ParseBody(body)
 	if err != nil {
 		return "", refusal(http.StatusBadRequest, "%v", err)
 	}
@@ -163,7 +204,7 @@ func hookMessage(c *config.Hook, header http.Header, body []byte) (string, error
 // send stores the message in the target session with the delivery's id
 // and digest, unless either was seen, holding the hook's turn meanwhile;
 // then the target's gateway follows the session.
-func (h *hooks) send(ctx context.Context, hs *hookState, d delivery, text string) (httpapi.HookReceipt, error) {
+func (h *Receiver) send(ctx context.Context, hs *hookState, d delivery, text string) (httpapi.HookReceipt, error) {
 	select {
 	case hs.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -174,7 +215,7 @@ func (h *hooks) send(ctx context.Context, hs *hookState, d delivery, text string
 	now := h.now()
 	var seen *seenRecord
 	var expired [][]byte
-	err := h.app.Loop.View(func(tx *storage.Tx) (err error) {
+	err := h.loop.View(func(tx *storage.Tx) (err error) {
 		seen, expired, err = seenBefore(tx, hs.name, d, now)
 		return err
 	})
@@ -189,7 +230,7 @@ func (h *hooks) send(ctx context.Context, hs *hookState, d delivery, text string
 	}
 	tg, err := h.target(ctx, hs)
 	if err == nil {
-		_, err = h.app.Loop.Send(ctx, tg.sid, runtime.Input{Content: text, Origin: runtime.OriginWebhook(hs.name),
+		_, err = h.loop.Send(ctx, tg.sid, runtime.Input{Content: text, Origin: runtime.OriginWebhook(hs.name),
 			Commit: rememberSeen(hs.name, d, tg.sid, now, expired)})
 	}
 	release()
@@ -197,8 +238,8 @@ func (h *hooks) send(ctx context.Context, hs *hookState, d delivery, text string
 		return httpapi.HookReceipt{}, sendRefusal(hs, err)
 	}
 	h.log.Info("webhook accepted", "hook", hs.name, "session_id", tg.sid, "delivery", d.id)
-	if tg.gateway != "" && tg.gateway != hookGateway {
-		if err := h.app.Follow(ctx, tg.gateway, tg.sid, tg.chat); err != nil {
+	if tg.gateway != "" && tg.gateway != GatewayName {
+		if err := h.chats.Follow(ctx, tg.gateway, tg.sid, tg.chat); err != nil {
 			h.log.Warn("webhook: the chat does not follow its session", "hook", hs.name, "gateway", tg.gateway, "err", err)
 		}
 	}
@@ -224,64 +265,64 @@ func sendRefusal(hs *hookState, err error) error {
 	return fmt.Errorf("deliver to hook %s: %w", hs.name, err)
 }
 
-// hookGateway is the gateway of the sessions hooks start for themselves:
-// no gateway delivers them; API clients read them.
-const hookGateway = "webhook"
+// GatewayName is the gateway of the sessions hooks start for themselves
+// (a hook with no target): no gateway delivers them; API clients read
+// them.
+const GatewayName = "webhook"
 
 // hookTarget is the session a delivery goes to and the chat that follows it.
 type hookTarget struct{ sid, gateway, chat string }
 
 // target finds the hook's session, starting one when the chat (or the
 // hook) has none or its session has ended. It runs under the hook's turn.
-func (h *hooks) target(ctx context.Context, hs *hookState) (hookTarget, error) {
+func (h *Receiver) target(ctx context.Context, hs *hookState) (hookTarget, error) {
 	t := hs.cfg.Target
 	switch {
 	case t.Session != "":
-		info, err := h.app.Loop.Session(ctx, t.Session)
+		info, err := h.loop.Session(ctx, t.Session)
 		if err != nil {
 			return hookTarget{}, err
 		}
 		return hookTarget{sid: info.ID, gateway: info.Gateway, chat: info.ChatID}, nil
 	case t.Gateway != "":
-		chats := h.app.Chats()
-		sid, _, err := chats.Current(t.Gateway, t.ChatID)
-		if err != nil && !errors.Is(err, ErrNoChat) {
+		sid, err := h.chats.Current(t.Gateway, t.ChatID)
+		if err != nil {
 			return hookTarget{}, err
 		}
-		if err != nil || !h.usable(ctx, sid) {
+		if !h.usable(ctx, sid) { // none yet ("" is never usable), gone or ended
 			in := agents.Inbound{Gateway: t.Gateway, ChatID: t.ChatID}
-			if sid, err = chats.NewSession(ctx, in, hs.cfg.Agent); err != nil {
+			if sid, err = h.chats.NewSession(ctx, in, hs.cfg.Agent); err != nil {
 				return hookTarget{}, err
 			}
 		}
 		return hookTarget{sid: sid, gateway: t.Gateway, chat: t.ChatID}, nil
 	}
 	key := "hook/" + hs.name + "/session"
-	data, err := h.app.Loop.KV(ctx, key)
+	data, err := h.loop.KV(ctx, key)
 	if err != nil {
 		return hookTarget{}, err
 	}
 	sid := string(data)
 	if !h.usable(ctx, sid) {
-		info, err := h.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: hs.cfg.Agent, Gateway: hookGateway, ChatID: hs.name,
+		info, err := h.loop.CreateSession(ctx, runtime.NewSession{Agent: hs.cfg.Agent, Gateway: GatewayName, ChatID: hs.name,
 			Principal: agents.WebhookPrincipal(hs.name)})
 		if err != nil {
 			return hookTarget{}, err
 		}
 		sid = info.ID
-		if err := h.app.Loop.PutKV(ctx, key, []byte(sid)); err != nil {
+		if err := h.loop.PutKV(ctx, key, []byte(sid)); err != nil {
 			return hookTarget{}, fmt.Errorf("remember the session of hook %s: %w", hs.name, err)
 		}
 	}
-	return hookTarget{sid: sid, gateway: hookGateway, chat: hs.name}, nil
+	return hookTarget{sid: sid, gateway: GatewayName, chat: hs.name}, nil
 }
 
 // usable reports whether the session exists and takes messages.
-func (h *hooks) usable(ctx context.Context, sid string) bool {
+func (h *Receiver) usable(ctx context.Context, sid string) bool {
 	if sid == "" {
 		return false
 	}
-	info, err := h.app.Loop.Session(ctx, sid)
+	info, err := h.loop.Session(ctx, sid)
 	return err == nil && info.Status != runtime.SessionCompleted
 }
 
