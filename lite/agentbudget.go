@@ -25,12 +25,13 @@ import (
 //     hold none, and then sheds sessions and turns as before, but never
 //     evicts an agent that the budget holds;
 //   - the heap's soft limit is the memory limit less the agents' code,
-//     which the Go runtime does not count as its own (memguard.go).
+//     which the Go runtime does not count as its own (lite/upkeep).
 //
 // The budget is runtime.memory_limit_mb less agentReserve, what the
 // daemon needs beside its agents: measured on amd64, an idle daemon holds
 // 5–6 MiB of anonymous memory and a turn calling a Go WASM tool adds some
-// 10 MiB for the call's instance until it is collected.
+// 10 MiB for the call's instance until it is collected. The memory guard
+// never sets the heap's soft limit below it (upkeep.GuardOptions.Reserve).
 const agentReserve = 16 << 20
 
 // agentBudget is the budget of agents' fixed costs for a memory limit of

@@ -108,8 +108,7 @@ func TestAgentBudget_TwoGoToolsFiveCalls(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one two\nthree\n"), 0o600))
 
 	ctx := context.Background()
-	g := newMemGuard(limitMB, app.Loop, app.Agents, app.log)
-	g.rss = func() (int64, error) { return 8<<20 + app.Agents.counts().held.total() + 10<<20, nil }
+	g := appGuard(app, limitMB, func() (int64, error) { return 8<<20 + app.Agents.counts().held.total() + 10<<20, nil })
 	session, err := app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "tools"})
 	require.NoError(t, err, "the agent is built under the default limit")
 	before := app.Agents.counts()
@@ -118,12 +117,12 @@ func TestAgentBudget_TwoGoToolsFiveCalls(t *testing.T) {
 	for i := range 5 {
 		results := sendAndCollect(t, app, session.ID, "count")
 		assert.ElementsMatch(t, []string{"1024", "2 lines, 3 words, 14 bytes in notes.txt"}, results, "message %d", i+1)
-		g.check(ctx)
+		g.Check(ctx)
 	}
 	after := app.Agents.counts()
 	assert.Equal(t, before.builds, after.builds, "no build between the calls")
 	assert.Zero(t, after.evictions[evictedMemory]+after.evictions[evictedBudget]+after.evictions[evictedLRU], "no eviction")
-	assert.False(t, g.busy, "no turn refused")
+	assert.False(t, g.Busy(), "no turn refused")
 	assert.Contains(t, loaded(app.Agents), "tools")
 }
 
@@ -247,13 +246,12 @@ func TestMemGuard_KeepsWhatTheBudgetHolds(t *testing.T) {
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"assistant", "tools"}, loaded(app.Agents))
 
-	g := newMemGuard(64, app.Loop, app.Agents, app.log)
-	g.rss = func() (int64, error) { return 80 << 20, nil } // over 64 MiB + 1/8
-	g.check(ctx)
+	g := appGuard(app, 64, func() (int64, error) { return 80 << 20, nil }) // over 64 MiB + 1/8
+	g.Check(ctx)
 	assert.Equal(t, []string{"tools"}, loaded(app.Agents))
 	c := app.Agents.counts()
 	assert.Equal(t, uint64(1), c.evictions[evictedMemory], "assistant, which holds nothing")
-	assert.True(t, g.busy, "the memory is short for other reasons: new turns wait")
+	assert.True(t, g.Busy(), "the memory is short for other reasons: new turns wait")
 }
 
 // The heap's soft limit leaves room for the loaded agents' compiled code,
@@ -268,22 +266,21 @@ func TestMemGuard_SoftLimitLeavesRoomForCode(t *testing.T) {
 	require.NoError(t, err)
 	echoTool(t, filepath.Join(dir, "tools", "echo"))
 
-	g := newMemGuard(64, app.Loop, app.Agents, app.log)
-	g.rss = func() (int64, error) { return 20 << 20, nil }
+	g := appGuard(app, 64, func() (int64, error) { return 20 << 20, nil })
 	prev := debug.SetMemoryLimit(-1)
 	gctx, stop := context.WithCancel(ctx)
-	g.start(gctx)
+	require.NoError(t, g.Start(gctx))
 	defer func() {
 		stop()
-		g.wait()
+		assert.NoError(t, g.Stop(ctx))
 		assert.Equal(t, prev, debug.SetMemoryLimit(-1), "the limit is put back")
 	}()
 	assert.Equal(t, int64(64<<20), debug.SetMemoryLimit(-1), "no agent holds code yet")
 	_, err = app.Agents.LoadAgent("tools")
 	require.NoError(t, err)
-	g.check(ctx)
+	g.Check(ctx)
 	assert.Equal(t, int64(49<<20), debug.SetMemoryLimit(-1), "64 MiB less the tools' 15 MiB of code")
-	done := g.building()
+	done := g.Building()
 	assert.Equal(t, int64(128<<20), debug.SetMemoryLimit(-1), "a build gets twice the limit")
 	done()
 	assert.Equal(t, int64(49<<20), debug.SetMemoryLimit(-1))

@@ -11,6 +11,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/upkeep"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -28,7 +29,7 @@ type App struct {
 	done   chan error
 	// notify and guard run goroutines of their own, stopped by Close.
 	notify  *notifier
-	guard   *memGuard
+	guard   *upkeep.Guard
 	router  *agents.Router
 	metrics *metrics
 	// plugins is what the gateway plugins last reported, for serve status.
@@ -45,9 +46,9 @@ type App struct {
 	hb *heartbeats
 	// bg runs the agents' background processes (tools_bg.go).
 	bg *bgproc.Manager
-	// retain ends idle sessions and prunes old events (retention.go); its
+	// retain ends idle sessions and prunes old events (lite/upkeep); its
 	// timer runs in Serve only.
-	retain *retention
+	retain *upkeep.Retention
 	// host reads the process's and the machine's facts (metrics, health).
 	host *hostfacts.Reader
 }
@@ -114,7 +115,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 		MaxTools:        cfg.Runtime.MaxConcurrentTools,
 		ApprovalTimeout: seconds(cfg.Runtime.ApprovalTimeoutSeconds, 0),
 		IdleAfter:       seconds(cfg.Runtime.SessionIdleSeconds, 0),
-		HeldBytes:       heldBytes(cfg.Runtime.MemoryLimitMB),
+		HeldBytes:       upkeep.HeldBytes(cfg.Runtime.MemoryLimitMB),
 		Usage:           cfg.UsageOptions(),
 		Subagents:       cfg.SubagentLimits(),
 		Notify:          notify.notify,
@@ -141,18 +142,22 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	a.hb = newHeartbeats(a, cache, log)
 	a.hb.sched, a.hb.loc = a.sched.svc, cfg.Scheduler.Location()
 	a.onTurnEnd(a.hb.turnEnded)
-	a.retain = newRetention(a, cache, log)
+	a.retain = upkeep.NewRetention(upkeep.RetentionOptions{Store: st, Loop: loop, Specs: upkeepAgents{cache},
+		Sessions: cfg.Sessions, Logger: log})
 	cache.onBuilt, cache.onReload = a.hb.built, func() { a.hb.trigger("") }
 	notify.chat = a.chatNotice
 	a.onTurnEnd(a.turnNotice)
 	if cfg.Runtime.MemoryLimitMB > 0 {
-		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
-		a.guard.db = a.Store
-		cache.onBuild = a.guard.building // set before anything builds
+		a.guard = upkeep.NewGuard(upkeep.GuardOptions{LimitMB: cfg.Runtime.MemoryLimitMB, Reserve: agentReserve,
+			Loop: loop, Agents: upkeepAgents{cache}, DB: st, Logger: log})
+		// The one field still set after construction, before anything
+		// builds: the guard evicts from the cache and sheds the loop,
+		// which is built on the cache, so the cache exists before it.
+		cache.onBuild = a.guard.Building
 	}
 	go func() { a.done <- loop.Run(ctx) }()
 	if a.guard != nil {
-		a.guard.start(ctx)
+		_ = a.guard.Start(ctx) // it never fails
 	}
 	return a, nil
 }
@@ -165,11 +170,12 @@ func (a *App) Close() error {
 	a.sched.close(a)  // before the loop: it reports through it
 	a.tasks.close()   // the same
 	a.hb.work.close() // its jobs use the loop
-	a.retain.close()  // its sweep uses the loop
+	// Retention's sweep uses the loop. Without a deadline Stop never fails.
+	_ = a.retain.Stop(context.Background())
 	a.cancel()
 	err := <-a.done
 	if a.guard != nil {
-		a.guard.wait()
+		_ = a.guard.Stop(context.Background()) // without a deadline it never fails
 	}
 	a.notify.close() // after the loop: it is the only caller of notify
 	a.Agents.close()

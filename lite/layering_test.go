@@ -52,8 +52,10 @@ var liteEdges = map[string][]string{
 
 	// Subsystems: each declares what it needs of the root as an interface.
 	// hooks implements httpapi.Hooks, whose receipt and error types it
-	// returns.
-	"lite/hooks": {"lite/config", "lite/hooks/tmpl", "lite/httpapi"},
+	// returns; upkeep (the memory guard, retention) reads the sessions'
+	// defaults.
+	"lite/hooks":  {"lite/config", "lite/hooks/tmpl", "lite/httpapi"},
+	"lite/upkeep": {"lite/config"},
 }
 
 // below are the folders under lite in the layers: the domain and the
@@ -206,10 +208,10 @@ func imports(t *testing.T, dir string) map[string]string {
 const module = "github.com/agnx-lite/agnx-lite"
 
 // storage imports nothing of the module's above it: the memory guard
-// drops the database's mapped pages itself (lite/memtrim.go), storage
-// only holds the mapping in place (Store.Mapped). The leaves that read
-// the process and the machine (runtime/hostfacts, runtime/pages) import
-// nothing of the module, so that anything may use them.
+// drops the database's mapped pages itself (lite/upkeep/memtrim.go),
+// storage only holds the mapping in place (Store.Mapped). The leaves that
+// read the process and the machine (runtime/hostfacts, runtime/pages)
+// import nothing of the module, so that anything may use them.
 func TestLowerPackagesImportNothingAbove(t *testing.T) {
 	for dir, may := range map[string][]string{
 		"../storage":           nil,

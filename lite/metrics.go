@@ -186,7 +186,7 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 	writeHost(p, app.host.Read(ctx, app.Config.DataDir))
 	writeMCP(p, app.Agents.tools.mcp.stats())
 	writeSched(p, app)
-	writeRetention(p, app.retain)
+	writeRetention(p, app.retain, app.Store)
 	if lastPoll != nil {
 		if t := lastPoll(); !t.IsZero() {
 			p.gauge("agnx_telegram_last_poll_timestamp_seconds", "When the Telegram gateway last polled successfully.", float64(t.Unix()))

@@ -128,8 +128,10 @@ func Serve(ctx context.Context, cfg *config.Config, o *ServeOptions) error {
 	if o.Ready != nil {
 		o.Ready(base)
 	}
-	app.hb.start()     // after ready: finding the heartbeats never delays it
-	app.retain.start() // its first sweep a minute after ready
+	app.hb.start() // after ready: finding the heartbeats never delays it
+	// Retention's first sweep a minute after ready; not under ctx, which
+	// ends when shutdown begins: Close stops it, before the loop.
+	_ = app.retain.Start(context.Background())
 	watchdog := notifySystemd(ctx, app, base, log)
 	defer func() { stop(); watchdog.Wait() }()
 	select {

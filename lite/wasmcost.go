@@ -12,7 +12,7 @@ import (
 )
 
 // What a loaded WASM tool holds for as long as its agent is loaded, which
-// the memory guard counts as the agent's fixed cost (memguard.go,
+// the memory guard counts as the agent's fixed cost (lite/upkeep,
 // agentbudget.go): the machine code wazero's compiler made of it, in
 // anonymous executable mappings outside the Go heap, and what wazero keeps
 // of the module in the heap (all of it on the interpreter). Measured on

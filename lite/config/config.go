@@ -138,7 +138,7 @@ type Server struct {
 }
 
 // Sessions holds defaults for every agent's sessions; an agent's
-// spec.session.ttl_hours and .compaction win (lite/retention.go).
+// spec.session.ttl_hours and .compaction win (lite/upkeep/retention.go).
 type Sessions struct {
 	// TTLHours ends sessions idle that long (checked hourly); 0: never.
 	TTLHours int `yaml:"ttl_hours"`

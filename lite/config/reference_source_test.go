@@ -299,7 +299,7 @@ func plural(kind string) string {
 var goChain = regexp.MustCompile(`\b[A-Z][A-Za-z0-9]*(\.[A-Z][A-Za-z0-9]*)*\b`)
 
 // goFile matches a reference to a Go file, "(hooks.go)" or
-// "(lite/retention.go)".
+// "(lite/upkeep/retention.go)".
 var goFile = regexp.MustCompile(`\s*\([a-z0-9_/]+\.go\)`)
 
 // keyify writes the Go names of gt's fields in doc as the keys they

@@ -46,7 +46,7 @@ func configReference(t *testing.T) string {
 		"Generated from the code by `make docs`; do not edit.\n" +
 		"Keys, types and descriptions come from the yaml-tagged structs that decode each file and the doc comments " +
 		"of their fields (lite/config/, agents/); defaults from loading files that set nothing, as the daemon does; " +
-		"environment variables from the `env` constants of lite, lite/config, runtime/llm/ollama and cmd/agnx-lite.\n\n" +
+		"environment variables from the `env` constants of lite, lite/config, lite/upkeep, runtime/llm/ollama and cmd/agnx-lite.\n\n" +
 		"- [agnx.yaml](#agnxyaml), the daemon's configuration\n" +
 		"- [agent.yaml](#agentyaml), one agent\n" +
 		"- [Environment variables](#environment-variables)\n\n" +
@@ -314,9 +314,9 @@ func fmtValue(v reflect.Value) string {
 var envConst = regexp.MustCompile(`^[eE]nv[A-Z]`)
 
 // envDirs are the packages whose env constants name the variables
-// agnx-lite reads: the daemon's, its config's, its Ollama client's and the
-// CLI's.
-var envDirs = []string{"lite", "lite/config", "runtime/llm/ollama", "cmd/agnx-lite"}
+// agnx-lite reads: the daemon's, its config's, its memory guard's (GOGC),
+// its Ollama client's and the CLI's.
+var envDirs = []string{"lite", "lite/config", "lite/upkeep", "runtime/llm/ollama", "cmd/agnx-lite"}
 
 // writeEnv lists the environment variables agnx-lite reads: the values of
 // the env constants of envDirs that are variable names, with their doc

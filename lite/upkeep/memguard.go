@@ -1,21 +1,22 @@
-package lite
+package upkeep
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	goruntime "runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
-	"github.com/agnx-lite/agnx-lite/storage"
 )
 
-// memGuard keeps the daemon under its memory budget: the Go heap gets a
+// Guard keeps the daemon under its memory budget: the Go heap gets a
 // soft limit (debug.SetMemoryLimit, runtime.memory_limit_mb), and the
 // process's anonymous memory (the heap, stacks, compiled WASM: not the
 // binary's or the database's file pages, which the kernel can take back)
@@ -24,30 +25,32 @@ import (
 // refused ("busy, try again shortly") until it is back under the limit.
 // It never crashes the daemon for memory. What loaded agents hold whatever
 // they do (their compiled WASM tools) is a fixed cost the agent cache
-// keeps within a budget (agentbudget.go): the guard does not evict an
-// agent the budget holds, and takes their code off the heap's soft limit.
-type memGuard struct {
+// keeps within a budget (lite/agentbudget.go): the guard does not evict
+// an agent the budget holds (Agents.EvictIdle spares it), and takes their
+// code off the heap's soft limit.
+type Guard struct {
 	limit     int64 // bytes
 	high, low int64
+	reserve   int64 // the soft limit's floor (GuardOptions.Reserve)
 	every     time.Duration
-	loop      *runtime.Loop
-	agents    *agentCache
+	loop      Shedder
+	agents    Agents
 	log       *slog.Logger
 	rss       func() (int64, error)
-	busy      bool
-	// tuneGC: check sets the collector's target from the live heap
+	// busy: the guard has the loop refusing new turns. Only Check writes
+	// it; Busy may read it from any goroutine.
+	busy atomic.Bool
+	// tuneGC: Check sets the collector's target from the live heap
 	// (gcPercentFor); false when GOGC is set in the environment.
 	tuneGC    bool
-	gcPercent int // the target check set last
-	// done is closed when the goroutine start began has returned.
-	done chan struct{}
+	gcPercent int // the target Check set last
 	// exe are the binary's pages, dropped from the resident set at every
 	// check; turns is the loop's turn count at the last check, and
 	// returned says whether the heap's free pages went back to the kernel
 	// since a turn last began (see memtrim.go).
 	exe      exePages
-	db       *storage.Store // its mapped pages are dropped too; nil in tests
-	pagesErr bool           // the error of dropPages is logged once
+	db       Mapper // its mapped pages are dropped too; nil: none
+	pagesErr bool   // the error of dropPages is logged once
 	turns    uint64
 	returned bool
 	release  func() // debug.FreeOSMemory; tests count the calls
@@ -57,13 +60,68 @@ type memGuard struct {
 	mu      sync.Mutex
 	builds  int
 	running bool // run has set the soft limit and not put it back yet
+	// stop ends the goroutine Start began, and done is closed once it
+	// has returned; both nil until Start.
+	stop context.CancelFunc
+	done chan struct{}
 }
 
-func newMemGuard(limitMB int, loop *runtime.Loop, agents *agentCache, log *slog.Logger) *memGuard {
-	limit := int64(limitMB) << 20
-	g := &memGuard{limit: limit, high: limit * 9 / 8, low: limit, every: 2 * time.Second,
-		loop: loop, agents: agents, log: log, release: debug.FreeOSMemory}
-	g.rss = selfAnon(new(hostfacts.Reader))
+// Shedder is what the guard asks of the event loop (runtime.Loop): its
+// gauges, to tell a quiet daemon, and shedding, to drop idle sessions and
+// refuse new turns while memory is short.
+type Shedder interface {
+	Stats(ctx context.Context) (runtime.Stats, error)
+	Shed(ctx context.Context, busy bool) (int, error)
+}
+
+// Agents is what the guard asks of the agent cache.
+type Agents interface {
+	// EvictIdle evicts the agents it can win memory back from (none with
+	// a turn running, none its budget holds) and reports how many went.
+	EvictIdle() int
+	// HeldCode is what the loaded agents hold outside the Go heap, their
+	// compiled code, which the runtime does not count as its own.
+	HeldCode() int64
+}
+
+// Mapper is the database as the guard sees it (storage.Store): Mapped
+// calls fn with the path of its file while holding its mapping in place.
+type Mapper interface {
+	Mapped(fn func(path string) error) error
+}
+
+// GuardOptions are what a Guard watches and acts on.
+type GuardOptions struct {
+	// LimitMB is runtime.memory_limit_mb, the daemon's memory budget; it
+	// must be positive (the root starts no guard without a limit).
+	LimitMB int
+	// Reserve is what the daemon needs beside its agents: however much
+	// code the agents hold, the heap's soft limit stays at least this
+	// (or the limit, if that is smaller).
+	Reserve int64
+	Loop    Shedder
+	Agents  Agents
+	// DB is the database, whose mapped pages are dropped from the
+	// resident set with the binary's; nil: only the binary's.
+	DB Mapper
+	// Anon reads the process's resident anonymous memory; nil reads it
+	// through runtime/hostfacts. Tests give the figure.
+	Anon func() (int64, error)
+	// Logger gets what the guard does; nil discards it.
+	Logger *slog.Logger
+}
+
+// NewGuard returns a guard that does nothing until Start.
+func NewGuard(o GuardOptions) *Guard {
+	limit := int64(o.LimitMB) << 20
+	g := &Guard{limit: limit, high: limit * 9 / 8, low: limit, reserve: o.Reserve, every: 2 * time.Second,
+		loop: o.Loop, agents: o.Agents, db: o.DB, log: o.Logger, rss: o.Anon, release: debug.FreeOSMemory}
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
+	}
+	if g.rss == nil {
+		g.rss = selfAnon(new(hostfacts.Reader))
+	}
 	return g
 }
 
@@ -104,14 +162,14 @@ const (
 // the least recently used idle ones leave memory and come back from disk
 // on their next message (runtime.Options.HeldBytes). It was a twentieth
 // of the 40 MB default; the default grew by 24 MB to make room for
-// agents' compiled WASM tools (agentbudget.go), not for sessions, so the
-// share shrank to keep them at 2 MiB (at a twentieth the memory gate's
-// daemon held 2 MiB more anonymous memory and peaked 1 MiB higher).
+// agents' compiled WASM tools (lite/agentbudget.go), not for sessions, so
+// the share shrank to keep them at 2 MiB (at a twentieth the memory
+// gate's daemon held 2 MiB more anonymous memory and peaked 1 MiB higher).
 const heldShare = 32
 
-// heldBytes is runtime.Options.HeldBytes for a memory limit of limitMB
+// HeldBytes is runtime.Options.HeldBytes for a memory limit of limitMB
 // (0 without a limit: the runtime's default).
-func heldBytes(limitMB int) int64 { return int64(limitMB) << 20 / heldShare }
+func HeldBytes(limitMB int) int64 { return int64(limitMB) << 20 / heldShare }
 
 // gcPercentFor is the collector's target for a live heap of live bytes.
 func gcPercentFor(live uint64) int {
@@ -129,11 +187,16 @@ func liveHeap(gcPercent int) uint64 {
 	return ms.NextGC * 100 / uint64(100+max(gcPercent, 0))
 }
 
-// start sets the soft limit and the collector's target (in force when
-// start returns) and runs the guard in a goroutine until ctx ends, which
-// puts both back as they were; wait waits for it.
-func (g *memGuard) start(ctx context.Context) {
+// Start sets the soft limit and the collector's target (in force when
+// Start returns) and runs the guard in a goroutine until ctx ends or Stop
+// is called, which puts both back as they were. It never fails; a second
+// call does nothing.
+func (g *Guard) Start(ctx context.Context) error {
 	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done != nil {
+		return nil
+	}
 	prev := debug.SetMemoryLimit(g.softLimit())
 	prevGC := -2 // unchanged
 	if os.Getenv(envGOGC) == "" {
@@ -141,10 +204,11 @@ func (g *memGuard) start(ctx context.Context) {
 		g.tuneGC, g.gcPercent = true, 100
 	}
 	g.running = true
-	g.mu.Unlock()
-	g.done = make(chan struct{})
+	ctx, g.stop = context.WithCancel(ctx)
+	done := make(chan struct{})
+	g.done = done
 	go func() {
-		defer close(g.done)
+		defer close(done)
 		defer func() {
 			g.mu.Lock()
 			defer g.mu.Unlock()
@@ -156,11 +220,37 @@ func (g *memGuard) start(ctx context.Context) {
 		}()
 		g.run(ctx)
 	}()
+	return nil
+}
+
+// Stop ends the goroutine Start began and waits for it, which puts the
+// soft limit and the collector's target back, at most until ctx ends. A
+// guard that was never started, or has stopped already, returns nil at
+// once.
+func (g *Guard) Stop(ctx context.Context) error {
+	g.mu.Lock()
+	stop, done := g.stop, g.done
+	g.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	stop()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		select {
+		case <-done: // over as ctx ended: stopped all the same
+			return nil
+		default:
+			return fmt.Errorf("stop the memory guard: %w", ctx.Err())
+		}
+	}
 }
 
 // dropPages drops the binary's and the database's mapped file pages from
 // the resident set (memtrim.go); a failure is logged once.
-func (g *memGuard) dropPages() {
+func (g *Guard) dropPages() {
 	err := g.exe.drop()
 	if g.db != nil {
 		if _, e := dropDB(g.db); e != nil {
@@ -177,7 +267,7 @@ func (g *memGuard) dropPages() {
 // no turn began since the last check and none runs. The collector's
 // scavenger would return them too, but slowly, and a daemon waiting for
 // its next message should hold only what it uses.
-func (g *memGuard) idle(ctx context.Context) {
+func (g *Guard) idle(ctx context.Context) {
 	st, err := g.loop.Stats(ctx)
 	if err != nil {
 		return
@@ -192,11 +282,8 @@ func (g *memGuard) idle(ctx context.Context) {
 	}
 }
 
-// wait returns once the goroutine start began has returned.
-func (g *memGuard) wait() { <-g.done }
-
 // run samples until ctx ends.
-func (g *memGuard) run(ctx context.Context) {
+func (g *Guard) run(ctx context.Context) {
 	t := time.NewTicker(g.every)
 	defer t.Stop()
 	for {
@@ -204,7 +291,7 @@ func (g *memGuard) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			g.check(ctx)
+			g.Check(ctx)
 			g.idle(ctx)
 			// Last: a collection touches much of the runtime's code and
 			// tables, which would be mapped again at once.
@@ -220,15 +307,15 @@ func (g *memGuard) run(ctx context.Context) {
 // Without the code taken off, the heap kept freed pages up to the whole
 // limit beside 26 MiB of code, and the guard shed sessions every few
 // turns of an agent with two Go tools.
-func (g *memGuard) softLimit() int64 {
+func (g *Guard) softLimit() int64 {
 	if g.builds > 0 {
 		return 2 * g.limit // a build that began first keeps its headroom
 	}
-	return max(g.limit-g.agents.heldCode(), min(agentReserve, g.limit))
+	return max(g.limit-g.agents.HeldCode(), min(g.reserve, g.limit))
 }
 
 // setSoftLimit sets the soft limit for the agents loaded now.
-func (g *memGuard) setSoftLimit() {
+func (g *Guard) setSoftLimit() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running {
@@ -236,14 +323,15 @@ func (g *memGuard) setSoftLimit() {
 	}
 }
 
-// building gives an agent build headroom until the func it returns is
-// called. A cold compile of a large WASM module needs a heap above the
-// soft limit for a few seconds: held to the limit, the collector would
-// run back to back, slowing every session's stream and the compile itself
-// (measured: 4× longer, tokens held up by half a second). Twice the limit
-// lets it through; once the last build ends the limit is back and the
-// collector returns what the compile used.
-func (g *memGuard) building() (done func()) {
+// Building gives an agent build headroom until the func it returns is
+// called; the agent cache calls it as each build begins. A cold compile
+// of a large WASM module needs a heap above the soft limit for a few
+// seconds: held to the limit, the collector would run back to back,
+// slowing every session's stream and the compile itself (measured: 4×
+// longer, tokens held up by half a second). Twice the limit lets it
+// through; once the last build ends the limit is back and the collector
+// returns what the compile used.
+func (g *Guard) Building() (done func()) {
 	g.mu.Lock()
 	if g.builds++; g.builds == 1 && g.running {
 		debug.SetMemoryLimit(g.softLimit())
@@ -259,16 +347,22 @@ func (g *memGuard) building() (done func()) {
 }
 
 // compiling reports whether an agent build is under way.
-func (g *memGuard) compiling() bool {
+func (g *Guard) compiling() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.builds > 0
 }
 
-// check samples once and acts. While an agent builds, its heap is
+// Busy reports whether the guard has the loop refusing new turns, memory
+// being short.
+func (g *Guard) Busy() bool { return g.busy.Load() }
+
+// Check samples once and acts, as the guard's goroutine does every two
+// seconds; a caller that knows memory just grew may call it too, but not
+// concurrently with another Check. While an agent builds, its heap is
 // transient: idle agents and sessions are still evicted, but no turn is
 // refused for it.
-func (g *memGuard) check(ctx context.Context) {
+func (g *Guard) Check(ctx context.Context) {
 	g.setSoftLimit()
 	if g.tuneGC {
 		g.gcPercent = gcPercentFor(liveHeap(g.gcPercent))
@@ -278,21 +372,22 @@ func (g *memGuard) check(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	busy := g.busy.Load()
 	switch {
 	case rss >= g.high:
-		agents := g.agents.evictIdle()
-		sessions, _ := g.loop.Shed(ctx, g.busy)
+		agents := g.agents.EvictIdle()
+		sessions, _ := g.loop.Shed(ctx, busy)
 		debug.FreeOSMemory()
 		after, _ := g.rss()
 		g.log.Warn("memory high: evicted idle agents and sessions", "anon_mb", rss>>20, "after_mb", after>>20,
 			"limit_mb", g.limit>>20, "agents", agents, "sessions", sessions)
-		if after >= g.high && !g.busy && !g.compiling() {
-			g.busy = true
+		if after >= g.high && !busy && !g.compiling() {
+			g.busy.Store(true)
 			_, _ = g.loop.Shed(ctx, true)
 			g.log.Error("memory still high: refusing new turns until it falls", "anon_mb", after>>20, "limit_mb", g.limit>>20)
 		}
-	case g.busy && rss < g.low:
-		g.busy = false
+	case busy && rss < g.low:
+		g.busy.Store(false)
 		_, _ = g.loop.Shed(ctx, false)
 		g.log.Info("memory back under the budget: taking turns again", "anon_mb", rss>>20)
 	}

@@ -1,10 +1,9 @@
-package lite
+package upkeep
 
 import (
 	"sync"
 
 	"github.com/agnx-lite/agnx-lite/runtime/pages"
-	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 // Most of a daemon's resident set is not its own memory but pages of its
@@ -40,7 +39,7 @@ func (p *exePages) drop() error {
 // (storage.Store.Mapped): bbolt cannot remap the file while one is open,
 // so the mapping found is the one dropped. It reports the bytes that were
 // resident.
-func dropDB(db *storage.Store) (int64, error) {
+func dropDB(db Mapper) (int64, error) {
 	var n int64
 	err := db.Mapped(func(path string) error {
 		rs, err := pages.Find(path)
