@@ -13,6 +13,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -109,11 +110,24 @@ func (e *AgentNotFoundError) Error() string {
 // Is makes errors.Is(err, ErrAgentNotFound) hold.
 func (e *AgentNotFoundError) Is(target error) bool { return target == ErrAgentNotFound }
 
+// newAgentCache is an agent cache outside a daemon (agent validate, tool
+// run, tests): its sandboxes watch no database's disk reserve.
 func newAgentCache(cfg *config.Config, log *slog.Logger) *agentCache {
-	sb := newSandboxes(cfg, log)
+	return newAgentCacheOver(cfg, log, newSandboxes(cfg, log))
+}
+
+// newSandboxes is cfg's sandbox manager outside a daemon: no database,
+// so no disk reserve to watch.
+func newSandboxes(cfg *config.Config, log *slog.Logger) *sandbox.Manager {
+	return sandbox.New(sandbox.Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: log})
+}
+
+// newAgentCacheOver is an agent cache whose tools run in sb's sandboxes;
+// the cache closes sb with itself.
+func newAgentCacheOver(cfg *config.Config, log *slog.Logger, sb *sandbox.Manager) *agentCache {
 	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, env: cfg.Sandbox.Env, log: log}
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
-		tools: &toolFactory{sandboxes: sb, log: log, wasm: wasm, search: webSearch(cfg), shared: cfg.DataDir,
+		tools: &toolFactory{sandboxes: sb, env: cfg.Sandbox.Env, log: log, wasm: wasm, search: webSearch(cfg), shared: cfg.DataDir,
 			world: cfg.WorldMemoryDir(), worldLimits: cfg.WorldMemory.Limits(), mcp: newMCPHost(cfg, log, sb)}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
 		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool),
 		building: make(map[string]*agentBuild), refused: make(map[string]*AgentTooBigError), evictions: make(map[string]uint64),
@@ -487,7 +501,7 @@ func (c *agentCache) close() {
 	c.loaded, c.retired = map[string]*cachedAgent{}, map[string][]runtime.Tool{}
 	c.tools.mcp.close()
 	c.tools.wasm.close()
-	c.tools.sandboxes.close()
+	c.tools.sandboxes.Close()
 }
 
 // LoadAgentTools builds one agent, with its tools, outside a running

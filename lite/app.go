@@ -11,6 +11,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/upkeep"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
@@ -98,10 +99,10 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	reapSandboxes(cfg, log) // what a killed instance left running
-	cache := newAgentCache(cfg, log)
+	sandbox.Reap(cfg.DataDir, log) // what a killed instance left running
+	sb := sandbox.New(sandbox.Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: log, ReserveGone: st.ReserveGone})
+	cache := newAgentCacheOver(cfg, log, sb)
 	cache.tools.wasm.progress = o.Progress
-	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	cache.tools.sessions = storeSessions{st}
 	m := newMetrics(cfg.RuntimePrices())
 	notify := startNotifier(&notifier{log: log, secrets: offeredSecrets(cfg), allowLoopback: o.notifyLoopback})
@@ -126,7 +127,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	cache.tools.mcp.cache, cache.tools.mcp.changed = loopKV{loop}, cache.markStale
 	cache.tools.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
 	cache.tools.bg = newBackground(loop, log, func() *App { return a })
-	cache.tools.workers = newSupervisor(cache.tools.sandboxes, cfg, loop, func() *App { return a }, log)
+	cache.tools.workers = newSupervisor(sb, cfg, loop, func() *App { return a }, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
 		router: newRouter(cfg), metrics: m, notify: notify, bg: cache.tools.bg, host: o.host}

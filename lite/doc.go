@@ -4,8 +4,8 @@
 // the concrete providers and tools.
 //
 // lite imports runtime, storage, agents, wasmtools, bwrap and the packages
-// under lite/ (config, the subsystems such as hooks and upkeep, the
-// gateways, the clients of outside programs); only cmd imports lite, and
-// the packages under lite/ import one another only downward
+// under lite/ (config, the subsystems such as hooks, sandbox and upkeep,
+// the gateways, the clients of outside programs); only cmd imports lite,
+// and the packages under lite/ import one another only downward
 // (lite/layering_test.go lists the edges).
 package lite

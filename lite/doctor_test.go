@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,4 +155,19 @@ func TestDoctor_MissingDuragent(t *testing.T) {
 	require.Len(t, c.Warnings, 1)
 	assert.Equal(t, []Check{{Name: "config", Status: "warn", Detail: c.Warnings[0],
 		Fix: "remove or correct the key, or leave it if the file is shared with Agnx"}}, configChecks(c))
+}
+
+// doctor says which helper network: true will use.
+func TestDoctor_NetworkHelper(t *testing.T) {
+	needSandbox(t)
+	cfg := crashConfig(t.TempDir())
+	for helper, want := range map[string]string{"auto": "slirp4netns", "slirp4netns": "slirp4netns", "pasta": "pasta"} {
+		if _, err := exec.LookPath(want); err != nil {
+			continue
+		}
+		cfg.Sandbox.NetworkHelper = helper
+		c := sandboxCheck(context.Background(), cfg)
+		assert.Equal(t, "ok", c.Status, c.Detail)
+		assert.Regexp(t, "network: true through /[^ ]*/"+want+` \(sandbox.network_helper: `+helper+`\)`, c.Detail)
+	}
 }

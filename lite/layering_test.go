@@ -44,6 +44,10 @@ var liteEdges = map[string][]string{
 	"lite/telegram/tgtest": nil,
 	"lite/plugin/example":  nil,
 
+	// Subsystems: below the root, above config and the clients they
+	// drive.
+	"lite/sandbox": {"lite/bgproc", "lite/config", "lite/mcp", "lite/workers"},
+
 	// Gateways.
 	"lite/httpapi":   {"lite/webaddr"},
 	"lite/telegram":  {"lite/inbox"},

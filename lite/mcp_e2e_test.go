@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -129,8 +130,8 @@ func TestMCP_EvictionStopsTheServers(t *testing.T) {
 	assert.Nil(t, c.tools.mcp.started(), "no MCP server: no manager")
 
 	setSpec(t, filepath.Join(c.cfg.AgentsDir, "assistant"), "  tools:\n    - {type: mcp, name: probe, command: "+mcpServerBinary(t)+"}\n")
-	if !c.tools.sandboxes.probe().Usable {
-		c.tools.sandboxes.cfg.Mode = "trust"
+	if !bwrap.Probe(context.Background()).Usable {
+		setSandboxMode(c, "trust")
 	}
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)

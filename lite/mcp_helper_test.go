@@ -1,7 +1,7 @@
 package lite
 
 import (
-	"log/slog"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
@@ -40,10 +41,8 @@ func mcpTestConfig(t *testing.T) *config.Config {
 	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	cfg.Runtime.MemoryLimitMB = 0
-	sb := newSandboxes(cfg, slog.New(slog.DiscardHandler))
-	if !sb.probe().Usable {
+	if !bwrap.Probe(context.Background()).Usable {
 		cfg.Sandbox.Mode = "trust"
 	}
-	sb.close()
 	return cfg
 }

@@ -86,7 +86,7 @@ func (p *MCPProbe) Stats() []mcp.Stat { return p.host.stats() }
 // Close stops every server the probe started and releases the sandbox.
 func (p *MCPProbe) Close() {
 	p.host.close()
-	p.host.sandboxes.close()
+	p.host.sandboxes.Close()
 	if p.store != nil {
 		p.store.Close()
 	}

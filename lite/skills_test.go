@@ -111,16 +111,6 @@ func TestSkills_ToolListedOrTaken(t *testing.T) {
 	assert.Contains(t, strings.Join(a.Spec.Warnings, "\n"), `the agent has a tool named "skill", so the skill tool that reads its skills is left out`)
 }
 
-// A skill folder swapped for a link after the load is not mounted.
-func TestSkills_MountsOnlyRealFolders(t *testing.T) {
-	base := t.TempDir()
-	real := filepath.Join(base, "skills", "a")
-	require.NoError(t, os.MkdirAll(real, 0o755))
-	swapped := filepath.Join(base, "skills", "b")
-	require.NoError(t, os.Symlink(base, swapped))
-	assert.Equal(t, []string{real}, skillMounts([]string{real, swapped, filepath.Join(base, "gone")}))
-}
-
 // A skill's script runs in the real sandbox: it reads its own folder and
 // the shared skills' folders at the paths <location> gives, and nothing
 // else of the agent's folder or the data dir; it writes none of them.

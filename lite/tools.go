@@ -11,6 +11,8 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
+	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/workers"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/memory"
@@ -23,10 +25,12 @@ import (
 // toolFactory turns an agent's spec.tools into tools: the one place that
 // knows the concrete tool types.
 type toolFactory struct {
-	sandboxes *sandboxes
+	sandboxes *sandbox.Manager
 	log       *slog.Logger
 	wasm      *wasmEngine
 	search    *tools.WebSearch // the web tool's search backend
+	// env is sandbox.env: what a cli tool's env: names pick from.
+	env map[string]config.Secret
 	// sessions is what the session tool reads; nil outside a daemon.
 	sessions tools.SessionStore
 	// shared is the folder whose tools/ every agent gets (Agnx's
@@ -148,13 +152,13 @@ func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool
 	ws := a.Workspace
 	switch strings.ToLower(ref.Name) {
 	case "bash":
-		return &tools.Bash{Sandbox: f.sandboxes.forAgent(a, ref.Network), MaxTimeout: seconds(ref.TimeoutSeconds, 0)}, nil
+		return &tools.Bash{Sandbox: f.sandboxes.ForAgent(a, ref.Network), MaxTimeout: seconds(ref.TimeoutSeconds, 0)}, nil
 	case "read_file":
 		return &tools.ReadFile{Workspace: ws}, nil
 	case "write_file":
-		return f.sandboxes.capped(ws, &tools.WriteFile{Workspace: ws}), nil
+		return f.sandboxes.Capped(ws, &tools.WriteFile{Workspace: ws}), nil
 	case "edit_file":
-		return f.sandboxes.capped(ws, &tools.EditFile{Workspace: ws}), nil
+		return f.sandboxes.Capped(ws, &tools.EditFile{Workspace: ws}), nil
 	case "list_dir":
 		return &tools.ListDir{Workspace: ws}, nil
 	case "glob":

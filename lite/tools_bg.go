@@ -2,16 +2,12 @@ package lite
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/runtime"
-	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
 // noticeTimeout bounds the posting of one process notice.
@@ -75,46 +71,5 @@ func (f *toolFactory) backgroundTool(a *agents.Agent, ref agents.ToolRef) runtim
 	if f.bg == nil {
 		return nil
 	}
-	var skills []string
-	for _, sk := range a.Skills {
-		skills = append(skills, sk.Dir)
-	}
-	return f.bg.Tool(bgproc.Sandbox{Agent: a.Name, Workspace: a.Workspace,
-		Start: f.sandboxes.startBackground(a.Workspace, ref.Network, skills)})
-}
-
-// startBackground starts a background process in an agent's sandbox, as
-// bash runs a command there (the workspace handed to run_as, the skills
-// read-only, the minimal environment, the limits) but with no deadline:
-// the manager ends it. A full workspace or disk refuses the start; no
-// disk watcher follows it (the file size cap set at its start is what
-// bounds each file it writes).
-func (s *sandboxes) startBackground(ws string, network bool, skills []string) bgproc.Start {
-	return func(ctx context.Context, dir string, command []string) (*bwrap.Process, error) {
-		r := s.runner(true)
-		p := bwrap.Policy{Workspace: ws, Network: network, Chdir: dir, ReadOnly: skillMounts(skills)}
-		// A subagent's process runs in the folder its call works in; its
-		// log stays in the agent's own workspace, where the manager keeps it.
-		p.Workspace, p.WorkspaceReadOnly = tools.WorkspaceFor(ctx, ws)
-		if !r.Trust {
-			st := s.probe()
-			if !st.Usable {
-				return nil, fmt.Errorf("the sandbox is unavailable, so no background process can start: %s", st.Problem)
-			}
-			if s.runAsErr != nil {
-				return nil, s.runAsErr
-			}
-			p.RunAs = s.runAs
-		}
-		room, full, err := s.roomForCall(p)
-		if err != nil {
-			return nil, err
-		}
-		if full != "" {
-			return nil, errors.New(full)
-		}
-		p.FileMB = min(room, bwrap.DefaultFileMB)
-		p.TmpMB = s.cfg.TmpMB
-		return r.Start(ctx, p, command)
-	}
+	return f.bg.Tool(bgproc.Sandbox{Agent: a.Name, Workspace: a.Workspace, Start: f.sandboxes.ForBackground(a, ref.Network)})
 }

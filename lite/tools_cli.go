@@ -43,7 +43,7 @@ func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, er
 		return nil, fmt.Errorf("cli tool %q: input %q is not known: leave it out (args as words) or write input: json", ref.Name, ref.Input)
 	}
 	t := &tools.CLI{Name: ref.Name, Dir: a.Dir, ReadOnly: []string{a.Dir}, JSONInput: ref.Input == "json",
-		Sandbox: f.sandboxes.forAgent(a, ref.Network), Timeout: seconds(ref.TimeoutSeconds, tools.DefaultTimeout)}
+		Sandbox: f.sandboxes.ForAgent(a, ref.Network), Timeout: seconds(ref.TimeoutSeconds, tools.DefaultTimeout)}
 	prog := words[0]
 	switch {
 	case filepath.IsAbs(prog):
@@ -103,7 +103,7 @@ func (f *toolFactory) cliEnv(ref agents.ToolRef) (map[string]string, error) {
 	if ref.Env.Len() == 0 {
 		return nil, nil
 	}
-	offered := environ(f.sandboxes.cfg.Env, os.LookupEnv)
+	offered := environ(f.env, os.LookupEnv)
 	env := make(map[string]string, len(ref.Env.Names))
 	for _, k := range ref.Env.Names {
 		v, ok := offered[k]
@@ -250,7 +250,7 @@ func (f *toolFactory) toolFolder(a *agents.Agent, s *cliScan, root, dir, name st
 		desc = data
 	}
 	t := &tools.CLI{Name: name, Description: desc, Command: []string{"./" + run}, Dir: real, ReadOnly: []string{real},
-		Sandbox: f.sandboxes.forAgent(a, false)}
+		Sandbox: f.sandboxes.ForAgent(a, false)}
 	s.scan.Tools = append(s.scan.Tools, tools.DiscoveredTool{Name: name, Description: desc})
 	return t, true
 }

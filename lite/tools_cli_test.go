@@ -231,8 +231,8 @@ func TestCLI_MinimalEnvPlusDeclared(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-daemon")
 	t.Setenv("TZ", "Europe/Oslo")
 	c, cfg := newTestCache(t)
-	c.tools.sandboxes.cfg.Mode = "bwrap"
-	c.tools.sandboxes.cfg.Env = map[string]config.Secret{"WEATHER_KEY": "w-1", "OTHER": "o"}
+	setSandboxMode(c, "bwrap")
+	c.tools.env = map[string]config.Secret{"WEATHER_KEY": "w-1", "OTHER": "o"}
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "env.sh"), []byte("#!/bin/sh\nenv | sort\n"), 0o755))
 	yaml := filepath.Join(dir, "agent.yaml")

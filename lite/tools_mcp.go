@@ -11,6 +11,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
+	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -20,7 +21,7 @@ import (
 type mcpHost struct {
 	cfg       *config.Config
 	log       *slog.Logger
-	sandboxes *sandboxes
+	sandboxes *sandbox.Manager
 	transport *mcpTransport
 
 	// cache and changed are set by Open before anything builds: the
@@ -33,7 +34,7 @@ type mcpHost struct {
 	m  *mcp.Manager
 }
 
-func newMCPHost(cfg *config.Config, log *slog.Logger, sb *sandboxes) *mcpHost {
+func newMCPHost(cfg *config.Config, log *slog.Logger, sb *sandbox.Manager) *mcpHost {
 	h := &mcpHost{cfg: cfg, log: log, sandboxes: sb, transport: newMCPTransport(), changed: func(string) {}}
 	for _, s := range cfg.MCP.Servers {
 		if s.URL != "" {
@@ -50,7 +51,7 @@ func (h *mcpHost) manager() *mcp.Manager {
 	if h.m == nil {
 		offered := environ(h.cfg.Sandbox.Env, os.LookupEnv)
 		h.m = mcp.NewManager(mcp.Options{
-			Spawn:       h.sandboxes.spawnMCP,
+			Spawn:       h.sandboxes.SpawnMCP,
 			Cache:       h.cache,
 			Changed:     func(agent string) { h.changed(agent) },
 			IdleTimeout: seconds(h.cfg.MCP.IdleTimeoutSeconds, 0),

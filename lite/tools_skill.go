@@ -2,7 +2,6 @@ package lite
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -43,22 +42,4 @@ func (f *toolFactory) withSkillTool(a *agents.Agent, out []runtime.Tool) []runti
 		return out
 	}
 	return append(out, f.skillTool(a))
-}
-
-// skillMounts are those of the folders of an agent's skills (Skill.Dir)
-// that its sandbox shows read-only at the same path, so that the model can
-// run a skill's scripts and read its files there (nothing else of the
-// agent's folder or the data dir is visible). The loader resolved each
-// folder and checked it lies in its skills folder; one that is no longer
-// that real folder (a link swapped in since) is left out. Checked before
-// each run, as a folder may change while the agent stays loaded. A mount
-// is read-only: a skill never widens what the sandbox may write or reach.
-func skillMounts(skills []string) []string {
-	dirs := make([]string, 0, len(skills))
-	for _, d := range skills {
-		if real, err := filepath.EvalSymlinks(d); err == nil && real == d {
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -29,7 +30,7 @@ func toolAgent(t *testing.T, mode string, toolsYAML string, files map[string]str
 func toolAgentCache(t *testing.T, mode string, toolsYAML string, files map[string]string) (*agentCache, *config.Config, *runtime.LoadedAgent) {
 	t.Helper()
 	c, cfg := newTestCache(t)
-	c.tools.sandboxes.cfg.Mode = mode
+	setSandboxMode(c, mode)
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
 	for name, content := range files {
 		p := filepath.Join(dir, name)
@@ -45,6 +46,18 @@ func toolAgentCache(t *testing.T, mode string, toolsYAML string, files map[strin
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	return c, cfg, a
+}
+
+// setSandboxMode gives c's tools a sandbox manager whose sandbox.mode is
+// mode: a manager copies its section of the configuration when made, so
+// the test makes another one in place of the cache's (nothing ran in the
+// old one yet).
+func setSandboxMode(c *agentCache, mode string) {
+	sc := c.cfg.Sandbox
+	sc.Mode = mode
+	c.tools.sandboxes.Close()
+	sb := sandbox.New(sandbox.Options{Config: sc, DataDir: c.cfg.DataDir, Logger: c.log})
+	c.tools.sandboxes, c.tools.mcp.sandboxes = sb, sb
 }
 
 func needSandbox(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/workers"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -17,9 +18,9 @@ import (
 // or Claude Code's headless CLI, in the sandbox sb runs tools in (bwrap,
 // or none with sandbox: trust). A variable so that tests can put a worker
 // of their own in its place.
-var newWorkerRunner = func(sb *sandboxes, cfg *config.Config, name string, e workers.Entry) (workers.Runner, error) {
+var newWorkerRunner = func(sb *sandbox.Manager, cfg *config.Config, name string, e workers.Entry) (workers.Runner, error) {
 	rc := workers.RunnerConfig{Name: name, Argv: e.ACP, Binary: e.Claude, Args: e.Args, Network: e.Network, Env: e.Env,
-		Timeout: e.RunTimeout, Sandbox: sb.forWorkers(e.Sandbox == "trust"),
+		Timeout: e.RunTimeout, Sandbox: sb.ForWorkers(e.Sandbox == "trust"),
 		// Its home, kept across runs so that a session can be resumed:
 		// the only folder of the data dir the worker sees.
 		Home: filepath.Join(cfg.DataDir, "workers", "home", name)}
@@ -30,7 +31,7 @@ var newWorkerRunner = func(sb *sandboxes, cfg *config.Config, name string, e wor
 }
 
 // Runners builds the Runner of every configured worker, by name.
-func Runners(sb *sandboxes, cfg *config.Config) (map[string]workers.Runner, error) {
+func Runners(sb *sandbox.Manager, cfg *config.Config) (map[string]workers.Runner, error) {
 	if len(cfg.Workers) == 0 {
 		return nil, nil
 	}
@@ -48,7 +49,7 @@ func Runners(sb *sandboxes, cfg *config.Config) (map[string]workers.Runner, erro
 // newSupervisor is the worker tool's supervisor over the loop's kv, the
 // data dir and the notification path; nil (logged) when no worker is
 // configured or none can be built.
-func newSupervisor(sb *sandboxes, cfg *config.Config, loop *runtime.Loop, app func() *App, log *slog.Logger) *workers.Supervisor {
+func newSupervisor(sb *sandbox.Manager, cfg *config.Config, loop *runtime.Loop, app func() *App, log *slog.Logger) *workers.Supervisor {
 	runners, err := Runners(sb, cfg)
 	if err != nil {
 		log.Warn("workers unavailable; the worker tool is left out", "err", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/workers"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -45,7 +46,7 @@ func (editRunner) Run(_ context.Context, job workers.Job) (workers.Outcome, erro
 func TestWorkerTool_EndToEnd(t *testing.T) {
 	saved := newWorkerRunner
 	t.Cleanup(func() { newWorkerRunner = saved })
-	newWorkerRunner = func(*sandboxes, *config.Config, string, workers.Entry) (workers.Runner, error) {
+	newWorkerRunner = func(*sandbox.Manager, *config.Config, string, workers.Entry) (workers.Runner, error) {
 		return editRunner{}, nil
 	}
 	jobID := regexp.MustCompile(`Job ([0-9a-f]{20}) `)

@@ -14,8 +14,8 @@ import (
 )
 
 // TestStdio_InBubblewrap runs the test server in a real sandbox, as
-// lite's spawnMCP does: workspace mounted, its own pid namespace, the
-// environment only what the entry gives.
+// lite/sandbox's SpawnMCP does: workspace mounted, its own pid namespace,
+// the environment only what the entry gives.
 func TestStdio_InBubblewrap(t *testing.T) {
 	srv := stdioServer(t, "s", "plain")
 	if st := bwrap.Probe(context.Background()); !st.Usable {

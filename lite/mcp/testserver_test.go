@@ -123,8 +123,8 @@ func bigSchema(n int) json.RawMessage {
 // detector, which reserves terabytes of address space.
 var testLimits = bwrap.Limits{MemoryMB: 1 << 30}
 
-// spawnDirect starts a stdio server as lite's spawnMCP would, in trust
-// mode (the init, then the command; no bubblewrap), counting starts.
+// spawnDirect starts a stdio server as lite/sandbox's SpawnMCP would, in
+// trust mode (the init, then the command; no bubblewrap), counting starts.
 type spawnDirect struct {
 	mu     sync.Mutex
 	starts int

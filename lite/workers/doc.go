@@ -25,7 +25,7 @@
 // (the result's permission_denials) ends its outcome, for the supervisor
 // to ask the user about before resuming it.
 //
-// Both start the worker through a Sandbox (lite's bwrap one) with only
-// the entry's environment and a home of its own, kill its whole process
-// tree before Run returns, and bound what they read from it.
+// Both start the worker through a Sandbox (lite/sandbox's bwrap one) with
+// only the entry's environment and a home of its own, kill its whole
+// process tree before Run returns, and bound what they read from it.
 package workers

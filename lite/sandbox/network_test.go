@@ -1,4 +1,4 @@
-package lite
+package sandbox
 
 import (
 	"net/http"

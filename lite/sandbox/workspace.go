@@ -1,4 +1,4 @@
-package lite
+package sandbox
 
 import (
 	"context"
@@ -145,7 +145,7 @@ var errDiskLow = errors.New("the disk is nearly full")
 
 // roomFor returns how many MB a writing call may add to the workspace ws,
 // and, when none, why (one sentence). See prepareWorkspace.
-func (s *sandboxes) roomFor(ws string, owner *bwrap.User) (int, string, error) {
+func (s *Manager) roomFor(ws string, owner *bwrap.User) (int, string, error) {
 	room, err := prepareWorkspace(ws, s.cfg.WorkspaceMB, owner)
 	if err != nil {
 		return 0, "", err
@@ -168,7 +168,7 @@ func (s *sandboxes) roomFor(ws string, owner *bwrap.User) (int, string, error) {
 // (a subagent in its parent's) is not measured: nothing is written there
 // and only /tmp, capped on its own, can grow; trust mode, which cannot
 // keep a command from writing to it, refuses (bwrap.ErrTrustReadOnly).
-func (s *sandboxes) roomForCall(p bwrap.Policy) (int, string, error) {
+func (s *Manager) roomForCall(p bwrap.Policy) (int, string, error) {
 	if !p.WorkspaceReadOnly {
 		return s.roomFor(p.Workspace, p.RunAs)
 	}
@@ -188,7 +188,7 @@ func (s *sandboxes) roomForCall(p bwrap.Policy) (int, string, error) {
 // watchDisk stops a sandboxed command, through stop, once the disk
 // holding ws has less than the floor free: RLIMIT_FSIZE bounds one file,
 // not how many a command writes.
-func (s *sandboxes) watchDisk(ctx context.Context, ws string, stop context.CancelCauseFunc) {
+func (s *Manager) watchDisk(ctx context.Context, ws string, stop context.CancelCauseFunc) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -230,16 +230,17 @@ func workspaceFull(capMB int) string {
 		"delete files from it (rm still works in bash) before writing more", capMB, maxWorkspaceDepth)
 }
 
-// capped returns t, a tool writing into the workspace ws, refusing its
-// calls while ws is full.
-func (s *sandboxes) capped(ws string, t runtime.Tool) runtime.Tool {
+// Capped returns t, a tool writing into the workspace ws (write_file,
+// edit_file), refusing its calls while ws is full, the disk nearly full or
+// the database's disk reserve gone.
+func (s *Manager) Capped(ws string, t runtime.Tool) runtime.Tool {
 	return &cappedTool{Tool: t, ws: ws, s: s}
 }
 
 type cappedTool struct {
 	runtime.Tool
 	ws string
-	s  *sandboxes
+	s  *Manager
 }
 
 var _ runtime.Subjecter = (*cappedTool)(nil)

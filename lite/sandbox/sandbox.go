@@ -1,4 +1,4 @@
-package lite
+package sandbox
 
 import (
 	"context"
@@ -20,19 +20,19 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
-// sandboxes hands each agent a tools.Sandbox over one bwrap.Runner. The
-// probe runs on first use (an agent without shell tools never pays for
-// it) and its answer is kept, unless the machine was too busy to give
-// one: then the next use probes again.
-type sandboxes struct {
+// Manager hands each agent a tools.Sandbox over one bwrap.Runner, and
+// starts MCP servers, coding-agent workers and background processes in
+// sandboxes of the same kind. The probe runs on first use (an agent
+// without shell tools never pays for it) and its answer is kept, unless
+// the machine was too busy to give one: then the next use probes again.
+type Manager struct {
 	cfg   config.Sandbox
 	log   *slog.Logger
 	owner *bwrap.Owner // this instance, as the owner of the sandboxes it starts
 	// diskFloorMB is the free space a writing tool leaves on the disk
 	// holding the workspace (diskFloorMB; tests lower or raise it).
 	diskFloorMB int
-	// reserveGone reports that the database gave up its disk reserve (the
-	// disk filled up): writing tools refuse until it is back. nil: never.
+	// reserveGone is Options.ReserveGone; nil: never.
 	reserveGone func() bool
 
 	// probeWith is the probe (bwrap.Runner.Probe; tests replace it).
@@ -44,19 +44,45 @@ type sandboxes struct {
 	runAsErr  error
 }
 
-func newSandboxes(cfg *config.Config, log *slog.Logger) *sandboxes {
-	return &sandboxes{cfg: cfg.Sandbox, log: log, owner: &bwrap.Owner{Dir: sandboxRunDir(cfg)}, diskFloorMB: diskFloorMB}
+// Options are what a Manager is made of.
+type Options struct {
+	// Config is agnx.yaml's sandbox: section, copied: a change to it
+	// after New is not seen.
+	Config config.Sandbox
+	// DataDir is the daemon's data dir: the record of the sandboxes this
+	// instance starts lives under it (RunDir), for Reap.
+	DataDir string
+	// Logger gets the sandbox's warnings (an unusable or too busy
+	// bubblewrap, trust mode); nil discards them.
+	Logger *slog.Logger
+	// ReserveGone reports that the database gave up its disk reserve (the
+	// disk filled up): writing tools refuse, and sandboxed commands can
+	// grow no file, until it is back. nil: never (no database, outside a
+	// daemon).
+	ReserveGone func() bool
 }
 
-// sandboxRunDir holds a record per daemon instance that ran sandboxes.
-func sandboxRunDir(cfg *config.Config) string { return filepath.Join(cfg.DataDir, "run", "sandbox") }
+// New returns the Manager of o. It probes nothing and starts nothing
+// until a sandbox is first used; Close removes what it leaves on disk.
+func New(o Options) *Manager {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Manager{cfg: o.Config, log: log, owner: &bwrap.Owner{Dir: RunDir(o.DataDir)}, diskFloorMB: diskFloorMB,
+		reserveGone: o.ReserveGone}
+}
 
-// reapSandboxes ends the sandboxes a killed instance on this data dir
-// left running (see bwrap.Owner). Open calls it once it holds the
-// database, so no other live daemon uses this data dir; Reap checks that
-// each record's owner is dead anyway.
-func reapSandboxes(cfg *config.Config, log *slog.Logger) {
-	n, err := bwrap.Reap(sandboxRunDir(cfg))
+// RunDir holds a record per daemon instance on the data dir dataDir that
+// ran sandboxes (bwrap.Owner): what Reap reads.
+func RunDir(dataDir string) string { return filepath.Join(dataDir, "run", "sandbox") }
+
+// Reap ends the sandboxes a killed instance on the data dir dataDir left
+// running (see bwrap.Owner), and logs what it did. The daemon calls it
+// once it holds the database, so no other live daemon uses this data
+// dir; bwrap.Reap checks that each record's owner is dead anyway.
+func Reap(dataDir string, log *slog.Logger) {
+	n, err := bwrap.Reap(RunDir(dataDir))
 	if err != nil {
 		log.Warn("cannot end the sandboxes a previous run left behind", "err", err)
 	}
@@ -65,8 +91,8 @@ func reapSandboxes(cfg *config.Config, log *slog.Logger) {
 	}
 }
 
-// close removes this instance's record: its sandboxes have ended.
-func (s *sandboxes) close() {
+// Close removes this instance's record: its sandboxes have ended.
+func (s *Manager) Close() {
 	if err := s.owner.Close(); err != nil {
 		s.log.Warn("cannot remove the sandbox owner record", "err", err)
 	}
@@ -74,7 +100,7 @@ func (s *sandboxes) close() {
 
 // probe returns what the sandbox's probe found. runAs and runAsErr are
 // set with the final answer, before any caller sees it usable.
-func (s *sandboxes) probe() bwrap.Status {
+func (s *Manager) probe() bwrap.Status {
 	s.probeMu.Lock()
 	defer s.probeMu.Unlock()
 	if s.probed {
@@ -110,7 +136,7 @@ func (s *sandboxes) probe() bwrap.Status {
 
 // runner is the Runner sandboxes are run with, marked with this instance
 // as their owner or not.
-func (s *sandboxes) runner(owned bool) *bwrap.Runner {
+func (s *Manager) runner(owned bool) *bwrap.Runner {
 	r := &bwrap.Runner{Trust: s.cfg.Mode == "trust", NetworkHelper: s.cfg.NetworkHelper}
 	if owned {
 		r.Owner = s.owner
@@ -118,9 +144,10 @@ func (s *sandboxes) runner(owned bool) *bwrap.Runner {
 	return r
 }
 
-// forAgent returns the sandbox of one agent's workspace, which also shows
-// the agent's skills read-only (skillMounts).
-func (s *sandboxes) forAgent(a *agents.Agent, network bool) tools.Sandbox {
+// ForAgent returns the sandbox of one agent's workspace for its bash and
+// CLI tools, with the network only when network is set; it also shows the
+// agent's skills read-only (skillMounts).
+func (s *Manager) ForAgent(a *agents.Agent, network bool) tools.Sandbox {
 	sb := &agentSandbox{s: s, policy: bwrap.Policy{Workspace: a.Workspace, Network: network}}
 	for _, sk := range a.Skills {
 		sb.skills = append(sb.skills, sk.Dir)
@@ -128,8 +155,10 @@ func (s *sandboxes) forAgent(a *agents.Agent, network bool) tools.Sandbox {
 	return sb
 }
 
+var _ tools.Sandbox = (*agentSandbox)(nil)
+
 type agentSandbox struct {
-	s      *sandboxes
+	s      *Manager
 	policy bwrap.Policy
 	// skills are the folders of the agent's skills, bound read-only
 	// (checked on each run: see skillMounts).
@@ -189,6 +218,24 @@ func (a *agentSandbox) Exec(ctx context.Context, e tools.Exec) (tools.ExecResult
 	}
 	return tools.ExecResult{Output: out, Stderr: res.Stderr, Cut: res.Cut, ExitCode: res.ExitCode,
 		TimedOut: res.TimedOut, Duration: res.Duration}, nil
+}
+
+// skillMounts are those of the folders of an agent's skills (Skill.Dir)
+// that its sandbox shows read-only at the same path, so that the model can
+// run a skill's scripts and read its files there (nothing else of the
+// agent's folder or the data dir is visible). The loader resolved each
+// folder and checked it lies in its skills folder; one that is no longer
+// that real folder (a link swapped in since) is left out. Checked before
+// each run, as a folder may change while the agent stays loaded. A mount
+// is read-only: a skill never widens what the sandbox may write or reach.
+func skillMounts(skills []string) []string {
+	dirs := make([]string, 0, len(skills))
+	for _, d := range skills {
+		if real, err := filepath.EvalSymlinks(d); err == nil && real == d {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
 }
 
 // probeRunAs checks that a sandbox runs as u here: without a user

@@ -1,4 +1,4 @@
-package lite
+package sandbox
 
 import (
 	"context"
@@ -110,7 +110,7 @@ func runBackground(t *testing.T, a *runtime.LoadedAgent, dir string, readOnly bo
 	t.Helper()
 	ctx := runtime.WithCall(context.Background(), runtime.CallInfo{SessionID: "s_child", CallID: "c1",
 		Workspace: dir, ReadOnly: readOnly})
-	start := sandboxOf(t, a).startBackground(a.Spec.Workspace, false, nil)
+	start := sandboxOf(t, a).ForBackground(a.Spec, false)
 	p, err := start(ctx, "/workspace", []string{"/bin/sh", "-c", script})
 	if err != nil {
 		return "", err

@@ -1,4 +1,4 @@
-package lite
+package sandbox
 
 import (
 	"context"
@@ -18,20 +18,20 @@ const workerAddressSpaceMB = mcpAddressSpaceMB
 // compilers and test runners.
 const workerProcs = 256
 
-// forWorkers is the workers.Sandbox of coding-agent workers: trust when
-// sandbox.mode is trust or the workers: entry asks for it.
-func (s *sandboxes) forWorkers(trust bool) workers.Sandbox {
+// ForWorkers is the workers.Sandbox of coding-agent workers: trust when
+// sandbox.mode is trust or trust is set (the workers: entry asks for it).
+func (s *Manager) ForWorkers(trust bool) workers.Sandbox {
 	return &workerSandbox{s: s, trust: trust}
 }
 
 type workerSandbox struct {
-	s     *sandboxes
+	s     *Manager
 	trust bool
 }
 
 var _ workers.Sandbox = (*workerSandbox)(nil)
 
-// Start starts a worker as spawnMCP starts a stdio MCP server: in its
+// Start starts a worker as SpawnMCP starts a stdio MCP server: in its
 // folder (bound at /workspace), with only its entry's environment, the
 // network only when granted, and every sandboxed tool's limits; its home
 // is bound read-write at its own path, and a disk watcher ends it when

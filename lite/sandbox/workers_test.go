@@ -1,4 +1,4 @@
-package lite
+package sandbox
 
 import (
 	"log/slog"
@@ -16,12 +16,12 @@ import (
 )
 
 // TestWorkerSandbox runs the workers package's ACP test agent through
-// lite's sandbox, as a worker tool does: in its folder (at /workspace
+// a Manager, as a worker tool does: in its folder (at /workspace
 // under bwrap), with only its entry's environment, a home of its own,
 // and its files written through the client landing in the folder.
 func TestWorkerSandbox(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "acpagent")
-	out, err := exec.Command("go", "build", "-o", bin, "./workers/testdata/acpagent").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "../workers/testdata/acpagent").CombinedOutput()
 	require.NoError(t, err, string(out))
 	require.NoError(t, os.Chmod(filepath.Dir(bin), 0o755))
 	for _, mode := range []string{"bwrap", "trust"} {
@@ -33,11 +33,11 @@ func TestWorkerSandbox(t *testing.T) {
 			require.NoError(t, os.Chmod(dir, 0o777))
 			cfg := &config.Config{DataDir: t.TempDir()}
 			cfg.Sandbox.Mode = mode
-			s := newSandboxes(cfg, slog.New(slog.DiscardHandler))
-			defer s.close()
+			s := New(Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: slog.New(slog.DiscardHandler)})
+			defer s.Close()
 			t.Setenv("AGNX_DAEMON_SECRET", "leak")
 			r := workers.NewACPRunner(workers.RunnerConfig{Name: "w", Argv: []string{bin}, Home: home,
-				Env: map[string]string{"TOKEN": "t0k"}, Sandbox: s.forWorkers(false)})
+				Env: map[string]string{"TOKEN": "t0k"}, Sandbox: s.ForWorkers(false)})
 			inside := "/workspace"
 			if mode == "trust" {
 				inside = dir
@@ -58,10 +58,10 @@ func TestWorkerSandbox(t *testing.T) {
 }
 
 // TestWorkerSandbox_Claude runs the workers package's fake claude
-// through lite's sandbox: claude -p works in the job's folder and keeps
+// through a Manager: claude -p works in the job's folder and keeps
 // its session in its own home, so the next run resumes it.
 func TestWorkerSandbox_Claude(t *testing.T) {
-	bin, err := filepath.Abs("workers/testdata/claude_fake.sh")
+	bin, err := filepath.Abs("../workers/testdata/claude_fake.sh")
 	require.NoError(t, err)
 	for _, mode := range []string{"bwrap", "trust"} {
 		t.Run(mode, func(t *testing.T) {
@@ -72,10 +72,10 @@ func TestWorkerSandbox_Claude(t *testing.T) {
 			require.NoError(t, os.Chmod(dir, 0o777))
 			cfg := &config.Config{DataDir: t.TempDir()}
 			cfg.Sandbox.Mode = mode
-			s := newSandboxes(cfg, slog.New(slog.DiscardHandler))
-			defer s.close()
+			s := New(Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: slog.New(slog.DiscardHandler)})
+			defer s.Close()
 			r := workers.NewClaudeRunner(workers.RunnerConfig{Name: "cc", Binary: bin, Home: home,
-				Sandbox: s.forWorkers(false)})
+				Sandbox: s.ForWorkers(false)})
 			out, err := r.Run(t.Context(), workers.Job{Dir: dir, Prompt: "hello"})
 			require.NoError(t, err)
 			assert.Equal(t, "All done: made.txt written.", out.Text)

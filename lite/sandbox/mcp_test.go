@@ -1,4 +1,4 @@
-package lite
+package sandbox
 
 import (
 	"bufio"
@@ -28,10 +28,10 @@ func TestSpawnMCP(t *testing.T) {
 			require.NoError(t, os.Chmod(ws, 0o777)) // the sandbox user (nobody, under root) may enter
 			cfg := &config.Config{DataDir: t.TempDir()}
 			cfg.Sandbox.Mode = mode
-			s := newSandboxes(cfg, slog.New(slog.DiscardHandler))
-			defer s.close()
+			s := New(Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: slog.New(slog.DiscardHandler)})
+			defer s.Close()
 			t.Setenv("AGNX_DAEMON_SECRET", "leak")
-			p, err := s.spawnMCP(context.Background(), ws, mcp.Server{Name: "s", Command: "/bin/sh",
+			p, err := s.SpawnMCP(context.Background(), ws, mcp.Server{Name: "s", Command: "/bin/sh",
 				Args: []string{"-c", `echo "$TOKEN $(pwd)"; env; echo end; cat`}, Env: map[string]string{"TOKEN": "t0k"}})
 			require.NoError(t, err)
 			out := bufio.NewReader(p.Stdout)
@@ -59,7 +59,7 @@ func TestSpawnMCP(t *testing.T) {
 			assert.NoError(t, p.Wait())
 		})
 	}
-	_, err := newSandboxes(&config.Config{DataDir: t.TempDir()}, slog.New(slog.DiscardHandler)).
-		spawnMCP(context.Background(), t.TempDir(), mcp.Server{Name: "s"})
+	_, err := New(Options{DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}).
+		SpawnMCP(context.Background(), t.TempDir(), mcp.Server{Name: "s"})
 	require.ErrorContains(t, err, "has no command")
 }

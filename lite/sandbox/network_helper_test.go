@@ -1,7 +1,6 @@
-package lite
+package sandbox
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,20 +70,5 @@ func TestTools_NetworkHelperMissing(t *testing.T) {
 		assert.True(t, res.IsError, helper)
 		assert.Contains(t, res.Content, `"sudo apt-get install `+pkg+`"`, helper)
 		assert.NotContains(t, res.Content, "should not run")
-	}
-}
-
-// doctor says which helper network: true will use.
-func TestDoctor_NetworkHelper(t *testing.T) {
-	needSandbox(t)
-	cfg := crashConfig(t.TempDir())
-	for helper, want := range map[string]string{"auto": "slirp4netns", "slirp4netns": "slirp4netns", "pasta": "pasta"} {
-		if _, err := exec.LookPath(want); err != nil {
-			continue
-		}
-		cfg.Sandbox.NetworkHelper = helper
-		c := sandboxCheck(context.Background(), cfg)
-		assert.Equal(t, "ok", c.Status, c.Detail)
-		assert.Regexp(t, "network: true through /[^ ]*/"+want+` \(sandbox.network_helper: `+helper+`\)`, c.Detail)
 	}
 }

@@ -1,4 +1,4 @@
-package lite
+package sandbox
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 // mcpAddressSpaceMB is a stdio MCP server's address-space cap.
 const mcpAddressSpaceMB = 4096
 
-// spawnMCP starts a stdio MCP server in the agent's sandbox, as
+// SpawnMCP starts a stdio MCP server in the agent's sandbox, as
 // mcp.Options.Spawn: its working folder the agent's workspace, its
 // environment only srv.Env (already expanded by the manager) and the
 // sandbox's minimal one, the network only with srv.Network, srv.ReadOnly
 // bound read-only, and the limits of every other sandboxed tool. It runs
 // until the manager stops it: no deadline (and no disk watcher: the file
 // size cap set at its start is what bounds it).
-func (s *sandboxes) spawnMCP(ctx context.Context, workspace string, srv mcp.Server) (*bwrap.Process, error) {
+func (s *Manager) SpawnMCP(ctx context.Context, workspace string, srv mcp.Server) (*bwrap.Process, error) {
 	if srv.Command == "" {
 		return nil, fmt.Errorf("MCP server %q has no command: give its entry a command", srv.Name)
 	}

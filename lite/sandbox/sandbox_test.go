@@ -1,16 +1,14 @@
-package lite
+package sandbox
 
 import (
 	"context"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,8 +20,8 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
 
-// sandboxOf is the sandboxes behind an agent's bash tool.
-func sandboxOf(t *testing.T, a *runtime.LoadedAgent) *sandboxes {
+// sandboxOf is the Manager behind an agent's bash tool.
+func sandboxOf(t *testing.T, a *runtime.LoadedAgent) *Manager {
 	t.Helper()
 	for _, tool := range a.Tools {
 		if b, ok := tool.(*tools.Bash); ok {
@@ -72,9 +70,9 @@ func TestSandbox_RunAsByDefaultWhenRoot(t *testing.T) {
 	// The process limit binds: a fork bomb fails to fork. It runs as a
 	// user of its own (RLIMIT_NPROC counts every process of a uid: as
 	// nobody it would starve every other test's sandbox meanwhile).
-	c, _, b := toolAgentCache(t, "bwrap", "    - {type: builtin, name: bash}\n", nil)
+	b := toolAgent(t, "bwrap", "    - {type: builtin, name: bash}\n", nil)
 	uid := strconv.Itoa(int(testenv.LoneUID()))
-	c.tools.sandboxes.cfg.RunAs = uid + ":" + uid
+	sandboxOf(t, b).cfg.RunAs = uid + ":" + uid
 	res = call(t, b, "bash", `{"command":"id -u; b() { b | b & }; b; sleep 1; echo survived","timeout_seconds":5}`)
 	assert.Contains(t, res.Content, uid+"\n")
 	assert.Contains(t, res.Content, "fork")
@@ -102,38 +100,6 @@ func TestSandbox_RunAsConfig(t *testing.T) {
 	assert.ErrorContains(t, err, "sandbox.tmp_mb 0 must be at least 1")
 	_, err = config.Parse("agnx.yaml", []byte("sandbox:\n  workspace_mb: -1\n"))
 	assert.ErrorContains(t, err, "sandbox.workspace_mb")
-}
-
-// Open ends what a killed instance of this data dir left running.
-func TestOpen_ReapsLeftoverSandboxes(t *testing.T) {
-	cfg := crashConfig(t.TempDir())
-	_, err := config.Init(cfg)
-	require.NoError(t, err)
-	dead := "999999999_1" // no such process
-	require.NoError(t, os.MkdirAll(sandboxRunDir(cfg), 0o700))
-	require.NoError(t, os.WriteFile(filepath.Join(sandboxRunDir(cfg), dead), nil, 0o600))
-	left := exec.Command("bash", "-c", `exec -a AGNX_SANDBOX_OWNER_`+dead+` sleep 1000`)
-	require.NoError(t, left.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- left.Wait() }()
-	require.Eventually(t, func() bool { // bash has become the marked process
-		argv, _ := os.ReadFile("/proc/" + strconv.Itoa(left.Process.Pid) + "/cmdline")
-		return strings.HasPrefix(string(argv), "AGNX_SANDBOX_OWNER_")
-	}, 10*time.Second, 5*time.Millisecond)
-
-	app, err := Open(cfg, nil)
-	require.NoError(t, err)
-	defer app.Close()
-	select {
-	case err := <-exited:
-		var ee *exec.ExitError
-		require.ErrorAs(t, err, &ee)
-		assert.Equal(t, syscall.SIGKILL, ee.Sys().(syscall.WaitStatus).Signal())
-	case <-time.After(10 * time.Second):
-		_ = left.Process.Kill()
-		t.Fatal("the leftover sandbox still runs")
-	}
-	assert.NoFileExists(t, filepath.Join(sandboxRunDir(cfg), dead))
 }
 
 func TestPrepareWorkspace(t *testing.T) {
@@ -249,11 +215,11 @@ func TestPrepareWorkspace_ManyEntries(t *testing.T) {
 
 // A probe the machine was too busy to answer is not kept: the next use
 // probes again, and the answer that comes is kept.
-func TestSandboxes_SlowProbeIsTriedAgain(t *testing.T) {
+func TestManager_SlowProbeIsTriedAgain(t *testing.T) {
 	cfg := &config.Config{DataDir: t.TempDir()}
 	cfg.Sandbox.Mode = "bwrap"
-	s := newSandboxes(cfg, slog.New(slog.DiscardHandler))
-	defer s.close()
+	s := New(Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: slog.New(slog.DiscardHandler)})
+	defer s.Close()
 	answers := []bwrap.Status{{Slow: true, Problem: "too busy"}, {Usable: true}}
 	probes := 0
 	s.probeWith = func(context.Context) bwrap.Status {
@@ -264,4 +230,14 @@ func TestSandboxes_SlowProbeIsTriedAgain(t *testing.T) {
 	assert.True(t, s.probe().Usable, "probed again")
 	assert.True(t, s.probe().Usable)
 	assert.Equal(t, 2, probes, "a real answer is kept")
+}
+
+// A skill folder swapped for a link after the load is not mounted.
+func TestSkills_MountsOnlyRealFolders(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "skills", "a")
+	require.NoError(t, os.MkdirAll(real, 0o755))
+	swapped := filepath.Join(base, "skills", "b")
+	require.NoError(t, os.Symlink(base, swapped))
+	assert.Equal(t, []string{real}, skillMounts([]string{real, swapped, filepath.Join(base, "gone")}))
 }
