@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/hooktmpl"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
@@ -243,14 +244,14 @@ func (h *hooks) target(ctx context.Context, hs *hookState) (hookTarget, error) {
 		}
 		return hookTarget{sid: info.ID, gateway: info.Gateway, chat: info.ChatID}, nil
 	case t.Gateway != "":
-		chats := h.app.Chats()
-		sid, _, err := chats.Current(t.Gateway, t.ChatID)
-		if err != nil && !errors.Is(err, ErrNoChat) {
+		cs := h.app.Chats()
+		sid, _, err := cs.Current(t.Gateway, t.ChatID)
+		if err != nil && !errors.Is(err, chats.ErrNoChat) {
 			return hookTarget{}, err
 		}
 		if err != nil || !h.usable(ctx, sid) {
 			in := agents.Inbound{Gateway: t.Gateway, ChatID: t.ChatID}
-			if sid, err = chats.NewSession(ctx, in, hs.cfg.Agent); err != nil {
+			if sid, err = cs.NewSession(ctx, in, hs.cfg.Agent); err != nil {
 				return hookTarget{}, err
 			}
 		}

@@ -44,6 +44,9 @@ var liteEdges = map[string][]string{
 	"lite/telegram/tgtest": nil,
 	"lite/plugin/example":  nil,
 
+	// Subsystems.
+	"lite/chats": {"lite/config", "lite/inbox", "lite/telegram"},
+
 	// Gateways.
 	"lite/httpapi":   {"lite/webaddr"},
 	"lite/telegram":  {"lite/inbox"},
