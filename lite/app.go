@@ -10,6 +10,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/upkeep"
@@ -31,7 +32,7 @@ type App struct {
 	// notify and guard run goroutines of their own, stopped by Close.
 	notify  *notifier
 	guard   *upkeep.Guard
-	router  *agents.Router
+	chats   *chats.Chats
 	metrics *metrics
 	// plugins is what the gateway plugins last reported, for serve status.
 	plugins pluginStates
@@ -53,6 +54,9 @@ type App struct {
 	// host reads the process's and the machine's facts (metrics, health).
 	host *hostfacts.Reader
 }
+
+// Chats returns the chat→session map the gateways use.
+func (a *App) Chats() *chats.Chats { return a.chats }
 
 // WriteMetrics writes the daemon's metrics in the Prometheus text format.
 func (a *App) WriteMetrics(w io.Writer) { a.metrics.write(w, a) }
@@ -130,10 +134,11 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	cache.tools.workers = newSupervisor(sb, cfg, loop, func() *App { return a }, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
-		router: newRouter(cfg), metrics: m, notify: notify, bg: cache.tools.bg, host: o.host}
+		metrics: m, notify: notify, bg: cache.tools.bg, host: o.host}
 	if a.host == nil {
 		a.host = new(hostfacts.Reader)
 	}
+	a.chats = chats.New(loop, cache, cfg)
 	a.sched = newSchedHost(a, o.Clock)
 	cache.tools.sched = a.sched.svc
 	a.onTurnEnd(a.sched.turnEnded)

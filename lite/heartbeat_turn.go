@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 )
@@ -266,14 +267,14 @@ func (h *heartbeats) findLastChat(ctx context.Context, agent string) chatRef {
 // to the bot (no session: starting one would route the chat to this
 // agent) or whose session is another agent's (the notice would enter that
 // agent's context) gets nothing. A notice with no chat is logged.
-func (h *heartbeats) deliverChat(ctx context.Context, n hbNotice, chats *Chats, follow func(ctx context.Context, gateway, sid, chat string) error) error {
+func (h *heartbeats) deliverChat(ctx context.Context, n hbNotice, cs *chats.Chats, follow func(ctx context.Context, gateway, sid, chat string) error) error {
 	if n.Gateway == "" {
 		h.log.Info("heartbeat has something to say but no chat to say it to; set spec.heartbeat.deliver_to",
 			"agent", n.Agent, "session_id", n.SessionID, "text", n.Text)
 		return nil
 	}
-	sid, agent, err := chats.Live(ctx, n.Gateway, n.ChatID)
-	if errors.Is(err, ErrNoChat) {
+	sid, agent, err := cs.Live(ctx, n.Gateway, n.ChatID)
+	if errors.Is(err, chats.ErrNoChat) {
 		return fmt.Errorf("%s chat %s has no session yet: a heartbeat goes only to a chat that has written to the bot", n.Gateway, n.ChatID)
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/hooks"
 )
 
@@ -17,7 +18,7 @@ var _ hooks.Chats = hookChats{}
 // Current is Chats.Current with a chat that has no session yet as "".
 func (c hookChats) Current(gateway, chatID string) (string, error) {
 	sid, _, err := c.app.Chats().Current(gateway, chatID)
-	if errors.Is(err, ErrNoChat) {
+	if errors.Is(err, chats.ErrNoChat) {
 		return "", nil
 	}
 	return sid, err

@@ -46,6 +46,7 @@ var liteEdges = map[string][]string{
 
 	// Subsystems: below the root, above config and the clients they
 	// drive.
+	"lite/chats":   {"lite/config", "lite/inbox", "lite/telegram"},
 	"lite/sandbox": {"lite/bgproc", "lite/config", "lite/mcp", "lite/workers"},
 
 	// Gateways.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -237,7 +238,7 @@ func (a *App) chatNotice(ctx context.Context, d agents.Delivery, x Notification)
 		return errNoChatToNotify
 	}
 	sid, agent, err := a.Chats().Live(ctx, gw, chat)
-	if errors.Is(err, ErrNoChat) {
+	if errors.Is(err, chats.ErrNoChat) {
 		return fmt.Errorf("%s chat %s has no session yet: a notice goes only to a chat that has written to the bot", gw, chat)
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
@@ -52,7 +53,7 @@ func pluginGateways(app *App, log *slog.Logger, t plugin.Timing, observe func(st
 // pluginGateway is a gateway plugin as a Gateway.
 type pluginGateway struct {
 	g     *plugin.Gateway
-	chats *Chats
+	chats *chats.Chats
 }
 
 var (
@@ -68,7 +69,7 @@ func (p *pluginGateway) Stop(ctx context.Context) error  { return p.g.Stop(ctx) 
 // session through this plugin, and returns once the plugin acknowledged
 // it. A plugin that is down (restarting) gets nothing: the error says so.
 func (p *pluginGateway) Deliver(ctx context.Context, m Outbound) error {
-	if _, _, err := p.chats.Current(p.g.Name(), m.ChatID); errors.Is(err, ErrNoChat) {
+	if _, _, err := p.chats.Current(p.g.Name(), m.ChatID); errors.Is(err, chats.ErrNoChat) {
 		return ErrNotServed
 	} else if err != nil {
 		return err
@@ -80,7 +81,7 @@ func (p *pluginGateway) Deliver(ctx context.Context, m Outbound) error {
 // plugin, follow the session from what it has not seen (see
 // plugin.Gateway.Follow): durably, never twice.
 func (p *pluginGateway) Follow(ctx context.Context, sessionID, chatID string) error {
-	if _, _, err := p.chats.Current(p.g.Name(), chatID); errors.Is(err, ErrNoChat) {
+	if _, _, err := p.chats.Current(p.g.Name(), chatID); errors.Is(err, chats.ErrNoChat) {
 		return ErrNotServed
 	} else if err != nil {
 		return err
@@ -101,7 +102,7 @@ func pluginEnv(env map[string]config.Secret) []string {
 
 // pluginSessions gives plugins the chat→session map, with access
 // refusals as *agents.AccessError.
-type pluginSessions struct{ c *Chats }
+type pluginSessions struct{ c *chats.Chats }
 
 var _ plugin.Sessions = pluginSessions{}
 

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 )
 
@@ -64,33 +63,4 @@ func (r registry) Reload() []httpapi.AgentInfo {
 		r.c.onReload() // heartbeats gained or lost
 	}
 	return list
-}
-
-// Route picks the agent for a message from a gateway: the first of
-// agnx.yaml's routes that matches, else Config.RouteFallback; with neither
-// the message is refused, as Agnx drops it. Then the agent's spec.access
-// decides whether it takes the message. A refusal is an
-// *agents.AccessError whose text says why, in one sentence.
-func (a *App) Route(in agents.Inbound) (string, error) {
-	name := a.router.Agent(in)
-	if name == "" {
-		return "", &agents.AccessError{Why: "no route in the config sends this chat to an agent (add a route, or set runtime.default_agent)"}
-	}
-	spec, err := a.Agents.Spec(name)
-	if err != nil {
-		return "", err
-	}
-	if err := spec.Admit(in); err != nil {
-		return "", err
-	}
-	return name, nil
-}
-
-func newRouter(cfg *config.Config) *agents.Router {
-	rules := make([]agents.RouteRule, len(cfg.Routes))
-	for i, r := range cfg.Routes {
-		rules[i] = agents.RouteRule{Gateway: r.Match.Gateway, ChatType: r.Match.ChatType,
-			ChatID: r.Match.ChatID, SenderID: r.Match.SenderID, Agent: r.Agent}
-	}
-	return agents.NewRouter(rules, cfg.RouteFallback)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -108,7 +109,7 @@ type schedTarget struct{ sid, gateway, chat string }
 func (fr *schedFirer) target(ctx context.Context, d sched.Destination) (schedTarget, error) {
 	if d.Gateway != "" && d.ChatID != "" {
 		sid, _, err := fr.a.Chats().Live(ctx, d.Gateway, d.ChatID)
-		if errors.Is(err, ErrNoChat) {
+		if errors.Is(err, chats.ErrNoChat) {
 			return schedTarget{}, fmt.Errorf("the chat %s of %s has no session: write to the bot there once, or cancel the schedule", d.ChatID, d.Gateway)
 		}
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 )
@@ -17,7 +18,7 @@ import (
 // /metrics.
 type TelegramGateway struct {
 	gw    *telegram.Gateway
-	chats *Chats
+	chats *chats.Chats
 }
 
 var (
@@ -65,7 +66,7 @@ func (t *TelegramGateway) Deliver(ctx context.Context, m Outbound) error {
 	if err != nil {
 		return fmt.Errorf("telegram chat %q: %w", m.ChatID, ErrNotServed)
 	}
-	if _, _, err := t.chats.Current(telegram.GatewayName, m.ChatID); errors.Is(err, ErrNoChat) {
+	if _, _, err := t.chats.Current(telegram.GatewayName, m.ChatID); errors.Is(err, chats.ErrNoChat) {
 		return fmt.Errorf("telegram chat %s: %w", m.ChatID, ErrNotServed)
 	} else if err != nil {
 		return err
@@ -82,7 +83,7 @@ func (t *TelegramGateway) Follow(ctx context.Context, sessionID, chatID string) 
 	if err != nil {
 		return fmt.Errorf("telegram chat %q: %w", chatID, ErrNotServed)
 	}
-	if _, _, err := t.chats.Current(telegram.GatewayName, chatID); errors.Is(err, ErrNoChat) {
+	if _, _, err := t.chats.Current(telegram.GatewayName, chatID); errors.Is(err, chats.ErrNoChat) {
 		return fmt.Errorf("telegram chat %s: %w", chatID, ErrNotServed)
 	} else if err != nil {
 		return err
@@ -101,7 +102,7 @@ func (t *TelegramGateway) LastPoll() time.Time {
 
 // tgChats adapts Chats to the gateway, translating lite's errors into the
 // gateway's.
-type tgChats struct{ c *Chats }
+type tgChats struct{ c *chats.Chats }
 
 func (t tgChats) Session(ctx context.Context, in agents.Inbound) (string, string, error) {
 	sid, agent, err := t.c.Session(ctx, in)
@@ -128,7 +129,7 @@ func (t tgChats) PutKV(key string, val []byte) error { return t.c.PutKV(key, val
 
 func tgError(err error) error {
 	switch {
-	case errors.Is(err, ErrNoChat):
+	case errors.Is(err, chats.ErrNoChat):
 		return telegram.ErrNoChat
 	}
 	return err

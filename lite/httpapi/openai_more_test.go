@@ -51,7 +51,7 @@ func TestOpenAI_SessionIsDurable(t *testing.T) {
 	sid := e.oaSessions()[0].ID
 	kv, err := e.loop.KV(context.Background(), "chat/openai/assistant:bob")
 	require.NoError(t, err)
-	assert.Contains(t, string(kv), sid, "kept as lite.Chats keeps a gateway's chat")
+	assert.Contains(t, string(kv), sid, "kept as chats.Chats keeps a gateway's chat")
 
 	e.serve(e.opts.Agents, func(o *httpapi.Options) { o.APIToken = oaToken })
 	again := oaClient(e, oaToken)

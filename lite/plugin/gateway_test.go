@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
 )
 
@@ -160,7 +160,7 @@ func TestGateway_CommandsAfterAccess(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Contains(t, got[0], "does not take direct messages from helper:u1")
 	_, _, err = e.app.Chats().Current("helper", "c1")
-	assert.ErrorIs(t, err, lite.ErrNoChat)
+	assert.ErrorIs(t, err, chats.ErrNoChat)
 }
 
 // A plugin that stops reading its stdin loses commands, not the daemon:

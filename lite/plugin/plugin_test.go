@@ -17,6 +17,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/plugin"
@@ -104,7 +105,7 @@ func (e *env) reopen(t *testing.T) {
 }
 
 // sessions adapts the App's chats as package lite does.
-type sessions struct{ c *lite.Chats }
+type sessions struct{ c *chats.Chats }
 
 func (s sessions) Session(ctx context.Context, in agents.Inbound) (string, error) {
 	sid, _, err := s.c.Session(ctx, in)

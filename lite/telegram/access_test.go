@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -58,7 +58,7 @@ func TestAccess_CheckedBeforeCommands(t *testing.T) {
 	r.say("hello")
 	r.waitConsumed()
 	_, _, err := r.app.Chats().Current(telegram.GatewayName, "42")
-	assert.ErrorIs(t, err, lite.ErrNoChat, "no session was created")
+	assert.ErrorIs(t, err, chats.ErrNoChat, "no session was created")
 	assert.Empty(t, r.llm.Requests())
 	assert.Len(t, r.tg.Chat(owner), 1, "one refusal, rate-limited")
 }
@@ -87,7 +87,7 @@ func TestAccess_GroupBlockedSender(t *testing.T) {
 	r.tg.Queue(tgtest.Mention(tgtest.Group(group, owner, "@"+tgtest.BotUsername+" hi"), tgtest.BotUsername))
 	r.waitConsumed()
 	_, _, err := r.app.Chats().Current(telegram.GatewayName, "-100556")
-	assert.ErrorIs(t, err, lite.ErrNoChat)
+	assert.ErrorIs(t, err, chats.ErrNoChat)
 	assert.Empty(t, r.tg.Chat(group))
 	assert.Empty(t, r.llm.Requests())
 }

@@ -1,4 +1,10 @@
-package lite
+// Package chats maps the chats of the gateways (Telegram, plugins) to
+// sessions: the routes pick a chat's agent, the agent's spec.access
+// admits its sender, and the chat's session id is kept in the store's kv
+// (chat/<gateway>/<chat id>) so that a restart finds the same session. It
+// reads agents' specs only, never waits for an agent to be built, and
+// keeps no state of its own beyond the loop's kv.
+package chats
 
 import (
 	"context"
@@ -7,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/inbox"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -16,10 +23,53 @@ import (
 // chosen by the routes and admitted by the agent's access rules, the
 // mapping kept in the store's kv so a restart finds the same session.
 // Gateways (Telegram, plugins) use it; it is safe for concurrent use.
-type Chats struct{ app *App }
+type Chats struct {
+	loop   *runtime.Loop
+	specs  Specs
+	router *agents.Router
+}
 
-// Chats returns the chat→session map.
-func (a *App) Chats() *Chats { return &Chats{app: a} }
+// Specs looks agents' specs up: their files read and validated, not
+// built (the root's agent cache).
+type Specs interface {
+	Spec(name string) (*agents.Agent, error)
+}
+
+// New returns the chat map over the loop's sessions and kv, routing by
+// agnx.yaml's routes and fallback agent.
+func New(loop *runtime.Loop, specs Specs, cfg *config.Config) *Chats {
+	return &Chats{loop: loop, specs: specs, router: NewRouter(cfg)}
+}
+
+// NewRouter is agnx.yaml's routes as the agents package's router.
+func NewRouter(cfg *config.Config) *agents.Router {
+	rules := make([]agents.RouteRule, len(cfg.Routes))
+	for i, r := range cfg.Routes {
+		rules[i] = agents.RouteRule{Gateway: r.Match.Gateway, ChatType: r.Match.ChatType,
+			ChatID: r.Match.ChatID, SenderID: r.Match.SenderID, Agent: r.Agent}
+	}
+	return agents.NewRouter(rules, cfg.RouteFallback)
+}
+
+// Route picks the agent for an inbound message: the first route of
+// agnx.yaml's routes that matches, else Config.RouteFallback; with neither
+// the message is refused, as Agnx drops it. Then the agent's spec.access
+// decides whether it takes the message. A refusal is an
+// *agents.AccessError whose text says why, in one sentence.
+func (c *Chats) Route(in agents.Inbound) (string, error) {
+	name := c.router.Agent(in)
+	if name == "" {
+		return "", &agents.AccessError{Why: "no route in the config sends this chat to an agent (add a route, or set runtime.default_agent)"}
+	}
+	spec, err := c.specs.Spec(name)
+	if err != nil {
+		return "", err
+	}
+	if err := spec.Admit(in); err != nil {
+		return "", err
+	}
+	return name, nil
+}
 
 type chatEntry struct {
 	Session string `json:"session"`
@@ -38,7 +88,7 @@ func (c *Chats) Session(ctx context.Context, in agents.Inbound) (sid, agent stri
 		return "", "", err
 	}
 	if e != nil && c.open(ctx, e.Session) {
-		spec, err := c.app.Agents.Spec(e.Agent)
+		spec, err := c.specs.Spec(e.Agent)
 		if err != nil {
 			return "", "", err
 		}
@@ -47,7 +97,7 @@ func (c *Chats) Session(ctx context.Context, in agents.Inbound) (sid, agent stri
 		}
 		return e.Session, e.Agent, nil
 	}
-	agent, err = c.app.Route(in)
+	agent, err = c.Route(in)
 	if err != nil {
 		return "", "", err
 	}
@@ -71,9 +121,9 @@ func (c *Chats) Admit(ctx context.Context, in agents.Inbound, create bool) (inbo
 		ad.Session, ad.Agent = e.Session, e.Agent
 	}
 	if ad.Agent == "" {
-		ad.Agent = c.app.router.Agent(in)
+		ad.Agent = c.router.Agent(in)
 	}
-	spec, err := c.app.Agents.Spec(ad.Agent)
+	spec, err := c.specs.Spec(ad.Agent)
 	if err != nil {
 		return inbox.Admission{}, err
 	}
@@ -94,17 +144,17 @@ func (c *Chats) Admit(ctx context.Context, in agents.Inbound, create bool) (inbo
 // agent's spec and does not wait for the agent to be built: its first
 // turn does, and a build that fails fails that turn, in the chat.
 func (c *Chats) NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error) {
-	spec, err := c.app.Agents.Spec(agent)
+	spec, err := c.specs.Spec(agent)
 	if err != nil {
 		return "", err
 	}
-	info, err := c.app.Loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: in.Gateway, ChatID: in.ChatID,
+	info, err := c.loop.CreateSession(ctx, runtime.NewSession{Agent: agent, Gateway: in.Gateway, ChatID: in.ChatID,
 		Principal: chatPrincipal(in), Spec: spec})
 	if err != nil {
 		return "", err
 	}
 	data, _ := json.Marshal(chatEntry{Session: info.ID, Agent: agent})
-	if err := c.app.Loop.PutKV(ctx, chatKey(in.Gateway, in.ChatID), data); err != nil {
+	if err := c.loop.PutKV(ctx, chatKey(in.Gateway, in.ChatID), data); err != nil {
 		return "", fmt.Errorf("remember the session of chat %s: %w", in.ChatID, err)
 	}
 	return info.ID, nil
@@ -122,12 +172,12 @@ func chatPrincipal(in agents.Inbound) agents.Principal {
 
 // open reports whether the session exists and takes messages.
 func (c *Chats) open(ctx context.Context, sid string) bool {
-	info, err := c.app.Loop.Session(ctx, sid)
+	info, err := c.loop.Session(ctx, sid)
 	return err == nil && info.Status != runtime.SessionCompleted
 }
 
 func (c *Chats) entry(gateway, chatID string) (*chatEntry, error) {
-	data, err := c.app.Loop.KV(context.Background(), chatKey(gateway, chatID))
+	data, err := c.loop.KV(context.Background(), chatKey(gateway, chatID))
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -162,7 +212,7 @@ func (c *Chats) Live(ctx context.Context, gateway, chatID string) (sid, agent st
 	if err != nil || c.open(ctx, sid) {
 		return sid, agent, err
 	}
-	if _, err := c.app.Loop.Session(ctx, sid); errors.Is(err, runtime.ErrSessionNotFound) {
+	if _, err := c.loop.Session(ctx, sid); errors.Is(err, runtime.ErrSessionNotFound) {
 		return sid, agent, nil // deleted: the caller's own error says so
 	}
 	sid, err = c.NewSession(ctx, agents.Inbound{Gateway: gateway, ChatID: chatID}, agent)
@@ -170,10 +220,10 @@ func (c *Chats) Live(ctx context.Context, gateway, chatID string) (sid, agent st
 }
 
 // KV reads a gateway's own state (cursors, delivery marks).
-func (c *Chats) KV(key string) ([]byte, error) { return c.app.Loop.KV(context.Background(), key) }
+func (c *Chats) KV(key string) ([]byte, error) { return c.loop.KV(context.Background(), key) }
 
 // PutKV writes a gateway's own state in the loop's next group commit: it
 // shares the fsync of the events committed with it.
 func (c *Chats) PutKV(key string, val []byte) error {
-	return c.app.Loop.PutKV(context.Background(), key, val)
+	return c.loop.PutKV(context.Background(), key, val)
 }
