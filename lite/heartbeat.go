@@ -371,7 +371,7 @@ func (w *hbWorker) close() {
 // that a chat delivery does not look for the heartbeat session's chat.
 func (h *heartbeats) notify(a *App, n hbNotice) error {
 	x := Notification{Agent: n.Agent, Gateway: n.Gateway, ChatID: n.ChatID, Text: n.Text,
-		Title: n.Agent + " heartbeat", Origin: OriginHeartbeat}
+		Title: n.Agent + " heartbeat", Origin: agents.OriginHeartbeat}
 	if n.Gateway != "" {
 		x.SessionID = n.SessionID
 	}

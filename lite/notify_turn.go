@@ -19,7 +19,7 @@ const turnNoticeChars = 300
 // agent's spec.notify.when. Heartbeats notify on their own (only an
 // answer worth saying). On the loop goroutine: it only queues.
 func (a *App) turnNotice(te runtime.TurnEnd) {
-	if a.chatGateway(te.Gateway, te.ChatID) || te.Agent == "" || te.Origin == OriginHeartbeat || te.Gateway == runtime.GatewaySubagent {
+	if a.Config.Gateways.ServesChat(te.Gateway, te.ChatID) || te.Agent == "" || te.Origin == agents.OriginHeartbeat || te.Gateway == runtime.GatewaySubagent {
 		return
 	}
 	unwatched := !te.Watched || te.Origin != ""
@@ -34,24 +34,6 @@ func (a *App) turnNotice(te runtime.TurnEnd) {
 		}
 		a.notify.deliverAll(ctx, c, set.Deliveries, n)
 	}})
-}
-
-// chatGateway reports whether a session of gateway and chat is a chat of
-// a gateway agnx.yaml configures (Telegram, a plugin), whose own outbox
-// delivers its turns; HTTP and CLI sessions are not.
-func (a *App) chatGateway(gateway, chat string) bool {
-	if chat == "" || gateway == "" {
-		return false
-	}
-	if gateway == "telegram" {
-		return a.Config.Gateways.Telegram.Enabled
-	}
-	for _, g := range a.Config.Gateways.External {
-		if g.Name == gateway {
-			return true
-		}
-	}
-	return false
 }
 
 // notifyAlways reports whether the agent, as last built, notifies of

@@ -45,7 +45,7 @@ func (a *App) processNotice(agent, sessionID, text string) {
 	if err != nil {
 		return
 	}
-	if a.chatGateway(info.Gateway, info.ChatID) {
+	if a.Config.Gateways.ServesChat(info.Gateway, info.ChatID) {
 		if err := a.Follow(ctx, info.Gateway, sessionID, info.ChatID); err != nil {
 			a.log.Warn("a process notice waits for its gateway", "agent", agent, "gateway", info.Gateway, "err", err)
 		}
