@@ -11,6 +11,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/notify"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -27,7 +28,7 @@ type App struct {
 	cancel context.CancelFunc
 	done   chan error
 	// notify and guard run goroutines of their own, stopped by Close.
-	notify  *notifier
+	notify  *notify.Worker
 	guard   *memGuard
 	router  *agents.Router
 	metrics *metrics
@@ -103,10 +104,16 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	cache.tools.sandboxes.reserveGone = st.ReserveGone
 	cache.tools.sessions = storeSessions{st}
 	m := newMetrics(cfg.RuntimePrices())
-	notify := startNotifier(&notifier{log: log, secrets: offeredSecrets(cfg), allowLoopback: o.notifyLoopback})
-	var a *App // the loop reports turn ends to it once it exists
+	// The App comes before the loop, and the notification worker with it:
+	// the loop tells the worker of its policies' notifications, and the
+	// worker reaches the loop, the chats and the gateways through the App.
+	a := &App{Config: cfg, Store: st, Agents: cache, log: log, done: make(chan error, 1),
+		router: newRouter(cfg), metrics: m, host: o.host}
+	a.notify = notify.New(notify.Options{Logger: log, Env: cfg.Sandbox.Env, Gateways: &cfg.Gateways,
+		Agents: cache, Chats: notifyChats{a}, Outbox: a, AllowLoopback: o.notifyLoopback})
+	_ = a.notify.Start(context.Background()) // it never fails; Close stops it
 	loop := runtime.New(runtime.Options{
-		TurnEnded:       func(te runtime.TurnEnd) { a.turnEnded(te) },
+		TurnEnded:       a.turnEnded,
 		Observer:        m,
 		Store:           st,
 		Agents:          cache,
@@ -117,7 +124,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 		HeldBytes:       heldBytes(cfg.Runtime.MemoryLimitMB),
 		Usage:           cfg.UsageOptions(),
 		Subagents:       cfg.SubagentLimits(),
-		Notify:          notify.notify,
+		Notify:          a.notify.Command,
 		// The process's one writer of policy.local.yaml files.
 		Policies: new(agents.LocalPolicies),
 		Logger:   log,
@@ -127,8 +134,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	cache.tools.bg = newBackground(loop, log, func() *App { return a })
 	cache.tools.workers = newSupervisor(cache.tools.sandboxes, cfg, loop, func() *App { return a }, log)
 	ctx, cancel := context.WithCancel(context.Background())
-	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
-		router: newRouter(cfg), metrics: m, notify: notify, bg: cache.tools.bg, host: o.host}
+	a.Loop, a.cancel, a.bg = loop, cancel, cache.tools.bg
 	if a.host == nil {
 		a.host = new(hostfacts.Reader)
 	}
@@ -143,8 +149,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	a.onTurnEnd(a.hb.turnEnded)
 	a.retain = newRetention(a, cache, log)
 	cache.onBuilt, cache.onReload = a.hb.built, func() { a.hb.trigger("") }
-	notify.chat = a.chatNotice
-	a.onTurnEnd(a.turnNotice)
+	a.onTurnEnd(a.notify.TurnEnded)
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = newMemGuard(cfg.Runtime.MemoryLimitMB, loop, cache, log)
 		a.guard.db = a.Store
@@ -158,8 +163,8 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 }
 
 // Close stops the loop (running turns stay marked active and are resumed or
-// marked interrupted on the next start), the memory guard and the webhook
-// notifier, waiting for each, then closes the store.
+// marked interrupted on the next start), the memory guard and the
+// notification worker, waiting for each, then closes the store.
 func (a *App) Close() error {
 	a.bg.Close()      // first: the processes die with the daemon, and none starts now
 	a.sched.close(a)  // before the loop: it reports through it
@@ -171,7 +176,11 @@ func (a *App) Close() error {
 	if a.guard != nil {
 		a.guard.wait()
 	}
-	a.notify.close() // after the loop: it is the only caller of notify
+	// After the loop: it is the only caller of notify now. What is still
+	// queued gets notify.DrainTimeout; what that leaves, the worker logs.
+	ctx, cancel := context.WithTimeout(context.Background(), notify.DrainTimeout)
+	_ = a.notify.Stop(ctx)
+	cancel()
 	a.Agents.close()
 	if cerr := a.Store.Close(); err == nil {
 		err = cerr

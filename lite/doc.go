@@ -4,7 +4,8 @@
 // the concrete providers and tools.
 //
 // lite imports runtime, storage, agents, wasmtools, bwrap and the packages
-// under lite/ (config, the gateways, the clients of outside programs);
-// only cmd imports lite, and the packages under lite/ import one another
-// only downward (lite/layering_test.go lists the edges).
+// under lite/: config, the subsystems (notify so far), the gateways and
+// the clients of outside programs. Only cmd imports lite, and the
+// packages under lite/ import one another only downward
+// (lite/layering_test.go lists the edges).
 package lite

@@ -10,6 +10,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
+	"github.com/agnx-lite/agnx-lite/lite/notify"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
@@ -51,7 +52,7 @@ func (a *App) processNotice(agent, sessionID, text string) {
 		}
 		return
 	}
-	a.Notify(Notification{Agent: agent, SessionID: sessionID, Gateway: info.Gateway, ChatID: info.ChatID,
+	a.notify.Notify(notify.Notification{Agent: agent, SessionID: sessionID, Gateway: info.Gateway, ChatID: info.ChatID,
 		Title: agent + ": background process", Text: text, Origin: originProcess})
 }
 
