@@ -138,6 +138,11 @@ func validateHeartbeat(doc *Doc, h *heartbeatFile) error {
 // to no chat, so no deliver_to may name it.
 const HeartbeatGateway = "heartbeat"
 
+// OriginHeartbeat is the Origin of a heartbeat's message, turn and
+// notifications. A heartbeat notifies on its own, only of an answer worth
+// saying, so the notification path gives its turns no notice.
+const OriginHeartbeat = "heartbeat"
+
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // heartbeatEvery parses spec.heartbeat.every; empty is the default.

@@ -12,6 +12,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/notify"
 	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/upkeep"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -30,7 +31,7 @@ type App struct {
 	cancel context.CancelFunc
 	done   chan error
 	// notify and guard run goroutines of their own, stopped by Close.
-	notify  *notifier
+	notify  *notify.Worker
 	guard   *upkeep.Guard
 	chats   *chats.Chats
 	metrics *metrics
@@ -109,10 +110,16 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	cache.tools.wasm.progress = o.Progress
 	cache.tools.sessions = storeSessions{st}
 	m := newMetrics(cfg.RuntimePrices())
-	notify := startNotifier(&notifier{log: log, secrets: offeredSecrets(cfg), allowLoopback: o.notifyLoopback})
-	var a *App // the loop reports turn ends to it once it exists
+	// The App comes before the loop, and the notification worker with it:
+	// the loop tells the worker of its policies' notifications, and the
+	// worker reaches the loop, the chats and the gateways through the App.
+	a := &App{Config: cfg, Store: st, Agents: cache, log: log, done: make(chan error, 1),
+		metrics: m, host: o.host}
+	a.notify = notify.New(notify.Options{Logger: log, Env: cfg.Sandbox.Env, Gateways: &cfg.Gateways,
+		Agents: cache, Chats: notifyChats{a}, Outbox: a, AllowLoopback: o.notifyLoopback})
+	_ = a.notify.Start(context.Background()) // it never fails; Close stops it
 	loop := runtime.New(runtime.Options{
-		TurnEnded:       func(te runtime.TurnEnd) { a.turnEnded(te) },
+		TurnEnded:       a.turnEnded,
 		Observer:        m,
 		Store:           st,
 		Agents:          cache,
@@ -123,7 +130,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 		HeldBytes:       upkeep.HeldBytes(cfg.Runtime.MemoryLimitMB),
 		Usage:           cfg.UsageOptions(),
 		Subagents:       cfg.SubagentLimits(),
-		Notify:          notify.notify,
+		Notify:          a.notify.Command,
 		// The process's one writer of policy.local.yaml files.
 		Policies: new(agents.LocalPolicies),
 		Logger:   log,
@@ -133,8 +140,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	cache.tools.bg = newBackground(loop, log, func() *App { return a })
 	cache.tools.workers = newSupervisor(sb, cfg, loop, func() *App { return a }, log)
 	ctx, cancel := context.WithCancel(context.Background())
-	a = &App{Config: cfg, Store: st, Loop: loop, Agents: cache, log: log, cancel: cancel, done: make(chan error, 1),
-		metrics: m, notify: notify, bg: cache.tools.bg, host: o.host}
+	a.Loop, a.cancel, a.bg = loop, cancel, cache.tools.bg
 	if a.host == nil {
 		a.host = new(hostfacts.Reader)
 	}
@@ -151,8 +157,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	a.retain = upkeep.NewRetention(upkeep.RetentionOptions{Store: st, Loop: loop, Specs: upkeepAgents{cache},
 		Sessions: cfg.Sessions, Logger: log})
 	cache.onBuilt, cache.onReload = a.hb.built, func() { a.hb.trigger("") }
-	notify.chat = a.chatNotice
-	a.onTurnEnd(a.turnNotice)
+	a.onTurnEnd(a.notify.TurnEnded)
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = upkeep.NewGuard(upkeep.GuardOptions{LimitMB: cfg.Runtime.MemoryLimitMB, Reserve: agentReserve,
 			Loop: loop, Agents: upkeepAgents{cache}, DB: st, Logger: log})
@@ -169,8 +174,8 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 }
 
 // Close stops the loop (running turns stay marked active and are resumed or
-// marked interrupted on the next start), the memory guard and the webhook
-// notifier, waiting for each, then closes the store.
+// marked interrupted on the next start), the memory guard and the
+// notification worker, waiting for each, then closes the store.
 func (a *App) Close() error {
 	a.bg.Close()      // first: the processes die with the daemon, and none starts now
 	a.sched.close(a)  // before the loop: it reports through it
@@ -183,7 +188,11 @@ func (a *App) Close() error {
 	if a.guard != nil {
 		_ = a.guard.Stop(context.Background()) // without a deadline it never fails
 	}
-	a.notify.close() // after the loop: it is the only caller of notify
+	// After the loop: it is the only caller of notify now. What is still
+	// queued gets notify.DrainTimeout; what that leaves, the worker logs.
+	ctx, cancel := context.WithTimeout(context.Background(), notify.DrainTimeout)
+	_ = a.notify.Stop(ctx)
+	cancel()
 	a.Agents.close()
 	if cerr := a.Store.Close(); err == nil {
 		err = cerr

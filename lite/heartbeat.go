@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/notify"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 )
@@ -370,11 +371,11 @@ func (w *hbWorker) close() {
 // talked with), else the log. Without a chat the session is left out, so
 // that a chat delivery does not look for the heartbeat session's chat.
 func (h *heartbeats) notify(a *App, n hbNotice) error {
-	x := Notification{Agent: n.Agent, Gateway: n.Gateway, ChatID: n.ChatID, Text: n.Text,
-		Title: n.Agent + " heartbeat", Origin: OriginHeartbeat}
+	x := notify.Notification{Agent: n.Agent, Gateway: n.Gateway, ChatID: n.ChatID, Text: n.Text,
+		Title: n.Agent + " heartbeat", Origin: agents.OriginHeartbeat}
 	if n.Gateway != "" {
 		x.SessionID = n.SessionID
 	}
-	a.Notify(x)
+	a.notify.Notify(x)
 	return nil
 }

@@ -204,7 +204,7 @@ func fireAndWait(t *testing.T, app *App, n int) string {
 	defer sub.Close()
 	for e := range sub.C() {
 		if e.Type == runtime.EvUserMessage {
-			assert.Equal(t, OriginHeartbeat, e.Origin)
+			assert.Equal(t, agents.OriginHeartbeat, e.Origin)
 		}
 		if e.Type == runtime.EvTurnEnd {
 			info, err := app.Loop.Session(ctx, *sid)
@@ -317,7 +317,7 @@ func TestHeartbeats_DeliverToChat(t *testing.T) {
 	}))
 	require.Len(t, notices, 1)
 	assert.Equal(t, "look", notices[0].Content)
-	assert.Equal(t, OriginHeartbeat, notices[0].Origin)
+	assert.Equal(t, agents.OriginHeartbeat, notices[0].Origin)
 
 	// No chat: logged, nothing stored.
 	require.NoError(t, h.deliver(ctx, hbNotice{Agent: "beat", Text: "x"}))

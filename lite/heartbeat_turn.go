@@ -29,9 +29,6 @@ const hbAckMax = 300
 // heartbeat carries the session's history, which must stay small.
 const hbMaxTurns = 20
 
-// OriginHeartbeat is the Origin of a heartbeat's message and turn.
-const OriginHeartbeat = "heartbeat"
-
 // hbDirective ends every heartbeat message: the model is told the
 // marker's rule there, not in its system prompt, so that only heartbeat
 // turns know it.
@@ -83,7 +80,7 @@ func (h *heartbeats) fire(ctx context.Context, f sched.Firing) error {
 		return err
 	}
 	f.SetSession(sid)
-	_, err = h.loop.Send(ctx, sid, runtime.Input{Content: h.message(hb), Origin: OriginHeartbeat, Commit: f.Record})
+	_, err = h.loop.Send(ctx, sid, runtime.Input{Content: h.message(hb), Origin: agents.OriginHeartbeat, Commit: f.Record})
 	if err != nil {
 		return fmt.Errorf("heartbeat of agent %s: %w", name, err)
 	}
@@ -145,7 +142,7 @@ func (h *heartbeats) session(ctx context.Context, agent string) (string, error) 
 // answered through a gateway, and hands a heartbeat's answer that is not
 // the marker to the worker for delivery.
 func (h *heartbeats) turnEnded(te runtime.TurnEnd) {
-	if te.Origin != OriginHeartbeat {
+	if te.Origin != agents.OriginHeartbeat {
 		if te.Origin == "" && te.Gateway != "" && te.Gateway != agents.HeartbeatGateway && te.ChatID != "" && h.isGateway(te.Gateway) {
 			h.mu.Lock()
 			h.lastChat[te.Agent] = chatRef{te.Gateway, te.ChatID}
@@ -284,7 +281,7 @@ func (h *heartbeats) deliverChat(ctx context.Context, n hbNotice, cs *chats.Chat
 		return fmt.Errorf("%s chat %s talks to agent %s, not %s: a heartbeat goes only to a chat of the agent's own (fix spec.heartbeat.deliver_to)",
 			n.Gateway, n.ChatID, agent, n.Agent)
 	}
-	if _, err := h.loop.Notice(ctx, sid, runtime.Notice{Content: n.Text, Origin: OriginHeartbeat}); err != nil {
+	if _, err := h.loop.Notice(ctx, sid, runtime.Notice{Content: n.Text, Origin: agents.OriginHeartbeat}); err != nil {
 		return err
 	}
 	if err := follow(ctx, n.Gateway, sid, n.ChatID); err != nil {

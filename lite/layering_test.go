@@ -30,6 +30,9 @@ var liteEdges = map[string][]string{
 	// imports only leaves.
 	"lite/config": {"lite/hooks/tmpl", "lite/webaddr", "lite/workers"},
 
+	// Subsystems: each imports config and what lies below it.
+	"lite/notify": {"lite/config"},
+
 	// Leaves: they import no package of lite.
 	"lite/hooks/tmpl":      nil,
 	"lite/webaddr":         nil,

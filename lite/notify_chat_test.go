@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/notify"
 	"github.com/agnx-lite/agnx-lite/lite/telegram"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -61,12 +62,12 @@ func say(t *testing.T, app *App, tg *tgtest.Server, text string) {
 	})
 }
 
-// App.Notify to a Telegram chat posts a notice into the chat's session,
-// which the gateway delivers, once.
+// A notification to a Telegram chat posts a notice into the chat's
+// session, which the gateway delivers, once.
 func TestAppNotify_ChatOnce(t *testing.T) {
 	app, tg, logs := tgApp(t, "")
 	say(t, app, tg, "hi")
-	app.Notify(Notification{Agent: "assistant", Gateway: telegram.GatewayName, ChatID: "42", Text: "your build is green", Origin: "process:p1"})
+	app.notify.Notify(notify.Notification{Agent: "assistant", Gateway: telegram.GatewayName, ChatID: "42", Text: "your build is green", Origin: "process:p1"})
 	tg.Wait(t, "the notice", func() bool { return len(tg.Texts(42)) == 2 })
 	say(t, app, tg, "again")
 	assert.Equal(t, []string{"echo: hi", "your build is green", "echo: again"}, tg.Texts(42))
@@ -81,7 +82,7 @@ func TestAppNotify_ChatOnce(t *testing.T) {
 		}
 		return nil
 	}))
-	assert.Equal(t, []string{NoticeOrigin}, origins, "the notice is in the chat's session")
+	assert.Equal(t, []string{notify.NoticeOrigin}, origins, "the notice is in the chat's session")
 }
 
 // A chat delivery naming a chat the bot never served sends nothing there
@@ -90,14 +91,14 @@ func TestAppNotify_ChatOnce(t *testing.T) {
 func TestAppNotify_ChatNeedsServedChat(t *testing.T) {
 	app, tg, logs := tgApp(t, "    deliveries: [{type: chat, gateway: telegram, chat_id: \"77\"}, {type: chat}]\n")
 	say(t, app, tg, "hi")
-	app.Notify(Notification{Agent: "assistant", Gateway: telegram.GatewayName, ChatID: "42", Text: "only to 42"})
+	app.notify.Notify(notify.Notification{Agent: "assistant", Gateway: telegram.GatewayName, ChatID: "42", Text: "only to 42"})
 	tg.Wait(t, "the notice", func() bool { return len(tg.Texts(42)) == 2 })
 	assert.Equal(t, "only to 42", tg.Texts(42)[1])
 	assert.Empty(t, tg.Texts(77))
 	assert.Contains(t, logs.String(), "telegram chat 77 has no session yet")
 
-	app.Notify(Notification{Agent: "other", Gateway: telegram.GatewayName, ChatID: "42", Text: "from another agent"})
-	app.Notify(Notification{Agent: "assistant", Gateway: telegram.GatewayName, ChatID: "42", Text: "last"})
+	app.notify.Notify(notify.Notification{Agent: "other", Gateway: telegram.GatewayName, ChatID: "42", Text: "from another agent"})
+	app.notify.Notify(notify.Notification{Agent: "assistant", Gateway: telegram.GatewayName, ChatID: "42", Text: "last"})
 	tg.Wait(t, "the last notice", func() bool { return len(tg.Texts(42)) == 3 })
 	assert.Equal(t, "last", tg.Texts(42)[2], "another agent's notice does not enter the chat's session")
 	assert.Contains(t, logs.String(), "talks to agent assistant, not other")

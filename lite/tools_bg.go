@@ -7,6 +7,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
+	"github.com/agnx-lite/agnx-lite/lite/notify"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -41,13 +42,13 @@ func (a *App) processNotice(agent, sessionID, text string) {
 	if err != nil {
 		return
 	}
-	if a.chatGateway(info.Gateway, info.ChatID) {
+	if a.Config.Gateways.ServesChat(info.Gateway, info.ChatID) {
 		if err := a.Follow(ctx, info.Gateway, sessionID, info.ChatID); err != nil {
 			a.log.Warn("a process notice waits for its gateway", "agent", agent, "gateway", info.Gateway, "err", err)
 		}
 		return
 	}
-	a.Notify(Notification{Agent: agent, SessionID: sessionID, Gateway: info.Gateway, ChatID: info.ChatID,
+	a.notify.Notify(notify.Notification{Agent: agent, SessionID: sessionID, Gateway: info.Gateway, ChatID: info.ChatID,
 		Title: agent + ": background process", Text: text, Origin: originProcess})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/notify"
 	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/workers"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -60,7 +61,7 @@ func newSupervisor(sb *sandbox.Manager, cfg *config.Config, loop *runtime.Loop, 
 	}
 	return workers.New(workers.Options{Entries: cfg.Workers, Runners: runners, KV: loop, DataDir: cfg.DataDir, Logger: log,
 		Notify: func(n workers.Notice) {
-			app().Notify(Notification{Agent: n.Agent, SessionID: n.Session, Gateway: n.Gateway, ChatID: n.ChatID,
+			app().notify.Notify(notify.Notification{Agent: n.Agent, SessionID: n.Session, Gateway: n.Gateway, ChatID: n.ChatID,
 				Title: n.Title, Text: n.Text, Origin: "worker:" + n.Job})
 		}})
 }

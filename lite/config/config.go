@@ -173,6 +173,24 @@ type Gateways struct {
 	External []ExternalGateway `yaml:"external"`
 }
 
+// ServesChat reports whether a session of gateway and chat is a chat of a
+// gateway this file configures (Telegram, a plugin), whose own outbox
+// delivers its turns; HTTP and CLI sessions are not.
+func (g *Gateways) ServesChat(gateway, chat string) bool {
+	if chat == "" || gateway == "" {
+		return false
+	}
+	if gateway == "telegram" {
+		return g.Telegram.Enabled
+	}
+	for _, e := range g.External {
+		if e.Name == gateway {
+			return true
+		}
+	}
+	return false
+}
+
 // Discord is read only to be reported as ignored.
 type Discord struct {
 	// Enabled and BotToken are Agnx's keys, read only so that the block

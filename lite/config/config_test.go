@@ -140,3 +140,16 @@ func TestParse_UnknownKeysWarn(t *testing.T) {
 	}, c.Warnings)
 	assert.Equal(t, Default().Server.Port, c.Server.Port)
 }
+
+// A chat of Telegram (when on) or of a plugin is served by its gateway's
+// outbox; a session without a chat, or of the HTTP API, is not.
+func TestGateways_ServesChat(t *testing.T) {
+	g := Gateways{Telegram: Telegram{Enabled: true}, External: []ExternalGateway{{Name: "signal"}}}
+	assert.True(t, g.ServesChat("telegram", "42"))
+	assert.True(t, g.ServesChat("signal", "+4912"))
+	assert.False(t, g.ServesChat("telegram", ""), "no chat")
+	assert.False(t, g.ServesChat("", "42"))
+	assert.False(t, g.ServesChat("http", "42"))
+	g.Telegram.Enabled = false
+	assert.False(t, g.ServesChat("telegram", "42"), "Telegram off")
+}

@@ -1,7 +1,8 @@
-package lite
+package notify
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -38,15 +39,29 @@ func webhookNote(url, command string) runtime.Notification {
 		Success: true, Deliveries: []agents.Delivery{{Type: "log"}, {Type: "webhook", URL: url}}}
 }
 
+// start is a started worker.
+func start(o Options) *Worker {
+	w := New(o)
+	_ = w.Start(context.Background())
+	return w
+}
+
 // testNotifier may post to this host, where httptest listens.
-func testNotifier(log *slog.Logger) *notifier {
-	return startNotifier(&notifier{log: log, allowLoopback: true})
+func testNotifier(log *slog.Logger) *Worker {
+	return start(Options{Logger: log, AllowLoopback: true})
+}
+
+// stop stops w as the root does: what is queued gets DrainTimeout.
+func stop(w *Worker) error {
+	ctx, cancel := context.WithTimeout(context.Background(), DrainTimeout)
+	defer cancel()
+	return w.Stop(ctx)
 }
 
 func TestNotify_Webhook(t *testing.T) {
 	url, got := webhookSink(t)
 	n := testNotifier(slog.New(slog.DiscardHandler))
-	n.notify(webhookNote(url, "ls"))
+	n.Command(webhookNote(url, "ls"))
 	body := <-got
 	assert.Equal(t, "command_notification", body["event"])
 	assert.Equal(t, "s1", body["session_id"])
@@ -54,9 +69,9 @@ func TestNotify_Webhook(t *testing.T) {
 	assert.Equal(t, "ls", body["command"])
 	assert.Equal(t, true, body["success"])
 	assert.Equal(t, "bash", body["tool_type"])
-	n.close()
-	assert.True(t, isClosed(n.done), "close waits for the worker")
-	n.notify(webhookNote(url, "after")) // dropped, and does not block
+	require.NoError(t, stop(n))
+	assert.True(t, isClosed(n.done), "Stop waits for the worker")
+	n.Command(webhookNote(url, "after")) // dropped, and does not block
 	assert.Empty(t, got)
 }
 
@@ -65,16 +80,17 @@ func TestNotify_CloseFlushesQueue(t *testing.T) {
 	url, got := webhookSink(t)
 	n := testNotifier(slog.New(slog.DiscardHandler))
 	for _, s := range []string{"a", "b", "c"} {
-		n.notify(webhookNote(url, s))
+		n.Command(webhookNote(url, s))
 	}
-	n.close()
-	require.Len(t, got, 3, "every queued post was made before close returned")
+	require.NoError(t, stop(n))
+	require.Len(t, got, 3, "every queued post was made before Stop returned")
 	for _, s := range []string{"a", "b", "c"} {
 		assert.Equal(t, s, (<-got)["command"])
 	}
 }
 
-// A webhook that does not answer holds shutdown for drain, no longer.
+// A webhook that does not answer holds shutdown until Stop's deadline, no
+// longer.
 func TestNotify_CloseCancelsSlowWebhook(t *testing.T) {
 	arrived, release := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -86,12 +102,40 @@ func TestNotify_CloseCancelsSlowWebhook(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	n := startNotifier(&notifier{log: slog.New(slog.DiscardHandler), allowLoopback: true, drain: 10 * time.Millisecond})
-	n.notify(webhookNote(srv.URL, "slow"))
-	n.notify(webhookNote(srv.URL, "queued behind it"))
+	n := testNotifier(slog.New(slog.DiscardHandler))
+	n.Command(webhookNote(srv.URL, "slow"))
+	n.Command(webhookNote(srv.URL, "queued behind it"))
 	<-arrived
-	n.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	assert.ErrorIs(t, n.Stop(ctx), context.DeadlineExceeded, "Stop says it left some undelivered")
 	assert.True(t, isClosed(n.done))
+}
+
+// A worker whose Start context ends stops on its own: the post in flight
+// is cancelled, and what comes after is dropped without blocking.
+func TestNotify_StartContextBoundsLife(t *testing.T) {
+	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := New(Options{Logger: slog.New(slog.DiscardHandler), AllowLoopback: true})
+	require.NoError(t, n.Start(ctx))
+	n.Command(webhookNote(srv.URL, "hangs"))
+	<-arrived
+	cancel()
+	<-n.done
+	n.Command(webhookNote(srv.URL, "after")) // dropped, and does not block
+	require.NoError(t, stop(n), "the queue was empty when Stop came")
+}
+
+// Stop of a worker never started returns at once.
+func TestNotify_StopUnstarted(t *testing.T) {
+	assert.NoError(t, stop(New(Options{})))
 }
 
 func isClosed(c chan struct{}) bool {
@@ -118,11 +162,11 @@ func TestNotify_Refuses(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	n := newNotifier(log, nil)
-	n.notify(webhookNote(srv.URL+"/hook", "ls"))
-	n.notify(webhookNote("http://169.254.169.254/latest", "ls"))
-	n.notify(runtime.Notification{Session: "s2", Agent: "assistant", Tool: "web", Type: "builtin", Command: "web:fetch"})
-	n.close()
+	n := start(Options{Logger: log})
+	n.Command(webhookNote(srv.URL+"/hook", "ls"))
+	n.Command(webhookNote("http://169.254.169.254/latest", "ls"))
+	n.Command(runtime.Notification{Session: "s2", Agent: "assistant", Tool: "web", Type: "builtin", Command: "web:fetch"})
+	require.NoError(t, stop(n))
 	assert.Empty(t, hits, "loopback is refused")
 	mu.Lock()
 	out := logs.String()
@@ -132,8 +176,8 @@ func TestNotify_Refuses(t *testing.T) {
 	assert.Contains(t, out, `command=web:fetch`)
 
 	n = testNotifier(slog.New(slog.DiscardHandler))
-	n.notify(webhookNote(srv.URL+"/redirect", "ls"))
-	n.close()
+	n.Command(webhookNote(srv.URL+"/redirect", "ls"))
+	require.NoError(t, stop(n))
 	require.Len(t, hits, 1, "a redirect is not followed")
 	assert.Equal(t, "/redirect", <-hits)
 }

@@ -1,4 +1,4 @@
-package lite
+package notify
 
 import (
 	"context"
@@ -12,53 +12,42 @@ import (
 // turnNoticeChars is how much of an answer a turn's notice carries.
 const turnNoticeChars = 300
 
-// turnNotice is the onTurnEnd handler of the notification path: a turn of
-// a session no gateway serves (HTTP, CLI: a gateway's own watcher
+// TurnEnded is the turn-end handler of the notification path: a turn of
+// a session no chat gateway serves (HTTP, CLI: a gateway's own watcher
 // delivers its chats' turns) that ended with nobody watching it, or that
 // a schedule, webhook or process started, gets a short notice per its
 // agent's spec.notify.when. Heartbeats notify on their own (only an
-// answer worth saying). On the loop goroutine: it only queues.
-func (a *App) turnNotice(te runtime.TurnEnd) {
-	if a.chatGateway(te.Gateway, te.ChatID) || te.Agent == "" || te.Origin == OriginHeartbeat || te.Gateway == runtime.GatewaySubagent {
+// answer worth saying); a subagent's turns get none. On the loop
+// goroutine: it only queues.
+func (w *Worker) TurnEnded(te runtime.TurnEnd) {
+	if w.chatGateway(te.Gateway, te.ChatID) || te.Agent == "" || te.Origin == agents.OriginHeartbeat || te.Gateway == runtime.GatewaySubagent {
 		return
 	}
 	unwatched := !te.Watched || te.Origin != ""
-	if !unwatched && !a.notifyAlways(te.Agent) {
+	if !unwatched && !w.notifyAlways(te.Agent) {
 		return
 	}
 	n := turnNotification(te)
-	a.notify.enqueue(notifyJob{what: "turn notice of " + te.Agent, run: func(ctx context.Context, c *http.Client) {
-		set, _ := a.notifySettings(te.Agent)
+	w.enqueue(job{what: "turn notice of " + te.Agent, run: func(ctx context.Context, c *http.Client) {
+		set, _ := w.settings(te.Agent)
 		if set.When == agents.NotifyNever || (set.When != agents.NotifyAlways && !unwatched) {
 			return
 		}
-		a.notify.deliverAll(ctx, c, set.Deliveries, n)
+		w.deliverAll(ctx, c, set.Deliveries, n)
 	}})
 }
 
 // chatGateway reports whether a session of gateway and chat is a chat of
-// a gateway agnx.yaml configures (Telegram, a plugin), whose own outbox
-// delivers its turns; HTTP and CLI sessions are not.
-func (a *App) chatGateway(gateway, chat string) bool {
-	if chat == "" || gateway == "" {
-		return false
-	}
-	if gateway == "telegram" {
-		return a.Config.Gateways.Telegram.Enabled
-	}
-	for _, g := range a.Config.Gateways.External {
-		if g.Name == gateway {
-			return true
-		}
-	}
-	return false
+// a gateway agnx.yaml configures, whose own outbox delivers its turns.
+func (w *Worker) chatGateway(gateway, chat string) bool {
+	return w.gateways != nil && w.gateways.ServesChat(gateway, chat)
 }
 
 // notifyAlways reports whether the agent, as last built, notifies of
 // every turn; it reads only the cache (the loop goroutine must not load
 // files).
-func (a *App) notifyAlways(agent string) bool {
-	la, ok := a.Agents.CachedAgent(agent)
+func (w *Worker) notifyAlways(agent string) bool {
+	la, ok := w.agents.CachedAgent(agent)
 	return ok && la.Spec.Notify.When == agents.NotifyAlways
 }
 

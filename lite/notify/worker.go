@@ -1,4 +1,4 @@
-package lite
+package notify
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -19,43 +18,16 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// Webhook bounds: one post gets webhookTimeout; at shutdown the posts still
-// queued get webhookDrain in all, then the rest are dropped.
+// Webhook bounds: one post gets webhookTimeout; the queue holds
+// webhookQueue jobs.
 const (
 	webhookTimeout = 5 * time.Second
-	webhookDrain   = 5 * time.Second
 	webhookQueue   = 16
 )
 
-// notifier delivers notifications: the policies' (notify, from the loop)
-// and the App's (Notify: turn ends, processes, heartbeats). The log gets
-// them at once; everything else (chat notices, webhooks, ntfy) goes
-// through one worker with a bounded queue, so a slow server drops
-// notifications, never stalls the loop. Its owner (App) calls close once
-// the loop, and every other caller, has stopped.
-type notifier struct {
-	log   *slog.Logger
-	queue chan notifyJob
-	// stop is closed by close: the worker runs what is queued until
-	// drain passes (then cancel cancels the job in flight and the rest
-	// are dropped), returns and closes done.
-	stop   chan struct{}
-	done   chan struct{}
-	cancel context.CancelFunc
-	drain  time.Duration
-	// allowLoopback lets webhooks reach this host (tests' httptest).
-	allowLoopback bool
-	// chat posts a notice to a gateway's chat (App.chatNotice); nil
-	// logs instead. Set before the first notification.
-	chat func(ctx context.Context, d agents.Delivery, n Notification) error
-	// secrets are the values an ntfy token's ${NAME} may name
-	// (sandbox.env of agnx.yaml).
-	secrets map[string]string
-}
-
-// notifyJob is one queued delivery; what names it in the log when it is
+// job is one queued delivery; what names it in the log when it is
 // dropped.
-type notifyJob struct {
+type job struct {
 	what string
 	run  func(ctx context.Context, client *http.Client)
 }
@@ -68,30 +40,16 @@ type webhookPost struct {
 	headers     map[string]string
 }
 
-// newNotifier starts the worker; close stops it.
-func newNotifier(log *slog.Logger, secrets map[string]string) *notifier {
-	return startNotifier(&notifier{log: log, secrets: secrets})
-}
-
-func startNotifier(n *notifier) *notifier {
-	n.queue, n.stop, n.done = make(chan notifyJob, webhookQueue), make(chan struct{}), make(chan struct{})
-	if n.drain == 0 {
-		n.drain = webhookDrain
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	n.cancel = cancel
-	go n.work(ctx)
-	return n
-}
-
 // maxNotifiedCommand is how much of a command a notification carries.
 const maxNotifiedCommand = 4 << 10
 
-// notify reports one executed call: to the log, the chat, ntfy, and to
-// the webhooks queued (the parent's body, {"event":"command_notification",
+// Command reports one call an agent's policy asks to be told of
+// (runtime.Options.Notify): to the log, the chat, ntfy, and to the
+// webhooks queued (the parent's body, {"event":"command_notification",
 // "session_id", "agent", "command", "success"}, plus tool, tool_type and
-// time). A policy that names no delivery logs. It never blocks.
-func (n *notifier) notify(x runtime.Notification) {
+// time). A policy that names no delivery logs. It never blocks: it runs
+// on the loop goroutine.
+func (w *Worker) Command(x runtime.Notification) {
 	deliveries := x.Deliveries
 	if len(deliveries) == 0 {
 		deliveries = []agents.Delivery{{Type: "log"}}
@@ -109,71 +67,71 @@ func (n *notifier) notify(x runtime.Notification) {
 	for _, d := range deliveries {
 		switch d.Type {
 		case "log":
-			n.log.Info("command notification", "session", x.Session, "agent", x.Agent, "tool", x.Tool,
+			w.log.Info("command notification", "session", x.Session, "agent", x.Agent, "tool", x.Tool,
 				"tool_type", x.Type, "command", cmd, "success", x.Success)
 		case "webhook":
 			body, _ := json.Marshal(map[string]any{"event": "command_notification", "session_id": x.Session,
 				"agent": x.Agent, "command": cmd, "success": x.Success, "tool": x.Tool, "tool_type": x.Type,
 				"time": time.Now().UTC().Format(time.RFC3339)})
 			p := webhookPost{url: d.URL, body: body}
-			n.enqueue(notifyJob{what: hostOf(d.URL), run: func(ctx context.Context, c *http.Client) { n.post(ctx, c, p) }})
+			w.enqueue(job{what: hostOf(d.URL), run: func(ctx context.Context, c *http.Client) { w.post(ctx, c, p) }})
 		default:
-			n.enqueue(notifyJob{what: d.Type, run: func(ctx context.Context, c *http.Client) { n.deliver(ctx, c, d, note) }})
+			w.enqueue(job{what: d.Type, run: func(ctx context.Context, c *http.Client) { w.deliver(ctx, c, d, note) }})
 		}
 	}
 }
 
-// enqueue hands j to the worker; a full queue, or a notifier that is
-// closing, drops it with a log line. It never blocks.
-func (n *notifier) enqueue(j notifyJob) {
+// enqueue hands j to the worker; a full queue, or a worker that is
+// stopping or has stopped, drops it with a log line. It never blocks.
+func (w *Worker) enqueue(j job) {
 	select {
-	case <-n.stop:
-		n.log.Warn("notification after shutdown; dropped one", "to", j.what)
-	case n.queue <- j:
+	case <-w.stop:
+		w.log.Warn("notification after shutdown; dropped one", "to", j.what)
+		return
+	case <-w.done: // its Start context ended
+		w.log.Warn("notification after shutdown; dropped one", "to", j.what)
+		return
 	default:
-		n.log.Warn("notification queue full; dropped one", "to", j.what)
+	}
+	select {
+	case w.queue <- j:
+	default:
+		w.log.Warn("notification queue full; dropped one", "to", j.what)
 	}
 }
 
-// close stops the worker and waits for it: what is queued is posted until
-// drain passes; a post still running then is cancelled.
-func (n *notifier) close() {
-	close(n.stop)
-	t := time.AfterFunc(n.drain, n.cancel)
-	<-n.done
-	t.Stop()
-	n.cancel()
-}
-
-func (n *notifier) work(ctx context.Context) {
-	defer close(n.done)
+func (w *Worker) work(ctx context.Context) {
+	defer close(w.done)
 	// Its own transport, so that the connections it keeps open go with it,
 	// and a dialer that refuses addresses a webhook has no business with.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil // the address checked is the one dialled
-	dialer := &net.Dialer{Timeout: webhookTimeout, Control: webhookDialControl(n.allowLoopback)}
+	dialer := &net.Dialer{Timeout: webhookTimeout, Control: webhookDialControl(w.allowLoopback)}
 	tr.DialContext = dialer.DialContext
 	client := &http.Client{Timeout: webhookTimeout, Transport: tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	defer client.CloseIdleConnections()
 	for {
 		select {
-		case j := <-n.queue:
+		case j := <-w.queue:
 			j.run(ctx, client)
-		case <-n.stop:
-			n.flush(ctx, client)
+		case <-w.stop:
+			w.flush(ctx, client)
+			return
+		case <-ctx.Done():
+			w.flush(ctx, client)
 			return
 		}
 	}
 }
 
 // flush runs what is queued at shutdown, until ctx ends.
-func (n *notifier) flush(ctx context.Context, client *http.Client) {
+func (w *Worker) flush(ctx context.Context, client *http.Client) {
 	for {
 		select {
-		case j := <-n.queue:
+		case j := <-w.queue:
 			if ctx.Err() != nil {
-				n.log.Warn("notification not sent before shutdown; dropped one", "to", j.what)
+				w.log.Warn("notification not sent before shutdown; dropped one", "to", j.what)
 				continue
 			}
 			j.run(ctx, client)
@@ -183,7 +141,7 @@ func (n *notifier) flush(ctx context.Context, client *http.Client) {
 	}
 }
 
-func (n *notifier) post(ctx context.Context, client *http.Client, p webhookPost) {
+func (w *Worker) post(ctx context.Context, client *http.Client, p webhookPost) {
 	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(p.body))
@@ -206,7 +164,7 @@ func (n *notifier) post(ctx context.Context, client *http.Client, p webhookPost)
 		}
 	}
 	if err != nil {
-		n.log.Warn("notification post failed", "host", hostOf(p.url), "err", err)
+		w.log.Warn("notification post failed", "host", hostOf(p.url), "err", err)
 	}
 }
 

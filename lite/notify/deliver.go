@@ -1,4 +1,4 @@
-package lite
+package notify
 
 import (
 	"context"
@@ -11,15 +11,14 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
 // Notification is a short notice the agent's side sends on its own: a
 // turn nobody watched ended, a background process finished, a heartbeat
-// found something worth saying. App.Notify delivers it per the agent's
-// spec.notify.
+// found something worth saying. Worker.Notify delivers it per the
+// agent's spec.notify.
 type Notification struct {
 	// Agent is whose settings apply (spec.notify); required.
 	Agent string
@@ -38,43 +37,48 @@ type Notification struct {
 	Origin string
 }
 
+// Agents gives the agents' notify settings.
+type Agents interface {
+	// Spec reads the agent's files (no build); called on the worker.
+	Spec(name string) (*agents.Agent, error)
+	// CachedAgent is the agent as last built, if it is in the cache;
+	// called on the loop goroutine, which must not read files.
+	CachedAgent(name string) (*runtime.LoadedAgent, bool)
+}
+
 // Bounds of what a notification carries.
 const (
 	maxNoticeText  = 4 << 10
 	maxNoticeTitle = 200
 )
 
-// NoticeOrigin is the Origin of the notices the notification path posts
-// into a chat's session.
-const NoticeOrigin = "notify"
-
 // Notify delivers n per its agent's spec.notify (default: the session's
 // own chat for a gateway's session, the log otherwise; when: never drops
-// it). It never blocks: n is queued for the notification worker, and a
-// full queue drops it with a log line. Chat deliveries are durable and
-// exactly once (a notice in the chat's session, delivered by its gateway);
-// webhook and ntfy posts are tried once, within 5 s.
-func (a *App) Notify(n Notification) {
+// it). It never blocks: n is queued for the worker, and a full queue
+// drops it with a log line. Chat deliveries are durable and exactly once
+// (a notice in the chat's session, delivered by its gateway); webhook
+// and ntfy posts are tried once, within 5 s.
+func (w *Worker) Notify(n Notification) {
 	if n.Agent == "" || strings.TrimSpace(n.Text) == "" {
-		a.log.Warn("a notification without an agent or text was dropped", "agent", n.Agent, "origin", n.Origin)
+		w.log.Warn("a notification without an agent or text was dropped", "agent", n.Agent, "origin", n.Origin)
 		return
 	}
 	n = n.bounded()
-	a.notify.enqueue(notifyJob{what: "notification of " + n.Agent, run: func(ctx context.Context, c *http.Client) {
-		set, ok := a.notifySettings(n.Agent)
+	w.enqueue(job{what: "notification of " + n.Agent, run: func(ctx context.Context, c *http.Client) {
+		set, ok := w.settings(n.Agent)
 		if ok && set.When == agents.NotifyNever {
 			return
 		}
-		a.notify.deliverAll(ctx, c, set.Deliveries, n)
+		w.deliverAll(ctx, c, set.Deliveries, n)
 	}})
 }
 
-// notifySettings returns the agent's spec.notify; ok is false (and the
+// settings returns the agent's spec.notify; ok is false (and the
 // settings the defaults) when the agent cannot be loaded.
-func (a *App) notifySettings(agent string) (agents.NotifySettings, bool) {
-	spec, err := a.Agents.Spec(agent)
+func (w *Worker) settings(agent string) (agents.NotifySettings, bool) {
+	spec, err := w.agents.Spec(agent)
 	if err != nil {
-		a.log.Warn("notification settings unreadable; using the defaults", "agent", agent, "err", err)
+		w.log.Warn("notification settings unreadable; using the defaults", "agent", agent, "err", err)
 		return agents.NotifySettings{When: agents.NotifyUnwatched}, false
 	}
 	return spec.Notify, true
@@ -101,7 +105,7 @@ func cutText(s string, limit int) string {
 
 // deliverAll sends n to each delivery; none means the default: the chat
 // when n has one, the log otherwise. On the worker.
-func (n *notifier) deliverAll(ctx context.Context, c *http.Client, ds []agents.Delivery, x Notification) {
+func (w *Worker) deliverAll(ctx context.Context, c *http.Client, ds []agents.Delivery, x Notification) {
 	if len(ds) == 0 {
 		ds = []agents.Delivery{{Type: "log"}}
 		if x.Gateway != "" {
@@ -112,50 +116,48 @@ func (n *notifier) deliverAll(ctx context.Context, c *http.Client, ds []agents.D
 		if ctx.Err() != nil {
 			return
 		}
-		n.deliver(ctx, c, d, x)
+		w.deliver(ctx, c, d, x)
 	}
 }
 
 // deliver sends x to one delivery. On the worker.
-func (n *notifier) deliver(ctx context.Context, c *http.Client, d agents.Delivery, x Notification) {
+func (w *Worker) deliver(ctx context.Context, c *http.Client, d agents.Delivery, x Notification) {
 	x = x.bounded()
 	switch d.Type {
 	case "chat":
-		if n.chat != nil {
-			err := n.chat(ctx, d, x)
-			if err == nil {
-				return
-			}
-			if !errors.Is(err, errNoChatToNotify) {
-				n.log.Warn("notification to a chat failed", "agent", x.Agent, "gateway", d.Gateway, "err", err)
-				return
-			}
+		err := w.chatNotice(ctx, d, x)
+		if err == nil {
+			return
 		}
-		n.logNotice(x) // no chat: the log has it
+		if !errors.Is(err, errNoChatToNotify) {
+			w.log.Warn("notification to a chat failed", "agent", x.Agent, "gateway", d.Gateway, "err", err)
+			return
+		}
+		w.logNotice(x) // no chat: the log has it
 	case "webhook":
 		body, _ := json.Marshal(map[string]any{"event": "notification", "agent": x.Agent, "session_id": x.SessionID,
 			"gateway": x.Gateway, "chat_id": x.ChatID, "title": x.Title, "text": x.Text, "origin": x.Origin,
 			"time": time.Now().UTC().Format(time.RFC3339)})
-		n.post(ctx, c, webhookPost{url: d.URL, body: body})
+		w.post(ctx, c, webhookPost{url: d.URL, body: body})
 	case "ntfy":
-		p, err := n.ntfyPost(d, x)
+		p, err := w.ntfyPost(d, x)
 		if err != nil {
-			n.log.Warn("ntfy notification not sent", "agent", x.Agent, "err", err)
+			w.log.Warn("ntfy notification not sent", "agent", x.Agent, "err", err)
 			return
 		}
-		n.post(ctx, c, p)
+		w.post(ctx, c, p)
 	default:
-		n.logNotice(x)
+		w.logNotice(x)
 	}
 }
 
-func (n *notifier) logNotice(x Notification) {
-	n.log.Info("notification", "agent", x.Agent, "session", x.SessionID, "origin", x.Origin, "title", x.Title, "text", x.Text)
+func (w *Worker) logNotice(x Notification) {
+	w.log.Info("notification", "agent", x.Agent, "session", x.SessionID, "origin", x.Origin, "title", x.Title, "text", x.Text)
 }
 
 // ntfyPost is x as ntfy takes it: the text as the body, the title,
 // priority and origin (as a tag) as headers, the token as a bearer token.
-func (n *notifier) ntfyPost(d agents.Delivery, x Notification) (webhookPost, error) {
+func (w *Worker) ntfyPost(d agents.Delivery, x Notification) (webhookPost, error) {
 	h := map[string]string{"Title": x.Title}
 	if d.Priority != "" {
 		h["Priority"] = d.Priority
@@ -164,7 +166,7 @@ func (n *notifier) ntfyPost(d agents.Delivery, x Notification) (webhookPost, err
 		h["Tags"] = tag
 	}
 	if d.Token != "" {
-		tok, err := expandOffered(d.Token, n.secrets)
+		tok, err := expandOffered(d.Token, w.secrets)
 		if err != nil {
 			return webhookPost{}, err
 		}
@@ -214,51 +216,6 @@ func expandOffered(v string, offered map[string]string) (string, error) {
 	}
 }
 
-// errNoChatToNotify is a chat delivery with no chat to go to: the log
-// gets the notice instead.
-var errNoChatToNotify = errors.New("the notification has no chat: it went to the log")
-
-// chatNotice posts x as a notice (origin "notify") into the current
-// session of the delivery's chat (d's gateway and chat_id, else x's, else
-// the chat of x's session) and has the gateway follow that session: the
-// gateway's outbox delivers it, durably and once. A chat the gateway has
-// never served (no session), or whose session is another agent's, is
-// refused: a notice enters the session's context.
-func (a *App) chatNotice(ctx context.Context, d agents.Delivery, x Notification) error {
-	gw, chat := d.Gateway, d.ChatID
-	if gw == "" {
-		gw, chat = x.Gateway, x.ChatID
-	}
-	if gw == "" && x.SessionID != "" {
-		if info, err := a.Loop.Session(ctx, x.SessionID); err == nil {
-			gw, chat = info.Gateway, info.ChatID
-		}
-	}
-	if gw == "" || chat == "" {
-		return errNoChatToNotify
-	}
-	sid, agent, err := a.Chats().Live(ctx, gw, chat)
-	if errors.Is(err, chats.ErrNoChat) {
-		return fmt.Errorf("%s chat %s has no session yet: a notice goes only to a chat that has written to the bot", gw, chat)
-	}
-	if err != nil {
-		return err
-	}
-	if agent != x.Agent {
-		// The notice would enter another agent's context.
-		return fmt.Errorf("%s chat %s talks to agent %s, not %s: a notice goes only to a chat of the agent's own", gw, chat, agent, x.Agent)
-	}
-	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
-	defer cancel()
-	if _, err := a.Loop.Notice(ctx, sid, runtime.Notice{Content: x.Text, Origin: NoticeOrigin}); err != nil {
-		return err
-	}
-	if err := a.Follow(ctx, gw, sid, chat); err != nil {
-		return fmt.Errorf("the notice is in the chat's session but not delivered yet: %w", err)
-	}
-	return nil
-}
-
 // hostOf is the host of a URL, for logs: a URL's path and query may hold
 // a secret (an ntfy topic, a token).
 func hostOf(raw string) string {
@@ -269,11 +226,11 @@ func hostOf(raw string) string {
 	return u.Host
 }
 
-// offeredSecrets are the values sandbox.env offers, by name: what an ntfy
-// token may name.
-func offeredSecrets(cfg *config.Config) map[string]string {
-	m := make(map[string]string, len(cfg.Sandbox.Env))
-	for k, v := range cfg.Sandbox.Env {
+// offered are the values sandbox.env offers, by name: what an ntfy token
+// may name.
+func offered(env map[string]config.Secret) map[string]string {
+	m := make(map[string]string, len(env))
+	for k, v := range env {
 		m[k] = v.Value()
 	}
 	return m
