@@ -23,15 +23,15 @@ var (
 // Nothing the code builds is called missing: the README said the
 // schedule and background_process tools were "not in this build yet" long
 // after they were, and listed completions among what was "not yet" after
-// the command shipped. The built-in tools are read from lite/tools.go's
+// the command shipped. The built-in tools are read from lite/toolset/toolset.go's
 // builtins, the commands from cmd/agnx-lite/main.go's commands().
 func TestNotYet_NamesNothingBuilt(t *testing.T) {
 	built := map[string]string{}
 	for _, name := range mapKeysReturned(t, "cmd/agnx-lite/main.go", "commands") {
 		built[name] = "a command (cmd/agnx-lite/main.go)"
 	}
-	for _, name := range stringSliceVar(t, "lite/tools.go", "builtins") {
-		built[name] = "a built-in tool (lite/tools.go)"
+	for _, name := range stringSliceVar(t, "lite/toolset/toolset.go", "builtins") {
+		built[name] = "a built-in tool (lite/toolset/toolset.go)"
 	}
 	require.Contains(t, built, "schedule")
 	require.Contains(t, built, "background_process")

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
 // An agent's fixed cost is the memory it holds for as long as it is
-// loaded, whatever it does: its WASM tools compiled (wasmcost.go), some
-// 20 MiB for each Go module. Evicting it frees that memory only until its
+// loaded, whatever it does: its WASM tools compiled (lite/toolset
+// measures them), some 20 MiB for each Go module. Evicting it frees that memory only until its
 // next message builds it again, so the memory guard does not treat it as
 // memory it can win back. Instead the fixed costs are budgeted:
 //
@@ -43,16 +44,13 @@ func agentBudget(limitMB int) int64 {
 	return max(int64(limitMB)<<20-agentReserve, 1)
 }
 
-// heldTool is a tool that holds memory while it is loaded.
-type heldTool interface{ heldBytes() held }
-
 // fixedCost is what an agent's tools hold while it is loaded.
-func fixedCost(ts []runtime.Tool) held {
-	var n held
+func fixedCost(ts []runtime.Tool) toolset.Held {
+	var n toolset.Held
 	for _, t := range ts {
-		if h, ok := t.(heldTool); ok {
-			n.code += h.heldBytes().code
-			n.heap += h.heldBytes().heap
+		if h, ok := t.(toolset.Holder); ok {
+			n.Code += h.HeldBytes().Code
+			n.Heap += h.HeldBytes().Heap
 		}
 	}
 	return n
@@ -93,7 +91,7 @@ func mib(n int64) int64 { return (n + 1<<20 - 1) >> 20 }
 // fits refuses an agent whose tools hold more than the budget, with c.mu
 // not held.
 func (c *agentCache) fits(spec *agents.Agent, ts []runtime.Tool) error {
-	held := fixedCost(ts).total()
+	held := fixedCost(ts).Total()
 	c.mu.Lock()
 	budget, limitMB := c.budget, c.limitMB
 	c.mu.Unlock()
@@ -103,8 +101,8 @@ func (c *agentCache) fits(spec *agents.Agent, ts []runtime.Tool) error {
 	e := &AgentTooBigError{Agent: spec.Name, Held: held, Budget: budget, LimitMB: limitMB,
 		files: spec.Files, mod: spec.ModTime}
 	for _, t := range ts {
-		if h, ok := t.(heldTool); ok {
-			e.Tools = append(e.Tools, fmt.Sprintf("%s %d MiB", t.Spec().Name, mib(h.heldBytes().total())))
+		if h, ok := t.(toolset.Holder); ok {
+			e.Tools = append(e.Tools, fmt.Sprintf("%s %d MiB", t.Spec().Name, mib(h.HeldBytes().Total())))
 		}
 	}
 	return e
@@ -133,11 +131,11 @@ func (c *agentCache) stillRefused(name string) error {
 }
 
 // heldTotal is what the loaded agents hold together, with c.mu held.
-func (c *agentCache) heldTotal() held {
-	var n held
+func (c *agentCache) heldTotal() toolset.Held {
+	var n toolset.Held
 	for _, ca := range c.loaded {
-		n.code += ca.held.code
-		n.heap += ca.held.heap
+		n.Code += ca.held.Code
+		n.Heap += ca.held.Heap
 	}
 	return n
 }
@@ -147,7 +145,7 @@ func (c *agentCache) heldTotal() held {
 func (c *agentCache) heldCode() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.heldTotal().code
+	return c.heldTotal().Code
 }
 
 // overBudget evicts the least recently used idle agents that hold memory
@@ -155,10 +153,10 @@ func (c *agentCache) heldCode() int64 {
 // (just built) and pinned ones, with c.mu held; it reports how many went.
 func (c *agentCache) overBudget(keep string) int {
 	n := 0
-	for c.budget > 0 && c.heldTotal().total() > c.budget {
+	for c.budget > 0 && c.heldTotal().Total() > c.budget {
 		victim := ""
 		for name, ca := range c.loaded {
-			if name == keep || c.pins[name] > 0 || ca.held.total() == 0 {
+			if name == keep || c.pins[name] > 0 || ca.held.Total() == 0 {
 				continue
 			}
 			if victim == "" || ca.used.Before(c.loaded[victim].used) {
@@ -185,7 +183,7 @@ const (
 type agentCounts struct {
 	builds    uint64            // agents built (first use, change, reload)
 	evictions map[string]uint64 // agents evicted, by reason
-	held      held              // what the loaded agents hold now
+	held      toolset.Held      // what the loaded agents hold now
 	budget    int64             // what they may hold together; 0: no limit
 }
 

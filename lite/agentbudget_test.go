@@ -18,6 +18,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/wasmtools"
@@ -25,12 +26,24 @@ import (
 
 // fakeHeld stands for heldNow: every module measured with it holds code
 // and heap bytes (it is read once before and once after each load).
-func fakeHeld(code, heap int64) func() held {
+func fakeHeld(code, heap int64) func() toolset.Held {
 	var calls atomic.Int64
-	return func() held {
+	return func() toolset.Held {
 		n := calls.Add(1) / 2
-		return held{code: n * code, heap: n * heap}
+		return toolset.Held{Code: n * code, Heap: n * heap}
 	}
+}
+
+// withMeasure gives c, outside a daemon, a tool factory whose WASM loads
+// are measured by measure, in place of the one it has (nothing was built
+// with it yet).
+func withMeasure(c *agentCache, measure func() toolset.Held) {
+	withTools(c, func(o *toolset.Options) { o.Measure = measure })
+}
+
+// measuredApp is guardedApp whose WASM loads are measured by measure.
+func measuredApp(t *testing.T, measure func() toolset.Held) (*App, runtime.SessionInfo) {
+	return guardedAppWith(t, &Options{tools: func(o *toolset.Options, _ *toolset.SupervisorOptions) { o.Measure = measure }})
 }
 
 // exampleModules builds the shipped example tools calc and wc for wasip1
@@ -108,12 +121,12 @@ func TestAgentBudget_TwoGoToolsFiveCalls(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one two\nthree\n"), 0o600))
 
 	ctx := context.Background()
-	g := appGuard(app, limitMB, func() (int64, error) { return 8<<20 + app.Agents.counts().held.total() + 10<<20, nil })
+	g := appGuard(app, limitMB, func() (int64, error) { return 8<<20 + app.Agents.counts().held.Total() + 10<<20, nil })
 	session, err := app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "tools"})
 	require.NoError(t, err, "the agent is built under the default limit")
 	before := app.Agents.counts()
 	require.Equal(t, uint64(1), before.builds)
-	require.Positive(t, before.held.total(), "the tools' fixed cost is measured")
+	require.Positive(t, before.held.Total(), "the tools' fixed cost is measured")
 	for i := range 5 {
 		results := sendAndCollect(t, app, session.ID, "count")
 		assert.ElementsMatch(t, []string{"1024", "2 lines, 3 words, 14 bytes in notes.txt"}, results, "message %d", i+1)
@@ -157,7 +170,7 @@ func sendAndCollect(t *testing.T, app *App, sid, text string) []string {
 func TestAgentBudget_RefusedOnceAtBuild(t *testing.T) {
 	c, cfg := newTestCache(t)
 	c.setBudget(40)
-	c.tools.wasm.measure = fakeHeld(20<<20, 10<<20)
+	withMeasure(c, fakeHeld(20<<20, 10<<20))
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
 	echoTool(t, filepath.Join(dir, "tools", "echo"))
 
@@ -178,7 +191,7 @@ func TestAgentBudget_RefusedOnceAtBuild(t *testing.T) {
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err, "a changed agent is built again")
 	assert.Equal(t, uint64(2), c.counts().builds)
-	assert.Equal(t, held{code: 20 << 20, heap: 10 << 20}, fixedCost(a.Tools), "the module's figure, measured once")
+	assert.Equal(t, toolset.Held{Code: 20 << 20, Heap: 10 << 20}, fixedCost(a.Tools), "the module's figure, measured once")
 }
 
 // agent validate says what the daemon would: an agent whose tools hold
@@ -207,7 +220,7 @@ func TestAgentBudget_ValidateRefuses(t *testing.T) {
 func TestAgentBudget_LoadedAgentsStayWithinIt(t *testing.T) {
 	c := lruCache(t, 8, "a", "b")
 	c.setBudget(48) // 32 MiB for agents
-	c.tools.wasm.measure = fakeHeld(15<<20, 5<<20)
+	withMeasure(c, fakeHeld(15<<20, 5<<20))
 	for _, n := range []string{"a", "b"} {
 		echoTool(t, filepath.Join(c.cfg.AgentsDir, n, "tools", "echo"))
 	}
@@ -228,17 +241,16 @@ func TestAgentBudget_LoadedAgentsStayWithinIt(t *testing.T) {
 	c.Unpin("b")
 	assert.Equal(t, 2, c.evictIdle(), "the guard evicts assistant, which holds nothing, and brings the rest within the budget")
 	assert.Equal(t, []string{"a"}, loaded(c), "b was the least recently used of the two")
-	assert.Equal(t, held{code: 15 << 20, heap: 5 << 20}, c.counts().held)
+	assert.Equal(t, toolset.Held{Code: 15 << 20, Heap: 5 << 20}, c.counts().held)
 }
 
 // Over its high-water mark the guard evicts idle agents that hold no
 // fixed cost, but not one the budget holds: that would win its memory
 // back only until its next message built it again.
 func TestMemGuard_KeepsWhatTheBudgetHolds(t *testing.T) {
-	app, _ := guardedApp(t)
+	app, _ := measuredApp(t, fakeHeld(15<<20, 5<<20))
 	ctx := context.Background()
 	app.Agents.setBudget(64)
-	app.Agents.tools.wasm.measure = fakeHeld(15<<20, 5<<20)
 	dir, err := agents.WriteTemplate(app.Config.AgentsDir, "tools")
 	require.NoError(t, err)
 	echoTool(t, filepath.Join(dir, "tools", "echo"))
@@ -258,10 +270,9 @@ func TestMemGuard_KeepsWhatTheBudgetHolds(t *testing.T) {
 // which the Go runtime does not count: heap and code together stay near
 // the limit.
 func TestMemGuard_SoftLimitLeavesRoomForCode(t *testing.T) {
-	app, _ := guardedApp(t)
+	app, _ := measuredApp(t, fakeHeld(15<<20, 5<<20))
 	ctx := context.Background()
 	app.Agents.setBudget(64)
-	app.Agents.tools.wasm.measure = fakeHeld(15<<20, 5<<20)
 	dir, err := agents.WriteTemplate(app.Config.AgentsDir, "tools")
 	require.NoError(t, err)
 	echoTool(t, filepath.Join(dir, "tools", "echo"))
@@ -284,18 +295,4 @@ func TestMemGuard_SoftLimitLeavesRoomForCode(t *testing.T) {
 	assert.Equal(t, int64(128<<20), debug.SetMemoryLimit(-1), "a build gets twice the limit")
 	done()
 	assert.Equal(t, int64(49<<20), debug.SetMemoryLimit(-1))
-}
-
-func TestAnonExec(t *testing.T) {
-	maps := `00400000-00c00000 r-xp 00000000 fd:00 4242 /usr/bin/agnx-lite
-7f0000000000-7f0000100000 r-xp 00000000 00:00 0
-7f0000200000-7f0000400000 rw-p 00000000 00:00 0
-7f0000400000-7f0000401000 r-xp 00000000 00:00 0 [anon:wazero]
-7f0000500000-7f0000600000 rwxp 00000000 00:00 0
-7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0 [vdso]
-ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]
-garbage
-`
-	assert.Equal(t, int64(0x100000+0x1000+0x100000), anonExec(strings.NewReader(maps)),
-		"anonymous executable mappings only: not the binary's, the heap's or the kernel's")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/sandbox"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -31,7 +32,8 @@ type agentCache struct {
 	// recheck is how often a cached agent's files are compared with the
 	// disk.
 	recheck time.Duration
-	tools   *toolFactory
+	// tools builds the agents' tools; the cache closes it with itself.
+	tools *toolset.Factory
 
 	// max is how many agents stay built (runtime.max_loaded_agents).
 	max int
@@ -81,7 +83,7 @@ type cachedAgent struct {
 	badMod  time.Time // the ModTime of an edit that failed to load
 	used    time.Time // for the LRU
 	// held is what its tools hold while it is loaded (agentbudget.go).
-	held held
+	held toolset.Held
 	// stale is set when one of its MCP servers changed its tool list:
 	// the next use rebuilds it.
 	stale bool
@@ -111,9 +113,15 @@ func (e *AgentNotFoundError) Error() string {
 func (e *AgentNotFoundError) Is(target error) bool { return target == ErrAgentNotFound }
 
 // newAgentCache is an agent cache outside a daemon (agent validate, tool
-// run, tests): its sandboxes watch no database's disk reserve.
+// run, tests): its sandboxes watch no database's disk reserve, and the
+// tools that need a daemon are left out.
 func newAgentCache(cfg *config.Config, log *slog.Logger) *agentCache {
-	return newAgentCacheOver(cfg, log, newSandboxes(cfg, log))
+	return newAgentCacheOver(cfg, log, toolset.New(toolOptions(cfg, log)))
+}
+
+// toolOptions are the tool factory's options outside a daemon.
+func toolOptions(cfg *config.Config, log *slog.Logger) toolset.Options {
+	return toolset.Options{Config: cfg, Logger: log, Sandboxes: newSandboxes(cfg, log)}
 }
 
 // newSandboxes is cfg's sandbox manager outside a daemon: no database,
@@ -122,13 +130,11 @@ func newSandboxes(cfg *config.Config, log *slog.Logger) *sandbox.Manager {
 	return sandbox.New(sandbox.Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: log})
 }
 
-// newAgentCacheOver is an agent cache whose tools run in sb's sandboxes;
-// the cache closes sb with itself.
-func newAgentCacheOver(cfg *config.Config, log *slog.Logger, sb *sandbox.Manager) *agentCache {
-	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, env: cfg.Sandbox.Env, log: log}
+// newAgentCacheOver is an agent cache whose agents get their tools from
+// tools; the cache closes tools with itself.
+func newAgentCacheOver(cfg *config.Config, log *slog.Logger, tools *toolset.Factory) *agentCache {
 	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
-		tools: &toolFactory{sandboxes: sb, env: cfg.Sandbox.Env, log: log, wasm: wasm, search: webSearch(cfg), shared: cfg.DataDir,
-			world: cfg.WorldMemoryDir(), worldLimits: cfg.WorldMemory.Limits(), mcp: newMCPHost(cfg, log, sb)}, max: max(cfg.Runtime.MaxLoadedAgents, 1),
+		tools: tools, max: max(cfg.Runtime.MaxLoadedAgents, 1),
 		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool),
 		building: make(map[string]*agentBuild), refused: make(map[string]*AgentTooBigError), evictions: make(map[string]uint64),
 		budget: agentBudget(cfg.Runtime.MemoryLimitMB), limitMB: cfg.Runtime.MemoryLimitMB}
@@ -260,7 +266,7 @@ func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mo
 	now := time.Now()
 	if c.closed {
 		if err == nil {
-			closeTools(la.Tools)
+			toolset.CloseTools(la.Tools)
 		}
 		return nil, runtime.ErrClosed
 	}
@@ -386,12 +392,12 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}
-	ts, err := c.tools.build(spec)
+	ts, err := c.tools.Build(spec)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", name, err)
 	}
 	if err := c.fits(spec, ts); err != nil {
-		closeTools(ts)
+		toolset.CloseTools(ts)
 		return nil, err
 	}
 	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy, Hooks: spec.Hooks}, nil
@@ -454,9 +460,9 @@ func newestMod(files []string) time.Time {
 	return newest
 }
 
-// markStale makes the agent's next use rebuild it: one of its MCP servers
-// changed its tool list. Safe from any goroutine.
-func (c *agentCache) markStale(name string) {
+// MarkStale makes the agent's next use rebuild it: one of its MCP servers
+// changed its tool list (toolset.AgentCache). Safe from any goroutine.
+func (c *agentCache) MarkStale(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ca := c.loaded[name]; ca != nil {
@@ -493,15 +499,13 @@ func (c *agentCache) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, ca := range c.loaded {
-		closeTools(ca.agent.Tools)
+		toolset.CloseTools(ca.agent.Tools)
 	}
 	for _, ts := range c.retired {
-		closeTools(ts)
+		toolset.CloseTools(ts)
 	}
 	c.loaded, c.retired = map[string]*cachedAgent{}, map[string][]runtime.Tool{}
-	c.tools.mcp.close()
-	c.tools.wasm.close()
-	c.tools.sandboxes.Close()
+	c.tools.Close()
 }
 
 // LoadAgentTools builds one agent, with its tools, outside a running
@@ -515,8 +519,9 @@ func LoadAgentTools(cfg *config.Config, name string, o *Options) (*runtime.Loade
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := newAgentCache(cfg, log)
-	c.tools.wasm.progress = o.Progress
+	to := toolOptions(cfg, log)
+	to.Progress = o.Progress
+	c := newAgentCacheOver(cfg, log, toolset.New(to))
 	c.newProvider = providerOrAbsent // tools call no model: no key needed
 	a, err := c.LoadAgent(name)
 	if err != nil {
@@ -556,8 +561,9 @@ func CheckAgents(cfg *config.Config, names []string, log *slog.Logger) []AgentCh
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := newAgentCache(cfg, log)
-	c.tools.checkOnly = true // no MCP server is started to validate
+	to := toolOptions(cfg, log)
+	to.CheckOnly = true // no MCP server is started to validate
+	c := newAgentCacheOver(cfg, log, toolset.New(to))
 	defer c.close()
 	out := make([]AgentCheck, len(names))
 	for i, name := range names {
@@ -567,7 +573,7 @@ func CheckAgents(cfg *config.Config, names []string, log *slog.Logger) []AgentCh
 			out[i].Warnings = la.Spec.Warnings
 			hb, warnings := heartbeatCheck(cfg, la.Spec)
 			out[i].Heartbeat, out[i].Warnings = hb, append(slices.Clip(out[i].Warnings), warnings...)
-			closeTools(la.Tools)
+			toolset.CloseTools(la.Tools)
 		}
 	}
 	return out

@@ -1,6 +1,9 @@
 package lite
 
-import "github.com/agnx-lite/agnx-lite/runtime"
+import (
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
+	"github.com/agnx-lite/agnx-lite/runtime"
+)
 
 // The LRU side of agentCache: what stays built, what goes. Everything here
 // runs with c.mu held by the caller, except the exported-to-runtime Pin
@@ -19,7 +22,7 @@ func (c *agentCache) Unpin(name string) {
 	defer c.mu.Unlock()
 	if c.pins[name]--; c.pins[name] <= 0 {
 		delete(c.pins, name)
-		closeTools(c.retired[name])
+		toolset.CloseTools(c.retired[name])
 		delete(c.retired, name)
 	}
 }
@@ -31,7 +34,7 @@ func (c *agentCache) retire(name string, tools []runtime.Tool) {
 		c.retired[name] = append(c.retired[name], tools...)
 		return
 	}
-	closeTools(tools)
+	toolset.CloseTools(tools)
 }
 
 // evictOver evicts the least recently used agents beyond max, sparing
@@ -59,9 +62,9 @@ func (c *agentCache) evictOver(keep string) {
 // already running finish first). why is counted (agentbudget.go).
 func (c *agentCache) evict(name, why string) {
 	if ca := c.loaded[name]; ca != nil {
-		closeTools(ca.agent.Tools)
+		toolset.CloseTools(ca.agent.Tools)
 		delete(c.loaded, name)
-		c.tools.mcp.forget(name)
+		c.tools.MCP().Forget(name)
 		c.evictions[why]++
 		c.log.Debug("agent evicted", "agent", name, "reason", why)
 	}
@@ -77,7 +80,7 @@ func (c *agentCache) evictIdle() int {
 	defer c.mu.Unlock()
 	n := 0
 	for name, ca := range c.loaded {
-		if c.pins[name] == 0 && (ca.held.total() == 0 || c.budget == 0) {
+		if c.pins[name] == 0 && (ca.held.Total() == 0 || c.budget == 0) {
 			c.evict(name, evictedMemory)
 			n++
 		}

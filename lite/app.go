@@ -14,9 +14,11 @@ import (
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/notify"
 	"github.com/agnx-lite/agnx-lite/lite/sandbox"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"github.com/agnx-lite/agnx-lite/lite/upkeep"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
+	"github.com/agnx-lite/agnx-lite/runtime/memory"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
@@ -47,8 +49,11 @@ type App struct {
 	tasks *taskHost
 	// hb keeps the agents' heartbeats (heartbeat.go).
 	hb *heartbeats
-	// bg runs the agents' background processes (tools_bg.go).
+	// bg runs the agents' background processes (lite/toolset).
 	bg *bgproc.Manager
+	// memIndex gives the search behind an agent's recall with a query,
+	// for its memory tool and SearchMemory (memory_index.go).
+	memIndex func(*agents.Agent) memory.Searcher
 	// retain ends idle sessions and prunes old events (lite/upkeep); its
 	// timer runs in Serve only.
 	retain *upkeep.Retention
@@ -79,12 +84,15 @@ type Options struct {
 	Clock func() time.Time
 	// Progress, when set, shows what a person waits for (the first
 	// compile of a WASM tool); nil in the daemon, which logs instead.
-	Progress *Progress
+	Progress *toolset.Progress
 	// notifyLoopback lets notifications reach this host (tests' httptest).
 	notifyLoopback bool
 	// host stands in for the machine's /proc and /sys (tests' fake
 	// files); nil reads the machine's.
 	host *hostfacts.Reader
+	// tools, when set, edits the tool factory's options before it is
+	// made (tests' seams: a fake measure, a fake worker).
+	tools func(*toolset.Options, *toolset.SupervisorOptions)
 }
 
 // Open opens the data dir and starts the loop. The caller must Close it.
@@ -106,23 +114,27 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	}
 	sandbox.Reap(cfg.DataDir, log) // what a killed instance left running
 	sb := sandbox.New(sandbox.Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: log, ReserveGone: st.ReserveGone})
-	cache := newAgentCacheOver(cfg, log, sb)
-	cache.tools.wasm.progress = o.Progress
-	cache.tools.sessions = storeSessions{st}
 	m := newMetrics(cfg.RuntimePrices())
-	// The App comes before the loop, and the notification worker with it:
-	// the loop tells the worker of its policies' notifications, and the
-	// worker reaches the loop, the chats and the gateways through the App.
-	a := &App{Config: cfg, Store: st, Agents: cache, log: log, done: make(chan error, 1),
-		metrics: m, host: o.host}
+	ctx, cancel := context.WithCancel(context.Background())
+	// The App first, so that the loop, the tools and the hosts below can
+	// be handed what reports to it; Open fills in its fields before the
+	// loop runs. The loop comes before the agent cache, whose tools use
+	// the loop's store: it reaches the cache through appAgents. The
+	// notification worker comes before the loop, which tells it of its
+	// policies' notifications; it reaches the loop, the chats and the
+	// gateways through the App.
+	a := &App{Config: cfg, Store: st, log: log, cancel: cancel, done: make(chan error, 1), metrics: m, host: o.host}
+	if a.host == nil {
+		a.host = new(hostfacts.Reader)
+	}
 	a.notify = notify.New(notify.Options{Logger: log, Env: cfg.Sandbox.Env, Gateways: &cfg.Gateways,
-		Agents: cache, Chats: notifyChats{a}, Outbox: a, AllowLoopback: o.notifyLoopback})
+		Agents: appAgents{a}, Chats: notifyChats{a}, Outbox: a, AllowLoopback: o.notifyLoopback})
 	_ = a.notify.Start(context.Background()) // it never fails; Close stops it
 	loop := runtime.New(runtime.Options{
 		TurnEnded:       a.turnEnded,
 		Observer:        m,
 		Store:           st,
-		Agents:          cache,
+		Agents:          appAgents{a},
 		MaxTurns:        cfg.Runtime.MaxConcurrentTurns,
 		MaxTools:        cfg.Runtime.MaxConcurrentTools,
 		ApprovalTimeout: seconds(cfg.Runtime.ApprovalTimeoutSeconds, 0),
@@ -135,21 +147,25 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 		Policies: new(agents.LocalPolicies),
 		Logger:   log,
 	})
-	cache.tools.mcp.cache, cache.tools.mcp.changed = loopKV{loop}, cache.markStale
-	cache.tools.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
-	cache.tools.bg = newBackground(loop, log, func() *App { return a })
-	cache.tools.workers = newSupervisor(sb, cfg, loop, func() *App { return a }, log)
-	ctx, cancel := context.WithCancel(context.Background())
-	a.Loop, a.cancel, a.bg = loop, cancel, cache.tools.bg
-	if a.host == nil {
-		a.host = new(hostfacts.Reader)
-	}
-	a.chats = chats.New(loop, cache, cfg)
+	a.Loop = loop
+	// What the tools use: the schedules and the task boards (their timers
+	// run in Serve only), the background processes, the workers.
 	a.sched = newSchedHost(a, o.Clock)
-	cache.tools.sched = a.sched.svc
-	a.onTurnEnd(a.sched.turnEnded)
 	a.tasks = newTaskHost(a, o.Clock)
-	cache.tools.tasks = a.tasks.store
+	a.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
+	host := toolHost{a}
+	a.bg = toolset.NewBackground(loop, log, host)
+	to := toolset.Options{Config: cfg, Logger: log, Sandboxes: sb, Progress: o.Progress, Sessions: toolset.NewSessions(st),
+		MemIndex: a.memIndex, MCPCache: loopKV{loop}, Agents: appAgents{a}, Sched: a.sched.svc, Tasks: a.tasks.store, Bg: a.bg}
+	so := toolset.SupervisorOptions{Sandboxes: sb, Config: cfg, KV: loop, Host: host, Logger: log}
+	if o.tools != nil {
+		o.tools(&to, &so)
+	}
+	to.Workers = toolset.NewSupervisor(so)
+	cache := newAgentCacheOver(cfg, log, toolset.New(to))
+	a.Agents = cache
+	a.chats = chats.New(loop, cache, cfg)
+	a.onTurnEnd(a.sched.turnEnded)
 	a.onTurnEnd(a.tasks.turnEnded)
 	a.hb = newHeartbeats(a, cache, log)
 	a.hb.sched, a.hb.loc = a.sched.svc, cfg.Scheduler.Location()

@@ -3,7 +3,7 @@ package lite
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -22,10 +22,10 @@ func mcpChecks(ctx context.Context, cfg *config.Config, list []*agents.Agent) []
 	running := daemonMCP(ctx, cfg)
 	var out []Check
 	for _, a := range list {
-		refs, own := mcpEntries(cfg, a)
+		refs, own := toolset.MCPEntries(cfg, a)
 		for i, ref := range refs {
 			name := "mcp " + a.Name + "/" + ref.Name
-			s, err := mcpServer(cfg, a, ref, own[i])
+			s, err := toolset.MCPServer(cfg, a, ref, own[i])
 			if err != nil {
 				out = append(out, Check{Name: name, Status: "fail", Detail: err.Error(), Fix: "fix the entry, or the agent will not load"})
 				continue
@@ -59,19 +59,9 @@ func mcpReach(ctx context.Context, command, url string, private bool) Check {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	t := newMCPTransport()
-	defer t.closeIdle()
-	if private {
-		t.allow(url)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	status, err := toolset.ReachMCP(ctx, url, private)
 	if err == nil {
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		var resp *http.Response
-		if resp, err = t.client().Do(req); err == nil {
-			resp.Body.Close()
-			return ok("", fmt.Sprintf("%s answers (HTTP %d)", url, resp.StatusCode))
-		}
+		return ok("", fmt.Sprintf("%s answers (HTTP %d)", url, status))
 	}
 	return Check{Status: "warn", Detail: fmt.Sprintf("%s does not answer: %v", url, err), Fix: "check the url and that the server runs"}
 }

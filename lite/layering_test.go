@@ -51,6 +51,9 @@ var liteEdges = map[string][]string{
 	// drive.
 	"lite/chats":   {"lite/config", "lite/inbox", "lite/telegram"},
 	"lite/sandbox": {"lite/bgproc", "lite/config", "lite/mcp", "lite/workers"},
+	// toolset, the tool factory, runs its tools in sandbox's sandboxes and
+	// drives the MCP, background-process and worker clients.
+	"lite/toolset": {"lite/bgproc", "lite/config", "lite/mcp", "lite/sandbox", "lite/workers"},
 
 	// Gateways.
 	"lite/httpapi":   {"lite/webaddr"},

@@ -101,8 +101,8 @@ func TestAgentCache_MarkStaleRebuilds(t *testing.T) {
 	same, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	assert.Same(t, first, same)
-	c.markStale("assistant")
-	c.markStale("ghost") // not loaded: nothing happens
+	c.MarkStale("assistant")
+	c.MarkStale("ghost") // not loaded: nothing happens
 	second, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	assert.NotSame(t, first, second)
@@ -127,7 +127,7 @@ func TestMCP_EvictionStopsTheServers(t *testing.T) {
 	defer c.close()
 	_, err := c.LoadAgent("other")
 	require.NoError(t, err)
-	assert.Nil(t, c.tools.mcp.started(), "no MCP server: no manager")
+	assert.Nil(t, c.tools.MCP().Started(), "no MCP server: no manager")
 
 	setSpec(t, filepath.Join(c.cfg.AgentsDir, "assistant"), "  tools:\n    - {type: mcp, name: probe, command: "+mcpServerBinary(t)+"}\n")
 	if !bwrap.Probe(context.Background()).Usable {
@@ -136,14 +136,14 @@ func TestMCP_EvictionStopsTheServers(t *testing.T) {
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	require.True(t, hasTool(a.Tools, "probe__add"), a.Spec.Warnings)
-	stats := c.tools.mcp.stats()
+	stats := c.tools.MCP().Stats()
 	require.Len(t, stats, 1)
 	require.True(t, stats[0].Running, "listed by starting it: nothing was cached")
 	pid := stats[0].PID
 
 	_, err = c.LoadAgent("other") // evicts assistant
 	require.NoError(t, err)
-	assert.Empty(t, c.tools.mcp.stats(), "forgotten")
+	assert.Empty(t, c.tools.MCP().Stats(), "forgotten")
 	assert.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 10*time.Second, 20*time.Millisecond,
 		"the server's process ends")
 }

@@ -80,7 +80,7 @@ func TestMCP_ReferenceServers(t *testing.T) {
 	assert.Contains(t, call("files__list_directory", `{"path": "."}`).Content, "notes.txt")
 	assert.Contains(t, call("files__read_text_file", `{"path": "notes.txt"}`).Content, "buy milk")
 
-	stats := c.tools.mcp.stats()
+	stats := c.tools.MCP().Stats()
 	require.Len(t, stats, 2)
 	for _, s := range stats {
 		assert.True(t, s.Running, s.Server)

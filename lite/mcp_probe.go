@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
+	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -21,9 +24,11 @@ import (
 // `mcp test`. Close stops what it started.
 type MCPProbe struct {
 	agent   *agents.Agent
-	host    *mcpHost
+	host    *toolset.MCP
 	servers []mcp.Server
-	store   *storage.Store // the tool-list cache, read-only; nil when unusable
+	// sandboxes run its stdio servers; Close closes them.
+	sandboxes *sandbox.Manager
+	store     *storage.Store // the tool-list cache, read-only; nil when unusable
 }
 
 // OpenMCPProbe loads the agent and its MCP entries. With cached, the tool
@@ -46,16 +51,18 @@ func OpenMCPProbe(cfg *config.Config, name string, cached bool, log *slog.Logger
 	if err := os.MkdirAll(a.Workspace, 0o700); err != nil {
 		return nil, fmt.Errorf("create workspace of agent %s: %w", name, err)
 	}
-	p := &MCPProbe{agent: a, host: newMCPHost(cfg, log, newSandboxes(cfg, log))}
-	if p.servers, err = p.host.servers(a); err != nil {
-		p.Close()
-		return nil, err
-	}
+	p := &MCPProbe{agent: a, sandboxes: newSandboxes(cfg, log)}
+	// The tool-list cache first: the host is made with it.
+	var cache mcp.Cache
 	if cached && config.ReadDaemon(cfg) == nil {
 		if st, err := storage.Open(cfg.DBPath(), &storage.Options{ReadOnly: true}); err == nil {
-			p.store = st
-			p.host.cache = storeKV{st}
+			p.store, cache = st, storeKV{st}
 		}
+	}
+	p.host = toolset.NewMCP(toolset.MCPOptions{Config: cfg, Logger: log, Sandboxes: p.sandboxes, Cache: cache})
+	if p.servers, err = p.host.Servers(a); err != nil {
+		p.Close()
+		return nil, err
 	}
 	return p, nil
 }
@@ -69,7 +76,7 @@ func (p *MCPProbe) Servers() []mcp.Server { return p.servers }
 func (p *MCPProbe) Tools(ctx context.Context, server string) ([]runtime.Tool, []string, error) {
 	for _, s := range p.servers {
 		if s.Name == server {
-			ts, warns := p.host.manager().Tools(ctx, p.agent.Name, p.agent.Workspace, []mcp.Server{s})
+			ts, warns := p.host.Manager().Tools(ctx, p.agent.Name, p.agent.Workspace, []mcp.Server{s})
 			return ts, warns, nil
 		}
 	}
@@ -81,12 +88,12 @@ func (p *MCPProbe) Tools(ctx context.Context, server string) ([]runtime.Tool, []
 }
 
 // Stats are the servers' stats so far.
-func (p *MCPProbe) Stats() []mcp.Stat { return p.host.stats() }
+func (p *MCPProbe) Stats() []mcp.Stat { return p.host.Stats() }
 
 // Close stops every server the probe started and releases the sandbox.
 func (p *MCPProbe) Close() {
-	p.host.close()
-	p.host.sandboxes.Close()
+	p.host.Close()
+	p.sandboxes.Close()
 	if p.store != nil {
 		p.store.Close()
 	}
@@ -101,3 +108,17 @@ func (k storeKV) Get(_ context.Context, key string) ([]byte, error) {
 }
 
 func (storeKV) Put(context.Context, string, []byte) error { return nil }
+
+// loopKV is the loop's KV as the MCP manager's tool-list cache, under
+// mcp/.
+type loopKV struct{ l *runtime.Loop }
+
+func (k loopKV) key(s string) string { return "mcp/" + strings.TrimPrefix(s, "mcp.") }
+
+func (k loopKV) Get(ctx context.Context, key string) ([]byte, error) { return k.l.KV(ctx, k.key(key)) }
+
+func (k loopKV) Put(ctx context.Context, key string, val []byte) error {
+	return k.l.PutKV(ctx, k.key(key), val)
+}
+
+var _ mcp.Cache = loopKV{}

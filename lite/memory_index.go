@@ -62,7 +62,7 @@ func (a *App) SearchMemory(ctx context.Context, agent string, q memory.Query) (m
 	if !spec.HasMemory() {
 		return memory.Results{}, fmt.Errorf("agent %s: %w", agent, ErrNoMemory)
 	}
-	return a.Agents.tools.memIndex(spec).Search(ctx, q)
+	return a.memIndex(spec).Search(ctx, q)
 }
 
 // searchMemoryAPI is SearchMemory in the HTTP API's terms.

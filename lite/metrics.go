@@ -184,7 +184,7 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 	p.sample("agnx_go_alloc_bytes_total", float64(ms.TotalAlloc))
 	p.gauge("agnx_goroutines", "Goroutines.", float64(goruntime.NumGoroutine()))
 	writeHost(p, app.host.Read(ctx, app.Config.DataDir))
-	writeMCP(p, app.Agents.tools.mcp.stats())
+	writeMCP(p, app.Agents.tools.MCP().Stats())
 	writeSched(p, app)
 	writeRetention(p, app.retain, app.Store)
 	if lastPoll != nil {

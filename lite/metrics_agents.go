@@ -11,7 +11,7 @@ func writeAgents(p *promWriter, c agentCounts) {
 	for _, why := range []string{evictedLRU, evictedBudget, evictedMemory} {
 		p.sample("agnx_agent_evictions_total", float64(c.evictions[why]), "reason", why)
 	}
-	p.gauge("agnx_agents_held_bytes", "Memory the loaded agents' tools hold while loaded (compiled WASM modules).", float64(c.held.total()))
+	p.gauge("agnx_agents_held_bytes", "Memory the loaded agents' tools hold while loaded (compiled WASM modules).", float64(c.held.Total()))
 	if c.budget > 0 {
 		p.gauge("agnx_agents_held_budget_bytes", "What the loaded agents' tools may hold together: runtime.memory_limit_mb less the daemon's reserve.", float64(c.budget))
 	}

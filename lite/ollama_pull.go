@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"io"
 	"net/http"
 	"strings"
@@ -39,7 +40,7 @@ type PullOptions struct {
 // default) download model, through its POST /api/pull, showing each step
 // and its bytes on p. It returns once Ollama reports success; an
 // interrupted pull resumes where it stopped when run again.
-func PullModel(ctx context.Context, base, model string, p *Progress, o *PullOptions) error {
+func PullModel(ctx context.Context, base, model string, p *toolset.Progress, o *PullOptions) error {
 	if o == nil {
 		o = &PullOptions{}
 	}
@@ -95,7 +96,7 @@ var errPullEnded = errors.New("the pull ended before it finished: run it again, 
 // readPull reads Ollama's pull stream: one JSON object a line, {"status"}
 // with "digest", "total" and "completed" while a layer downloads, then
 // {"status":"success"}; or {"error"}. alive is called for each line.
-func readPull(r io.Reader, p *Progress, alive func()) error {
+func readPull(r io.Reader, p *toolset.Progress, alive func()) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4<<10), maxPullLine)
 	var parser fastjson.Parser
@@ -107,10 +108,10 @@ func readPull(r io.Reader, p *Progress, alive func()) error {
 		}
 		v, err := parser.ParseBytes(line)
 		if err != nil || v.Type() != fastjson.TypeObject {
-			return fmt.Errorf("the server sent a line that is not Ollama's pull status (%s)", oneLine(string(line), 80))
+			return fmt.Errorf("the server sent a line that is not Ollama's pull status (%s)", toolset.OneLine(string(line), 80))
 		}
 		if e := v.GetStringBytes("error"); e != nil {
-			return errors.New(oneLine(string(e), 300))
+			return errors.New(toolset.OneLine(string(e), 300))
 		}
 		status := string(v.GetStringBytes("status"))
 		if status == "success" {
@@ -138,7 +139,7 @@ func pullError(data []byte, status string) string {
 	var parser fastjson.Parser
 	if v, err := parser.ParseBytes(data); err == nil {
 		if e := v.GetStringBytes("error"); len(e) > 0 {
-			return oneLine(string(e), 300)
+			return toolset.OneLine(string(e), 300)
 		}
 	}
 	return "it answered " + strings.TrimSpace(status)

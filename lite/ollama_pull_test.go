@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -71,15 +72,14 @@ func fakeOllamaPull(t *testing.T, status int, lines ...string) (*httptest.Server
 func TestPullModel_ShowsStepsAndBytes(t *testing.T) {
 	srv, asked := fakeOllamaPull(t, http.StatusOK, pullLines...)
 	var tty bytes.Buffer
-	p := NewProgress(&tty, true)
-	p.every = 0 // every count drawn
+	p := toolset.NewProgress(&tty, true).Every(0) // every count drawn
 	require.NoError(t, PullModel(context.Background(), srv.URL+"/v1", "qwen3:1.7b", p, nil))
 	assert.Equal(t, "qwen3:1.7b", *asked)
 	assert.Contains(t, tty.String(), "\r\x1b[Kpulling 3f2a5e1b0c44  50% (512.0 MiB of 1.0 GiB)")
 	assert.Contains(t, tty.String(), "\r\x1b[Kwriting manifest")
 
 	var pipe bytes.Buffer
-	require.NoError(t, PullModel(context.Background(), srv.URL, "qwen3:1.7b", NewProgress(&pipe, false), nil))
+	require.NoError(t, PullModel(context.Background(), srv.URL, "qwen3:1.7b", toolset.NewProgress(&pipe, false), nil))
 	assert.Equal(t, "pulling manifest\npulling 3f2a5e1b0c44\npulling 62fbfd9ed093\nverifying sha256 digest\nwriting manifest\n",
 		pipe.String(), "a line per step, none per percent")
 }
@@ -137,12 +137,11 @@ func FuzzReadPull(f *testing.F) {
 	f.Add([]byte("\x00\xff{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer
-		p := NewProgress(&out, true)
-		p.every = 0
+		p := toolset.NewProgress(&out, true).Every(0)
 		_ = readPull(bytes.NewReader(data), p, func() {})
 		for _, line := range strings.Split(out.String(), "\r\x1b[K") {
 			assert.NotContains(t, line, "\n", "a status never breaks the line in place")
-			assert.LessOrEqual(t, len([]rune(line)), progressWidth)
+			assert.LessOrEqual(t, len([]rune(line)), toolset.ProgressWidth)
 		}
 	})
 }

@@ -237,9 +237,4 @@ func checkBind(cfg *config.Config) error {
 }
 
 // seconds turns a config value into a duration; 0 means def.
-func seconds(n int, def time.Duration) time.Duration {
-	if n == 0 {
-		return def
-	}
-	return time.Duration(n) * time.Second
-}
+func seconds(n int, def time.Duration) time.Duration { return config.Seconds(n, def) }

@@ -2,6 +2,7 @@ package lite
 
 import (
 	"encoding/json"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,22 +209,11 @@ func TestBuiltin_Schedule(t *testing.T) {
 	c, _, a := toolAgentCache(t, "bwrap", "    - {type: builtin, name: schedule}\n", nil)
 	assert.Empty(t, toolNames(a))
 	assert.Empty(t, a.Spec.Warnings)
-	c.tools.sched = sched.New(sched.Options{})
-	c.markStale("assistant")
+	withTools(c, func(o *toolset.Options) { o.Sched = sched.New(sched.Options{}) })
+	c.MarkStale("assistant")
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"schedule"}, toolNames(a))
-}
-
-func TestWebConfig_Search(t *testing.T) {
-	_, err := config.Parse("agnx.yaml", []byte("web:\n  searxng_url: ftp://x\n"))
-	assert.ErrorContains(t, err, `web.searxng_url "ftp://x" is not an http or https URL`)
-	cfg, err := config.Parse("agnx.yaml", []byte("web:\n  searxng_url: http://127.0.0.1:8888\n"))
-	require.NoError(t, err)
-	t.Setenv("BRAVE_API_KEY", "k")
-	s := webSearch(cfg)
-	assert.Equal(t, "k", s.BraveKey)
-	assert.Equal(t, "http://127.0.0.1:8888", s.SearXNG)
 }
 
 func TestCLI_MinimalEnvPlusDeclared(t *testing.T) {
@@ -231,8 +221,8 @@ func TestCLI_MinimalEnvPlusDeclared(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-daemon")
 	t.Setenv("TZ", "Europe/Oslo")
 	c, cfg := newTestCache(t)
+	c.cfg.Sandbox.Env = map[string]config.Secret{"WEATHER_KEY": "w-1", "OTHER": "o"}
 	setSandboxMode(c, "bwrap")
-	c.tools.env = map[string]config.Secret{"WEATHER_KEY": "w-1", "OTHER": "o"}
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "env.sh"), []byte("#!/bin/sh\nenv | sort\n"), 0o755))
 	yaml := filepath.Join(dir, "agent.yaml")

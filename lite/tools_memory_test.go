@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -77,7 +78,9 @@ func (s stubSearch) Search(context.Context, memory.Query) (memory.Results, error
 // The seam the index plugs into: recall with a query goes through it.
 func TestTools_MemoryIndexSeam(t *testing.T) {
 	c, _ := newTestCache(t)
-	c.tools.memIndex = func(a *agents.Agent) memory.Searcher { return stubSearch{a.Name} }
+	withTools(c, func(o *toolset.Options) {
+		o.MemIndex = func(a *agents.Agent) memory.Searcher { return stubSearch{a.Name} }
+	})
 	yaml := filepath.Join(c.cfg.AgentsDir, "assistant", agents.FileName)
 	edit(t, yaml, func(s string) string { return s + "  memory: {}\n" })
 	a, err := c.LoadAgent("assistant")

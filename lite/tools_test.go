@@ -3,6 +3,7 @@ package lite
 import (
 	"context"
 	"encoding/json"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,9 +56,22 @@ func toolAgentCache(t *testing.T, mode string, toolsYAML string, files map[strin
 func setSandboxMode(c *agentCache, mode string) {
 	sc := c.cfg.Sandbox
 	sc.Mode = mode
-	c.tools.sandboxes.Close()
-	sb := sandbox.New(sandbox.Options{Config: sc, DataDir: c.cfg.DataDir, Logger: c.log})
-	c.tools.sandboxes, c.tools.mcp.sandboxes = sb, sb
+	withTools(c, func(o *toolset.Options) {
+		o.Sandboxes = sandbox.New(sandbox.Options{Config: sc, DataDir: c.cfg.DataDir, Logger: c.log})
+	})
+}
+
+// withTools gives c, outside a daemon, a tool factory made with edit
+// applied to its options, in place of the one it has (nothing was built
+// with it yet): a factory takes everything at construction.
+func withTools(c *agentCache, edit func(*toolset.Options)) {
+	c.tools.Close()
+	o := toolset.Options{Config: c.cfg, Logger: c.log}
+	edit(&o)
+	if o.Sandboxes == nil {
+		o.Sandboxes = newSandboxes(c.cfg, c.log)
+	}
+	c.tools = toolset.New(o)
 }
 
 func needSandbox(t *testing.T) {

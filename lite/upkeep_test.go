@@ -28,13 +28,19 @@ import (
 // and a session of its default agent, on a fake Ollama.
 func guardedApp(t *testing.T) (*App, runtime.SessionInfo) {
 	t.Helper()
+	return guardedAppWith(t, nil)
+}
+
+// guardedAppWith is guardedApp opened with o.
+func guardedAppWith(t *testing.T, o *Options) (*App, runtime.SessionInfo) {
+	t.Helper()
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	cfg := crashConfig(t.TempDir())
 	cfg.Runtime.MemoryLimitMB = 0
 	_, err := config.Init(cfg)
 	require.NoError(t, err)
-	app, err := Open(cfg, nil)
+	app, err := Open(cfg, o)
 	require.NoError(t, err)
 	t.Cleanup(func() { app.Close() })
 	info, err := app.Loop.CreateSession(context.Background(), runtime.NewSession{Agent: "assistant"})

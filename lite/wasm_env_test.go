@@ -14,19 +14,6 @@ import (
 	"github.com/agnx-lite/agnx-lite/wasmtools/wattest"
 )
 
-// A WASM tool's manifest picks its env: from what the operator put in
-// sandbox.env and the daemon's TZ, LANG and LC_ALL, never from the rest
-// of the daemon's environment, whatever a secret there is called.
-func TestEnviron_OnlyWhatTheOperatorNames(t *testing.T) {
-	daemon := map[string]string{"OPENAI_API_KEY": "x", "DATABASE_URL": "postgres://u:pw@h/db",
-		"GLOSSARY_PATH": "/srv/glossary", "TZ": "Europe/Paris", "LANG": "de_DE.UTF-8", "HOME": "/root"}
-	lookup := func(k string) (string, bool) { v, ok := daemon[k]; return v, ok }
-	env := environ(map[string]config.Secret{"WEATHER_URL": "https://weather.example", "LANG": "C.UTF-8"}, lookup)
-	assert.Equal(t, map[string]string{"WEATHER_URL": "https://weather.example", "LANG": "C.UTF-8", "TZ": "Europe/Paris"}, env,
-		"the operator's variables (first) and the harmless ones, nothing else")
-	assert.Empty(t, environ(nil, func(string) (string, bool) { return "", false }))
-}
-
 // The same through a real WASM tool that prints its environment: its
 // manifest names the daemon's OPENAI_API_KEY and DATABASE_URL and gets
 // neither, while a variable of sandbox.env gets through and a name

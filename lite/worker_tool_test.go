@@ -2,7 +2,7 @@ package lite
 
 import (
 	"context"
-	"log/slog"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,17 +20,6 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
 
-func TestRunners_BuildsEachKind(t *testing.T) {
-	c, err := config.Parse("agnx.yaml", []byte("workers:\n  w:\n    claude: claude\n  a:\n    acp: [claude-code-acp]\n"))
-	require.NoError(t, err)
-	require.NoError(t, c.Validate())
-	c.DataDir = t.TempDir()
-	rs, err := Runners(newSandboxes(c, slog.New(slog.DiscardHandler)), c)
-	require.NoError(t, err)
-	assert.IsType(t, &workers.ClaudeRunner{}, rs["w"])
-	assert.IsType(t, &workers.ACPRunner{}, rs["a"])
-}
-
 // editRunner is a worker that writes its task into done.txt of the folder
 // it works in, as a coding agent edits files.
 type editRunner struct{}
@@ -44,10 +33,10 @@ func (editRunner) Run(_ context.Context, job workers.Job) (workers.Outcome, erro
 // worker, reads the diff, approves; the workspace gets the file and the
 // user is told through the agent's spec.notify.
 func TestWorkerTool_EndToEnd(t *testing.T) {
-	saved := newWorkerRunner
-	t.Cleanup(func() { newWorkerRunner = saved })
-	newWorkerRunner = func(*sandbox.Manager, *config.Config, string, workers.Entry) (workers.Runner, error) {
-		return editRunner{}, nil
+	fakeRunner := func(o *toolset.Options, so *toolset.SupervisorOptions) {
+		so.NewRunner = func(*sandbox.Manager, *config.Config, string, workers.Entry) (workers.Runner, error) {
+			return editRunner{}, nil
+		}
 	}
 	jobID := regexp.MustCompile(`Job ([0-9a-f]{20}) `)
 	var mu sync.Mutex // the fake answers on its server's goroutines
@@ -77,7 +66,7 @@ func TestWorkerTool_EndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	setSpec(t, filepath.Join(cfg.AgentsDir, "assistant"), "  tools:\n    - {type: builtin, name: worker}\n"+
 		"  notify:\n    deliveries:\n      - {type: webhook, url: "+url+"/hook}\n")
-	app, err := Open(cfg, &Options{notifyLoopback: true})
+	app, err := Open(cfg, &Options{notifyLoopback: true, tools: fakeRunner})
 	require.NoError(t, err)
 	defer app.Close()
 

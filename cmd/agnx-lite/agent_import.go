@@ -15,6 +15,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -148,7 +149,7 @@ func readEvents(p *fastjson.Parser, r io.Reader) ([]runtime.Event, error) {
 // countingReader shows on p how much of total bytes (0: unknown) were read.
 type countingReader struct {
 	r     io.Reader
-	p     *lite.Progress
+	p     *toolset.Progress
 	n     int64
 	total int64
 }

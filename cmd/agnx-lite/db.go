@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
@@ -67,7 +67,7 @@ func compactDB(g *globals, db string) error {
 	}
 	p := g.progress()
 	if fi, err := os.Stat(db); err == nil {
-		p.Step("compacting " + filepath.Base(db) + " (" + lite.ByteSize(fi.Size()) + ")")
+		p.Step("compacting " + filepath.Base(db) + " (" + toolset.ByteSize(fi.Size()) + ")")
 	}
 	stop := watchFile(p, db+".compact") // the copy storage.Compact writes
 	rep, err := storage.Compact(db)
@@ -76,13 +76,13 @@ func compactDB(g *globals, db string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stdout, "compacted %s: %s → %s\n", db, lite.ByteSize(rep.Before), lite.ByteSize(rep.After))
+	fmt.Fprintf(g.stdout, "compacted %s: %s → %s\n", db, toolset.ByteSize(rep.Before), toolset.ByteSize(rep.After))
 	return nil
 }
 
 // watchFile shows, until stop, how large the file being written at path
 // has grown (its final size is not known: a compacted copy is smaller).
-func watchFile(p *lite.Progress, path string) (stop func()) {
+func watchFile(p *toolset.Progress, path string) (stop func()) {
 	done := make(chan struct{})
 	exited := make(chan struct{})
 	go func() {

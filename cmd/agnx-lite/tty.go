@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 )
 
 // stdinIsTerminal reports whether standard input is a terminal someone
@@ -27,11 +27,11 @@ func isTerminal(f *os.File) bool {
 }
 
 // progress shows a long operation on standard error: one line rewritten
-// in place on a terminal, a plain line per step otherwise (lite.Progress).
+// in place on a terminal, a plain line per step otherwise (toolset.Progress).
 // Standard output keeps the command's result.
-func (g *globals) progress() *lite.Progress {
+func (g *globals) progress() *toolset.Progress {
 	if g.quiet {
 		return nil
 	}
-	return lite.NewProgress(g.stderr, isTTY(g.stderr))
+	return toolset.NewProgress(g.stderr, isTTY(g.stderr))
 }

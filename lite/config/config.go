@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/workers"
@@ -404,4 +405,13 @@ func Parse(file string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// Seconds turns a value of the file given in seconds into a duration; 0
+// means def.
+func Seconds(n int, def time.Duration) time.Duration {
+	if n == 0 {
+		return def
+	}
+	return time.Duration(n) * time.Second
 }

@@ -32,7 +32,7 @@ func needSandbox(t *testing.T) {
 
 // toolAgent writes an agent with the given spec.tools lines and builds
 // the tools that run in a sandbox as lite's tool factory does
-// (lite/tools.go, tools_cli.go), over a Manager of mode with agnx.yaml's
+// (lite/toolset: toolset.go, cli.go), over a Manager of mode with agnx.yaml's
 // defaults otherwise: bash, write_file, and cli tools whose command is a
 // file of the agent's folder. Its workspace is where lite puts it.
 func toolAgent(t *testing.T, mode string, toolsYAML string, files map[string]string) *runtime.LoadedAgent {

@@ -1,9 +1,13 @@
-package lite
+package toolset
 
 import (
 	"github.com/agnx-lite/agnx-lite/runtime"
+	"github.com/agnx-lite/agnx-lite/runtime/tools"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
+
+// NewSessions is the session tool's view of the database st.
+func NewSessions(st *storage.Store) tools.SessionStore { return storeSessions{st} }
 
 // storeSessions lets the session tool read the database.
 type storeSessions struct{ st *storage.Store }

@@ -1,4 +1,4 @@
-package lite
+package toolset
 
 import (
 	"bufio"
@@ -12,14 +12,14 @@ import (
 )
 
 // What a loaded WASM tool holds for as long as its agent is loaded, which
-// the memory guard counts as the agent's fixed cost (lite/upkeep,
-// agentbudget.go): the machine code wazero's compiler made of it, in
+// the memory guard counts as the agent's fixed cost (lite/upkeep, the
+// root's agentbudget.go): the machine code wazero's compiler made of it, in
 // anonymous executable mappings outside the Go heap, and what wazero keeps
 // of the module in the heap (all of it on the interpreter). Measured on
 // amd64, each shipped Go example (a 3.4–3.6 MB module) holds about 20 MiB
 // compiled (13–14 MiB of code, 6.5 of heap) and about 75 MiB interpreted.
 //
-// held is measured once per module, around its first load: the code
+// It is measured once per module, around its first load: the code
 // mappings from /proc/self/maps, exact, and the live heap after a
 // collection before and after, so the compile's garbage is not counted.
 // Loads of a module already measured reuse its figure, without a
@@ -27,18 +27,23 @@ import (
 // nothing more. What other goroutines allocate meanwhile can move the
 // heap's part by a little; the figure is an estimate, not an account.
 
-// held is memory a tool holds: code outside the Go heap, and heap.
-type held struct{ code, heap int64 }
+// Held is memory a tool holds: code outside the Go heap, and heap.
+type Held struct{ Code, Heap int64 }
 
-func (h held) total() int64 { return h.code + h.heap }
+// Total is code and heap together.
+func (h Held) Total() int64 { return h.Code + h.Heap }
+
+// Holder is a tool that holds memory while it is loaded (a WASM tool);
+// the agent cache sums what an agent's tools hold.
+type Holder interface{ HeldBytes() Held }
 
 // heldNow is the memory a module's load adds to: this process's anonymous
 // executable mappings and its live heap, collected first.
-func heldNow() held {
+func heldNow() Held {
 	goruntime.GC()
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
-	return held{code: codeBytes(), heap: int64(ms.HeapAlloc)}
+	return Held{Code: codeBytes(), Heap: int64(ms.HeapAlloc)}
 }
 
 // codeBytes sums the sizes of this process's anonymous executable
@@ -83,12 +88,13 @@ func anonExec(r io.Reader) int64 {
 // wasmTool is a loaded WASM tool with what it holds.
 type wasmTool struct {
 	*wasmtools.Tool
-	held held
+	held Held
 }
 
-var _ heldTool = (*wasmTool)(nil)
+var _ Holder = (*wasmTool)(nil)
 
-func (t *wasmTool) heldBytes() held { return t.held }
+// HeldBytes is what the tool's module held when first loaded.
+func (t *wasmTool) HeldBytes() Held { return t.held }
 
 // moduleKey names a module file as it is: a module rebuilt in place is
 // measured again.
@@ -105,11 +111,11 @@ const maxMeasured = 256
 // measured runs load and returns the tool with what it holds: measured
 // around the load the first time the module is seen, with every other load
 // held off, and remembered for its later loads.
-func (w *wasmEngine) measured(module string, load func() (*wasmtools.Tool, error)) (*wasmtools.Tool, held, error) {
+func (w *wasmEngine) measured(module string, load func() (*wasmtools.Tool, error)) (*wasmtools.Tool, Held, error) {
 	st, err := os.Stat(module)
 	if err != nil {
 		t, err := load() // which says what is wrong with the file
-		return t, held{}, err
+		return t, Held{}, err
 	}
 	key := moduleKey{path: module, size: st.Size(), mod: st.ModTime().UnixNano()}
 	w.heldMu.RLock()
@@ -133,12 +139,12 @@ func (w *wasmEngine) measured(module string, load func() (*wasmtools.Tool, error
 	before := measure()
 	t, err := load()
 	if err != nil {
-		return nil, held{}, err
+		return nil, Held{}, err
 	}
 	after := measure()
-	h = held{code: max(after.code-before.code, 0), heap: max(after.heap-before.heap, 0)}
+	h = Held{Code: max(after.Code-before.Code, 0), Heap: max(after.Heap-before.Heap, 0)}
 	if w.held == nil || len(w.held) >= maxMeasured {
-		w.held = make(map[moduleKey]held)
+		w.held = make(map[moduleKey]Held)
 	}
 	w.held[key] = h
 	return t, h, nil

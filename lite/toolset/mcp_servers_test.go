@@ -1,4 +1,4 @@
-package lite
+package toolset
 
 import (
 	"context"
@@ -39,16 +39,16 @@ func TestMCPServer_EnvRefsOfAnAgent(t *testing.T) {
 			{Type: "mcp", Name: "s", Command: "npx", Env: agents.ToolEnv{Values: map[string]string{"K": v}}},
 			{Type: "mcp", Name: "s", URL: "https://h/", Headers: map[string]string{"Authorization": v}},
 		} {
-			_, err := mcpServer(cfg, a, ref, true)
+			_, err := MCPServer(cfg, a, ref, true)
 			require.Error(t, err, v)
 			assert.Contains(t, err.Error(), "names the variable AWS_SECRET, which sandbox.env in agnx.yaml does not offer")
 			assert.Contains(t, err.Error(), "add AWS_SECRET: ${AWS_SECRET} under sandbox.env")
-			_, err = mcpServer(cfg, a, ref, false)
+			_, err = MCPServer(cfg, a, ref, false)
 			assert.NoError(t, err, "agnx.yaml's entries are the operator's")
 		}
 	}
 	ok := agents.ToolRef{Type: "mcp", Name: "gh", Command: "npx", Env: agents.ToolEnv{Names: []string{"GH_TOKEN", "TZ"}}}
-	s, err := mcpServer(cfg, a, ok, true)
+	s, err := MCPServer(cfg, a, ok, true)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"GH_TOKEN": "${env:GH_TOKEN}", "TZ": "${env:TZ}"}, s.Env)
 	assert.Equal(t, "stdio", s.Transport)
@@ -60,7 +60,7 @@ func TestMCPServer_CommandAndReadOnly(t *testing.T) {
 	cfg := config.Default()
 	cfg.MCP.ReadOnly = []string{"/opt/mcp"}
 	a := mcpAgent(t, map[string]os.FileMode{"bin/server": 0o755, "plain": 0o644, "lib/x.js": 0o644})
-	s, err := mcpServer(cfg, a, agents.ToolRef{Name: "s", Command: "bin/server", ReadOnly: []string{"lib", "/opt/mcp/node"}}, true)
+	s, err := MCPServer(cfg, a, agents.ToolRef{Name: "s", Command: "bin/server", ReadOnly: []string{"lib", "/opt/mcp/node"}}, true)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(a.Dir, "bin/server"), s.Command)
 	real, _ := filepath.EvalSymlinks(filepath.Join(a.Dir, "lib"))
@@ -81,12 +81,12 @@ func TestMCPServer_CommandAndReadOnly(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			c.ref.Name = "s"
-			_, err := mcpServer(cfg, a, c.ref, true)
+			_, err := MCPServer(cfg, a, c.ref, true)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), c.want)
 		})
 	}
-	s, err = mcpServer(cfg, a, agents.ToolRef{Name: "g", Command: "npx", ReadOnly: []string{"/root/x"}}, false)
+	s, err = MCPServer(cfg, a, agents.ToolRef{Name: "g", Command: "npx", ReadOnly: []string{"/root/x"}}, false)
 	require.NoError(t, err, "agnx.yaml's read_only is the operator's")
 	assert.Equal(t, []string{"/root/x"}, s.ReadOnly)
 }
@@ -95,7 +95,7 @@ func TestMCPEntries_AgentWinsOverGlobal(t *testing.T) {
 	cfg := config.Default()
 	cfg.MCP.Servers = []agents.ToolRef{{Type: "mcp", Name: "fs", Command: "global-fs"}, {Type: "mcp", Name: "web", URL: "https://w/"}}
 	a := &agents.Agent{Tools: []agents.ToolRef{{Type: "builtin", Name: "bash"}, {Type: "mcp", Name: "fs", Command: "mine"}}}
-	refs, own := mcpEntries(cfg, a)
+	refs, own := MCPEntries(cfg, a)
 	require.Len(t, refs, 2)
 	assert.Equal(t, "web", refs[0].Name)
 	assert.False(t, own[0])
@@ -142,46 +142,10 @@ func TestMCPTransport_RefusesPrivateAddresses(t *testing.T) {
 
 	cfg := config.Default()
 	cfg.MCP.Servers = []agents.ToolRef{{Type: "mcp", Name: "g", URL: srv.URL}}
-	h := newMCPHost(cfg, nil, nil)
+	h := NewMCP(MCPOptions{Config: cfg})
 	h.transport.mu.Lock()
 	assert.True(t, h.transport.private[origin(srv.URL)], "agnx.yaml's servers may be private")
 	h.transport.mu.Unlock()
 	assert.Equal(t, "https://h.example:443", origin("HTTPS://H.example/x"))
 	assert.Empty(t, origin("ftp://h/"))
-}
-
-// doctor lists each agent's MCP servers: a missing program and an entry
-// that would refuse the agent are said; agnx.yaml's servers come first.
-func TestDoctor_MCPServers(t *testing.T) {
-	cfg := crashConfig(t.TempDir())
-	_, err := config.Init(cfg)
-	require.NoError(t, err)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(405) }))
-	defer srv.Close()
-	cfg.MCP.Servers = []agents.ToolRef{{Type: "mcp", Name: "docs", URL: srv.URL + "/mcp"}}
-	setSpec(t, filepath.Join(cfg.AgentsDir, "assistant"), "  tools:\n"+
-		"    - {type: mcp, name: sh, command: sh}\n"+
-		"    - {type: mcp, name: gone, command: no-such-program-4711}\n"+
-		"    - {type: mcp, name: leak, command: sh, env: {K: '${env:AWS_SECRET}'}}\n"+
-		"    - {type: mcp, name: mine, url: '"+srv.URL+"'}\n")
-	got := map[string]Check{}
-	for _, c := range mcpChecks(context.Background(), cfg, loadAll(t, cfg)) {
-		got[c.Name] = c
-	}
-	assert.Equal(t, "ok", got["mcp assistant/docs"].Status, got["mcp assistant/docs"].Detail)
-	assert.Contains(t, got["mcp assistant/docs"].Detail, "answers (HTTP 405)")
-	assert.Equal(t, "ok", got["mcp assistant/sh"].Status)
-	assert.Equal(t, "warn", got["mcp assistant/gone"].Status)
-	assert.Contains(t, got["mcp assistant/gone"].Detail, "not on this host's PATH")
-	assert.Equal(t, "fail", got["mcp assistant/leak"].Status)
-	assert.Contains(t, got["mcp assistant/leak"].Detail, "sandbox.env")
-	assert.Equal(t, "warn", got["mcp assistant/mine"].Status, "an agent's server on loopback needs allow_private")
-	assert.Contains(t, got["mcp assistant/mine"].Detail, "allow_private")
-}
-
-func loadAll(t *testing.T, cfg *config.Config) []*agents.Agent {
-	t.Helper()
-	a, err := agents.Load(filepath.Join(cfg.AgentsDir, "assistant"))
-	require.NoError(t, err)
-	return []*agents.Agent{a}
 }

@@ -1,4 +1,4 @@
-package lite
+package toolset
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 // skillTool is the agent's skill tool, or nil (with a warning) when it
 // has no skills to read.
-func (f *toolFactory) skillTool(a *agents.Agent) runtime.Tool {
+func (f *Factory) skillTool(a *agents.Agent) runtime.Tool {
 	if len(a.Skills) == 0 {
 		a.Warnings = append(a.Warnings, "spec.tools lists the skill tool, but the agent has no skills: it runs without it; "+
 			"add skills to "+a.SkillsDir+" or remove skill from spec.tools")
@@ -27,7 +27,7 @@ func (f *toolFactory) skillTool(a *agents.Agent) runtime.Tool {
 // withSkillTool adds the skill tool to out when the agent has skills and
 // no tool of that name yet (listed as a builtin, or one of its own tools
 // named so, which then keeps the name, with a warning).
-func (f *toolFactory) withSkillTool(a *agents.Agent, out []runtime.Tool) []runtime.Tool {
+func (f *Factory) withSkillTool(a *agents.Agent, out []runtime.Tool) []runtime.Tool {
 	if len(a.Skills) == 0 {
 		return out
 	}

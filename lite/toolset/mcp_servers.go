@@ -1,9 +1,10 @@
-package lite
+package toolset
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,10 +15,10 @@ import (
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
 )
 
-// mcpEntries are the MCP server entries an agent gets: agnx.yaml's
+// MCPEntries are the MCP server entries an agent gets: agnx.yaml's
 // mcp.servers, then its own spec.tools entries, an agent's entry winning
 // over a global one of the same name. own tells which are the agent's.
-func mcpEntries(cfg *config.Config, a *agents.Agent) (refs []agents.ToolRef, own []bool) {
+func MCPEntries(cfg *config.Config, a *agents.Agent) (refs []agents.ToolRef, own []bool) {
 	mine := map[string]bool{}
 	for _, r := range a.Tools {
 		if r.Type == "mcp" {
@@ -37,15 +38,15 @@ func mcpEntries(cfg *config.Config, a *agents.Agent) (refs []agents.ToolRef, own
 	return refs, own
 }
 
-// mcpServer turns one entry into what the manager runs. An agent's own
+// MCPServer turns one entry into what the manager runs. An agent's own
 // entry (own) is hostile input: its ${env:NAME} may name only sandbox.env's
 // variables (and TZ, LANG, LC_ALL), its command and read_only paths stay
 // inside its folder unless the operator allowed them. A global entry is the
 // operator's and may name anything.
-func mcpServer(cfg *config.Config, a *agents.Agent, ref agents.ToolRef, own bool) (mcp.Server, error) {
+func MCPServer(cfg *config.Config, a *agents.Agent, ref agents.ToolRef, own bool) (mcp.Server, error) {
 	s := mcp.Server{Name: ref.Name, Transport: ref.Transport, Command: ref.Command, Args: slices.Clone(ref.Args),
 		Env: ref.Env.Map(), Network: ref.Network, URL: ref.URL, Headers: ref.Headers,
-		IdleTimeout: seconds(ref.IdleTimeoutSeconds, 0), CallTimeout: seconds(ref.TimeoutSeconds, 0)}
+		IdleTimeout: config.Seconds(ref.IdleTimeoutSeconds, 0), CallTimeout: config.Seconds(ref.TimeoutSeconds, 0)}
 	if s.Transport == "" {
 		s.Transport = "http"
 		if s.Command != "" {
@@ -149,7 +150,7 @@ func checkEnvRefs(cfg *config.Config, where string, s mcp.Server) error {
 		what string
 		m    map[string]string
 	}{{"env", s.Env}, {"headers", s.Headers}} {
-		for _, k := range sortedKeys(field.m) {
+		for _, k := range slices.Sorted(maps.Keys(field.m)) {
 			for _, name := range envRefs(field.m[k]) {
 				if !offered[name] {
 					return fmt.Errorf("%s: %s %s names the variable %s, which sandbox.env in agnx.yaml does not offer: "+

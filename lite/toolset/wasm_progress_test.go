@@ -1,4 +1,4 @@
-package lite
+package toolset
 
 import (
 	"fmt"
@@ -11,23 +11,31 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/wasmtools/wattest"
 )
 
 // The first compile of a WASM tool shows on the Progress, and is erased
 // once the tool is loaded; a pipe gets the step as a line.
 func TestTools_WasmCompileShowsProgress(t *testing.T) {
-	c, cfg := newTestCache(t)
-	dir := filepath.Join(cfg.AgentsDir, "assistant", "tools", "big")
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	a := &agents.Agent{Name: "assistant", Dir: filepath.Join(cfg.DataDir, "agents", "assistant"), Workspace: t.TempDir()}
+	dir := filepath.Join(a.Dir, "tools", "big")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte("name: big\ndescription: compiles slowly\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.wasm"), wattest.Compile(t, bigWat(1000)), 0o644))
 	w := &syncWriter{wrote: make(chan struct{}, 1)}
-	c.tools.wasm.progress = NewProgress(w, false)
-	c.tools.wasm.slow = time.Nanosecond // the compile always takes longer
-	_, err := c.LoadAgent("assistant")
+	f := New(Options{Config: cfg, Sandboxes: sandbox.New(sandbox.Options{Config: cfg.Sandbox, DataDir: cfg.DataDir}),
+		Progress:    NewProgress(w, false),
+		SlowCompile: time.Nanosecond, // the compile always takes longer
+	})
+	ts, err := f.Build(a)
 	require.NoError(t, err)
-	c.close()
+	CloseTools(ts)
+	f.Close()
 	assert.Equal(t, "compiling the WASM tool big (the first time only)\n", w.String())
 }
 

@@ -1,4 +1,4 @@
-package lite
+package toolset
 
 import (
 	"fmt"
@@ -29,9 +29,9 @@ type Progress struct {
 	every time.Duration
 }
 
-// progressWidth bounds the terminal line: a line that wraps cannot be
+// ProgressWidth bounds the terminal line: a line that wraps cannot be
 // rewritten in place.
-const progressWidth = 72
+const ProgressWidth = 72
 
 // redrawEvery is the least time between two redraws of a count.
 const redrawEvery = 100 * time.Millisecond
@@ -39,6 +39,14 @@ const redrawEvery = 100 * time.Millisecond
 // NewProgress shows progress on w; tty says w is a terminal.
 func NewProgress(w io.Writer, tty bool) *Progress {
 	return &Progress{w: w, tty: tty, now: time.Now, every: redrawEvery}
+}
+
+// Every sets the least time between two redraws of a count (default
+// 100 ms; 0 draws every count, as tests of a caller's counts want) and
+// returns p. Call it before the operation starts.
+func (p *Progress) Every(d time.Duration) *Progress {
+	p.every = d
+	return p
 }
 
 // Step starts a step of the operation: the line in place on a terminal, a
@@ -73,7 +81,7 @@ func (p *Progress) Count(done, total int64) {
 	if t := p.now(); t.Sub(p.drawn) < p.every && (total <= 0 || done < total) {
 		return
 	}
-	step := oneLine(p.step, progressWidth-32) // room for the count
+	step := OneLine(p.step, ProgressWidth-32) // room for the count
 	s := step + " " + ByteSize(done)
 	if total > 0 {
 		done = min(max(done, 0), total)
@@ -126,13 +134,14 @@ func (p *Progress) draw(s string) {
 	p.shown, p.drawn = true, p.now()
 }
 
-// clean makes s one line of at most progressWidth characters: a step may
+// clean makes s one line of at most ProgressWidth characters: a step may
 // come from outside (a server's status), and a control character or a
 // line that wraps would break the line in place.
-func clean(s string) string { return oneLine(s, progressWidth) }
+func clean(s string) string { return OneLine(s, ProgressWidth) }
 
-// oneLine is s with control characters blanked, cut to n characters.
-func oneLine(s string, n int) string {
+// OneLine is s with control characters blanked, cut to n characters: a
+// line from outside (a server's status or error) made safe to show.
+func OneLine(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
 		if r < ' ' || r == 0x7f || r == utf8.RuneError {
 			return ' '

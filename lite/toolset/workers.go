@@ -1,4 +1,4 @@
-package lite
+package toolset
 
 import (
 	"fmt"
@@ -9,17 +9,15 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
-	"github.com/agnx-lite/agnx-lite/lite/notify"
 	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/workers"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// newWorkerRunner builds the Runner of a workers: entry: an ACP client,
-// or Claude Code's headless CLI, in the sandbox sb runs tools in (bwrap,
-// or none with sandbox: trust). A variable so that tests can put a worker
-// of their own in its place.
-var newWorkerRunner = func(sb *sandbox.Manager, cfg *config.Config, name string, e workers.Entry) (workers.Runner, error) {
+// NewRunner builds the Runner of a workers: entry: an ACP client, or
+// Claude Code's headless CLI, in the sandbox sb runs tools in (bwrap, or
+// none with sandbox: trust).
+func NewRunner(sb *sandbox.Manager, cfg *config.Config, name string, e workers.Entry) (workers.Runner, error) {
 	rc := workers.RunnerConfig{Name: name, Argv: e.ACP, Binary: e.Claude, Args: e.Args, Network: e.Network, Env: e.Env,
 		Timeout: e.RunTimeout, Sandbox: sb.ForWorkers(e.Sandbox == "trust"),
 		// Its home, kept across runs so that a session can be resumed:
@@ -31,14 +29,31 @@ var newWorkerRunner = func(sb *sandbox.Manager, cfg *config.Config, name string,
 	return workers.NewACPRunner(rc), nil
 }
 
-// Runners builds the Runner of every configured worker, by name.
-func Runners(sb *sandbox.Manager, cfg *config.Config) (map[string]workers.Runner, error) {
+// SupervisorOptions are what the worker tool's supervisor is made of.
+type SupervisorOptions struct {
+	Sandboxes *sandbox.Manager
+	Config    *config.Config
+	KV        workers.KV // the loop's kv: the job records
+	Host      Host       // told of each job's outcome
+	Logger    *slog.Logger
+	// NewRunner builds each worker's Runner; nil: NewRunner. Tests put a
+	// worker of their own in its place.
+	NewRunner func(sb *sandbox.Manager, cfg *config.Config, name string, e workers.Entry) (workers.Runner, error)
+}
+
+// runners builds the Runner of every configured worker, by name.
+func runners(o SupervisorOptions) (map[string]workers.Runner, error) {
+	cfg := o.Config
 	if len(cfg.Workers) == 0 {
 		return nil, nil
 	}
+	mk := o.NewRunner
+	if mk == nil {
+		mk = NewRunner
+	}
 	out := make(map[string]workers.Runner, len(cfg.Workers))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Workers)) {
-		r, err := newWorkerRunner(sb, cfg, name, cfg.Workers[name])
+		r, err := mk(o.Sandboxes, cfg, name, cfg.Workers[name])
 		if err != nil {
 			return nil, fmt.Errorf("worker %s: %w", name, err)
 		}
@@ -47,28 +62,25 @@ func Runners(sb *sandbox.Manager, cfg *config.Config) (map[string]workers.Runner
 	return out, nil
 }
 
-// newSupervisor is the worker tool's supervisor over the loop's kv, the
+// NewSupervisor is the worker tool's supervisor over the loop's kv, the
 // data dir and the notification path; nil (logged) when no worker is
 // configured or none can be built.
-func newSupervisor(sb *sandbox.Manager, cfg *config.Config, loop *runtime.Loop, app func() *App, log *slog.Logger) *workers.Supervisor {
-	runners, err := Runners(sb, cfg)
+func NewSupervisor(o SupervisorOptions) *workers.Supervisor {
+	rs, err := runners(o)
 	if err != nil {
-		log.Warn("workers unavailable; the worker tool is left out", "err", err)
+		o.Logger.Warn("workers unavailable; the worker tool is left out", "err", err)
 		return nil
 	}
-	if len(runners) == 0 {
+	if len(rs) == 0 {
 		return nil
 	}
-	return workers.New(workers.Options{Entries: cfg.Workers, Runners: runners, KV: loop, DataDir: cfg.DataDir, Logger: log,
-		Notify: func(n workers.Notice) {
-			app().notify.Notify(notify.Notification{Agent: n.Agent, SessionID: n.Session, Gateway: n.Gateway, ChatID: n.ChatID,
-				Title: n.Title, Text: n.Text, Origin: "worker:" + n.Job})
-		}})
+	return workers.New(workers.Options{Entries: o.Config.Workers, Runners: rs, KV: o.KV, DataDir: o.Config.DataDir,
+		Logger: o.Logger, Notify: o.Host.WorkerNotice})
 }
 
 // workerTool is the agent's worker tool; without workers (agent
 // validate, none configured) it is left out with a warning.
-func (f *toolFactory) workerTool(a *agents.Agent) runtime.Tool {
+func (f *Factory) workerTool(a *agents.Agent) runtime.Tool {
 	if f.workers == nil {
 		if !f.checkOnly {
 			a.Warnings = append(a.Warnings, "spec.tools lists the worker tool but agnx.yaml configures no workers it can run: "+

@@ -1,4 +1,4 @@
-package lite
+package toolset
 
 import (
 	"bytes"
@@ -63,7 +63,7 @@ func TestProgress_UnknownTotalAndOutsideText(t *testing.T) {
 	line := b.String()[strings.LastIndex(b.String(), "\r\x1b[K")+4:]
 	assert.NotContains(t, line, "\x1b", "control characters are blanked")
 	assert.NotContains(t, line, "\r")
-	assert.LessOrEqual(t, len([]rune(line)), progressWidth)
+	assert.LessOrEqual(t, len([]rune(line)), ProgressWidth)
 	assert.True(t, strings.HasSuffix(line, "… 3.0 MiB"), line)
 }
 

@@ -1,4 +1,4 @@
-package lite
+package toolset
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/tools"
 )
@@ -34,7 +35,7 @@ const (
 //     always read it), else a program on the sandbox's PATH (jq).
 //
 // It runs with the agent's folder (read-only) as its working directory.
-func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, error) {
+func (f *Factory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, error) {
 	words, err := tools.SplitArgs(ref.Command)
 	if err != nil || len(words) == 0 {
 		return nil, fmt.Errorf("cli tool %q: its command %q cannot be read (%v): fix spec.tools command", ref.Name, ref.Command, err)
@@ -43,7 +44,7 @@ func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, er
 		return nil, fmt.Errorf("cli tool %q: input %q is not known: leave it out (args as words) or write input: json", ref.Name, ref.Input)
 	}
 	t := &tools.CLI{Name: ref.Name, Dir: a.Dir, ReadOnly: []string{a.Dir}, JSONInput: ref.Input == "json",
-		Sandbox: f.sandboxes.ForAgent(a, ref.Network), Timeout: seconds(ref.TimeoutSeconds, tools.DefaultTimeout)}
+		Sandbox: f.sandboxes.ForAgent(a, ref.Network), Timeout: config.Seconds(ref.TimeoutSeconds, tools.DefaultTimeout)}
 	prog := words[0]
 	switch {
 	case filepath.IsAbs(prog):
@@ -89,7 +90,7 @@ func (f *toolFactory) cli(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, er
 // a warning, as Agnx loads such an agent (its calls fail): the file joins
 // the agent's Files, so that the agent is rebuilt with the tool once the
 // file is there. It returns nil: no error, no tool.
-func (f *toolFactory) missingCommand(a *agents.Agent, ref agents.ToolRef, prog string) error {
+func (f *Factory) missingCommand(a *agents.Agent, ref agents.ToolRef, prog string) error {
 	w := fmt.Sprintf("cli tool %q: %s does not exist, so the agent runs without the tool until it does: create it or fix spec.tools command", ref.Name, prog)
 	f.log.Warn(w, "agent", a.Name)
 	a.Warnings = append(a.Warnings, w)
@@ -99,7 +100,7 @@ func (f *toolFactory) missingCommand(a *agents.Agent, ref agents.ToolRef, prog s
 
 // cliEnv is what a cli tool's env: names pick from the operator's
 // sandbox.env and the daemon's TZ, LANG and LC_ALL.
-func (f *toolFactory) cliEnv(ref agents.ToolRef) (map[string]string, error) {
+func (f *Factory) cliEnv(ref agents.ToolRef) (map[string]string, error) {
 	if ref.Env.Len() == 0 {
 		return nil, nil
 	}
@@ -118,7 +119,7 @@ func (f *toolFactory) cliEnv(ref agents.ToolRef) (map[string]string, error) {
 // cliDescription is Agnx's: the description, then the README after a
 // blank line, or "CLI tool: <name>". A README that cannot be read is left
 // out with a warning, as Agnx does.
-func (f *toolFactory) cliDescription(a *agents.Agent, ref agents.ToolRef) string {
+func (f *Factory) cliDescription(a *agents.Agent, ref agents.ToolRef) string {
 	desc := ref.Description
 	if desc == "" {
 		desc = "CLI tool: " + ref.Name
@@ -158,7 +159,7 @@ type cliScan struct {
 // README.md is its description. Both folders are the operator's: the
 // agent's file workspace, which the model writes, is never scanned, so a
 // file the model makes never becomes a tool by itself.
-func (f *toolFactory) discoverCLI(a *agents.Agent, taken map[string]bool) cliScan {
+func (f *Factory) discoverCLI(a *agents.Agent, taken map[string]bool) cliScan {
 	var s cliScan
 	seen := map[string]bool{}
 	for k := range taken {
@@ -172,7 +173,7 @@ func (f *toolFactory) discoverCLI(a *agents.Agent, taken map[string]bool) cliSca
 }
 
 // scanTools scans base/tools.
-func (f *toolFactory) scanTools(a *agents.Agent, s *cliScan, seen map[string]bool, base string) {
+func (f *Factory) scanTools(a *agents.Agent, s *cliScan, seen map[string]bool, base string) {
 	dir := filepath.Join(base, "tools")
 	s.watch = append(s.watch, dir)
 	s.scan.Dirs = append(s.scan.Dirs, dir)
@@ -219,7 +220,7 @@ func (f *toolFactory) scanTools(a *agents.Agent, s *cliScan, seen map[string]boo
 }
 
 // toolFolder builds the tool of one tools/<name>/ folder, if it is one.
-func (f *toolFactory) toolFolder(a *agents.Agent, s *cliScan, root, dir, name string) (runtime.Tool, bool) {
+func (f *Factory) toolFolder(a *agents.Agent, s *cliScan, root, dir, name string) (runtime.Tool, bool) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, false
@@ -303,7 +304,7 @@ func inside(root, path string) bool {
 	return err == nil && filepath.IsLocal(rel) || rel == "."
 }
 
-func (s *cliScan) warn(f *toolFactory, a *agents.Agent, w string) {
+func (s *cliScan) warn(f *Factory, a *agents.Agent, w string) {
 	f.log.Warn(w, "agent", a.Name)
 	s.warns = append(s.warns, w)
 }

@@ -1,10 +1,9 @@
-package lite
+package toolset
 
 import (
 	"context"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,28 +14,41 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// mcpHost is lite's side of the MCP client: the entries of agnx.yaml, the
+// MCP is the host side of the MCP client: the entries of agnx.yaml, the
 // manager (made on the first agent with a server, so an agent without
 // one costs nothing), the store its tool lists are cached in.
-type mcpHost struct {
+type MCP struct {
 	cfg       *config.Config
 	log       *slog.Logger
 	sandboxes *sandbox.Manager
 	transport *mcpTransport
-
-	// cache and changed are set by Open before anything builds: the
-	// loop's KV and the agent cache's markStale. Outside a daemon cache
-	// is nil (no cache) and changed does nothing.
-	cache   mcp.Cache
-	changed func(agent string)
+	cache     mcp.Cache  // nil: no tool-list cache
+	agents    AgentCache // nil: nobody to tell
 
 	mu sync.Mutex
 	m  *mcp.Manager
 }
 
-func newMCPHost(cfg *config.Config, log *slog.Logger, sb *sandbox.Manager) *mcpHost {
-	h := &mcpHost{cfg: cfg, log: log, sandboxes: sb, transport: newMCPTransport(), changed: func(string) {}}
-	for _, s := range cfg.MCP.Servers {
+// MCPOptions are what an MCP host uses.
+type MCPOptions struct {
+	Config    *config.Config
+	Logger    *slog.Logger
+	Sandboxes *sandbox.Manager // where stdio servers run; not closed by the host
+	// Cache keeps the servers' tool lists (the loop's KV in the daemon);
+	// nil outside a daemon: every list is asked of its server.
+	Cache mcp.Cache
+	// Agents is told when a server changed its tool list; nil: nobody.
+	Agents AgentCache
+}
+
+// NewMCP makes an MCP host; it starts nothing.
+func NewMCP(o MCPOptions) *MCP {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &MCP{cfg: o.Config, log: log, sandboxes: o.Sandboxes, transport: newMCPTransport(), cache: o.Cache, agents: o.Agents}
+	for _, s := range o.Config.MCP.Servers {
 		if s.URL != "" {
 			h.transport.allow(s.URL) // the operator's
 		}
@@ -44,8 +56,8 @@ func newMCPHost(cfg *config.Config, log *slog.Logger, sb *sandbox.Manager) *mcpH
 	return h
 }
 
-// manager returns the manager, made on first use.
-func (h *mcpHost) manager() *mcp.Manager {
+// Manager returns the manager, made on first use.
+func (h *MCP) Manager() *mcp.Manager {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.m == nil {
@@ -53,9 +65,9 @@ func (h *mcpHost) manager() *mcp.Manager {
 		h.m = mcp.NewManager(mcp.Options{
 			Spawn:       h.sandboxes.SpawnMCP,
 			Cache:       h.cache,
-			Changed:     func(agent string) { h.changed(agent) },
-			IdleTimeout: seconds(h.cfg.MCP.IdleTimeoutSeconds, 0),
-			CallTimeout: seconds(h.cfg.MCP.CallTimeoutSeconds, 0),
+			Changed:     h.changed,
+			IdleTimeout: config.Seconds(h.cfg.MCP.IdleTimeoutSeconds, 0),
+			CallTimeout: config.Seconds(h.cfg.MCP.CallTimeoutSeconds, 0),
 			Log:         h.log,
 			// An agent's entries were checked to name only what
 			// sandbox.env offers (checkEnvRefs); global ones may name
@@ -72,31 +84,31 @@ func (h *mcpHost) manager() *mcp.Manager {
 	return h.m
 }
 
-// started returns the manager if one was made, else nil.
-func (h *mcpHost) started() *mcp.Manager {
+// Started returns the manager if one was made, else nil.
+func (h *MCP) Started() *mcp.Manager {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.m
 }
 
-// stats are the servers' stats; none when no manager was made.
-func (h *mcpHost) stats() []mcp.Stat {
-	if m := h.started(); m != nil {
+// Stats are the servers' stats; none when no manager was made.
+func (h *MCP) Stats() []mcp.Stat {
+	if m := h.Started(); m != nil {
 		return m.Stats()
 	}
 	return nil
 }
 
-// forget stops the servers of an evicted agent.
-func (h *mcpHost) forget(agent string) {
-	if m := h.started(); m != nil {
+// Forget stops the servers of an evicted agent.
+func (h *MCP) Forget(agent string) {
+	if m := h.Started(); m != nil {
 		m.Forget(agent)
 	}
 }
 
-// close stops every server, waiting at most 10 s.
-func (h *mcpHost) close() {
-	m := h.started()
+// Close stops every server, waiting at most 10 s.
+func (h *MCP) Close() {
+	m := h.Started()
 	if m == nil {
 		return
 	}
@@ -108,14 +120,14 @@ func (h *mcpHost) close() {
 	h.transport.closeIdle()
 }
 
-// servers turns an agent's MCP entries (its own and agnx.yaml's) into
+// Servers turns an agent's MCP entries (its own and agnx.yaml's) into
 // what the manager runs; an entry that is not acceptable is an error that
 // refuses the agent, as a bad cli tool does.
-func (h *mcpHost) servers(a *agents.Agent) ([]mcp.Server, error) {
-	refs, own := mcpEntries(h.cfg, a)
+func (h *MCP) Servers(a *agents.Agent) ([]mcp.Server, error) {
+	refs, own := MCPEntries(h.cfg, a)
 	out := make([]mcp.Server, 0, len(refs))
 	for i, ref := range refs {
-		s, err := mcpServer(h.cfg, a, ref, own[i])
+		s, err := MCPServer(h.cfg, a, ref, own[i])
 		if err != nil {
 			return nil, err
 		}
@@ -131,20 +143,20 @@ func (h *mcpHost) servers(a *agents.Agent) ([]mcp.Server, error) {
 // when their entries did not change, else by starting each server once.
 // A server that cannot be listed gives a warning on the agent and no
 // tools; the agent still loads.
-func (h *mcpHost) tools(a *agents.Agent) ([]runtime.Tool, error) {
-	servers, err := h.servers(a)
+func (h *MCP) tools(a *agents.Agent) ([]runtime.Tool, error) {
+	servers, err := h.Servers(a)
 	if err != nil || len(servers) == 0 {
 		return nil, err
 	}
 	// The manager bounds each server by its call timeout; this is a
 	// backstop for the build as a whole.
-	limit := seconds(h.cfg.MCP.CallTimeoutSeconds, mcp.DefaultCallTimeout)
+	limit := config.Seconds(h.cfg.MCP.CallTimeoutSeconds, mcp.DefaultCallTimeout)
 	for _, s := range servers {
 		limit = max(limit, s.CallTimeout)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit+5*time.Second)
 	defer cancel()
-	ts, warns := h.manager().Tools(ctx, a.Name, a.Workspace, servers)
+	ts, warns := h.Manager().Tools(ctx, a.Name, a.Workspace, servers)
 	for _, w := range warns {
 		h.log.Warn(w, "agent", a.Name)
 	}
@@ -152,15 +164,10 @@ func (h *mcpHost) tools(a *agents.Agent) ([]runtime.Tool, error) {
 	return ts, nil
 }
 
-// loopKV is the loop's KV as the manager's tool-list cache, under mcp/.
-type loopKV struct{ l *runtime.Loop }
-
-func (k loopKV) key(s string) string { return "mcp/" + strings.TrimPrefix(s, "mcp.") }
-
-func (k loopKV) Get(ctx context.Context, key string) ([]byte, error) { return k.l.KV(ctx, k.key(key)) }
-
-func (k loopKV) Put(ctx context.Context, key string, val []byte) error {
-	return k.l.PutKV(ctx, k.key(key), val)
+// changed tells the agent cache that a server changed the agent's tool
+// list (the manager calls it on its own goroutines).
+func (h *MCP) changed(agent string) {
+	if h.agents != nil {
+		h.agents.MarkStale(agent)
+	}
 }
-
-var _ mcp.Cache = loopKV{}

@@ -1,4 +1,4 @@
-package lite
+package toolset
 
 import (
 	"errors"
@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/mcp"
 	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/workers"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -22,9 +24,10 @@ import (
 	"github.com/agnx-lite/agnx-lite/wasmtools"
 )
 
-// toolFactory turns an agent's spec.tools into tools: the one place that
-// knows the concrete tool types.
-type toolFactory struct {
+// Factory turns an agent's spec.tools into tools: the one place that
+// knows the concrete tool types. It is safe for concurrent use: the agent
+// cache builds several agents at once.
+type Factory struct {
 	sandboxes *sandbox.Manager
 	log       *slog.Logger
 	wasm      *wasmEngine
@@ -49,7 +52,7 @@ type toolFactory struct {
 	banks   map[string]*memory.Bank
 	// mcp builds the tools of MCP servers; with checkOnly, the entries are
 	// checked but no server is started or listed (agent validate).
-	mcp       *mcpHost
+	mcp       *MCP
 	checkOnly bool
 	// sched is the schedule service the schedule tool uses; nil outside
 	// an App (agent validate): the tool is then left out.
@@ -60,8 +63,78 @@ type toolFactory struct {
 	// daemon.
 	bg *bgproc.Manager
 	// workers runs the worker tool's jobs; nil outside a daemon or
-	// without workers (worker_tool.go).
+	// without workers (workers.go).
 	workers *workers.Supervisor
+}
+
+// Options are everything a Factory uses, given once to New. Outside a
+// daemon (agent validate, tool run) only Config, Logger, Sandboxes and
+// Progress are set: the tools that need a daemon are then left out.
+type Options struct {
+	Config *config.Config
+	Logger *slog.Logger // nil: discard
+	// Sandboxes run the agents' tools; the Factory closes them with
+	// itself.
+	Sandboxes *sandbox.Manager
+	// Progress, when set, shows the first compile of a WASM tool.
+	Progress *Progress
+	// CheckOnly checks MCP entries without starting a server (agent
+	// validate) and says nothing of a worker tool without workers.
+	CheckOnly bool
+
+	// What a daemon gives; nil outside one.
+	Sessions tools.SessionStore // the session tool's view of the sessions
+	// MemIndex gives the search behind an agent's recall with a query.
+	MemIndex func(a *agents.Agent) memory.Searcher
+	// MCPCache keeps the MCP servers' tool lists (the loop's KV).
+	MCPCache mcp.Cache
+	// Agents is told when an MCP server changed an agent's tool list.
+	Agents  AgentCache
+	Sched   *sched.Service      // the schedule tool's service
+	Tasks   *tasks.Store        // the tasks tool's boards
+	Bg      *bgproc.Manager     // the background_process tool's manager (NewBackground)
+	Workers *workers.Supervisor // the worker tool's supervisor (NewSupervisor)
+
+	// Measure measures what a module's first load holds (nil: the
+	// process's own figures, heldNow); SlowCompile is how long a load
+	// takes before Progress shows it (0: wasmSlow). Tests set both.
+	Measure     func() Held
+	SlowCompile time.Duration
+}
+
+// AgentCache is the agent cache above the toolset, as the MCP glue sees
+// it: an agent whose server changed its tool list is rebuilt on its next
+// use. MarkStale must be safe from any goroutine and must not block.
+type AgentCache interface {
+	MarkStale(agent string)
+}
+
+// New makes the factory of o. It starts nothing: the WASM engine and the
+// MCP manager are made by the first agent that needs them.
+func New(o Options) *Factory {
+	cfg, log := o.Config, o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	wasm := &wasmEngine{cacheDir: filepath.Join(cfg.DataDir, "wasm-cache"), mode: cfg.Wasm.Mode, env: cfg.Sandbox.Env, log: log,
+		progress: o.Progress, slow: o.SlowCompile, measure: o.Measure}
+	return &Factory{sandboxes: o.Sandboxes, env: cfg.Sandbox.Env, log: log, wasm: wasm, search: webSearch(cfg), shared: cfg.DataDir,
+		world: cfg.WorldMemoryDir(), worldLimits: cfg.WorldMemory.Limits(),
+		mcp:       NewMCP(MCPOptions{Config: cfg, Logger: log, Sandboxes: o.Sandboxes, Cache: o.MCPCache, Agents: o.Agents}),
+		checkOnly: o.CheckOnly, sessions: o.Sessions, memIndex: o.MemIndex, sched: o.Sched, tasks: o.Tasks, bg: o.Bg,
+		workers: o.Workers}
+}
+
+// MCP is the factory's MCP glue: its servers' stats, and forgetting an
+// evicted agent's servers.
+func (f *Factory) MCP() *MCP { return f.mcp }
+
+// Close stops the MCP servers, the WASM engine and the sandboxes. The
+// tools built must be closed first (CloseTools).
+func (f *Factory) Close() {
+	f.mcp.Close()
+	f.wasm.close()
+	f.sandboxes.Close()
 }
 
 // builtins are the built-in tools by name: Agnx's (bash, web, session, schedule,
@@ -70,12 +143,13 @@ type toolFactory struct {
 var builtins = []string{"bash", "web", "session", "reload_tools", "memory", "read_file", "write_file", "edit_file", "list_dir",
 	"glob", "grep", "skill", "schedule", "background_process", "agent", "worker", "tasks"}
 
-// build returns the agent's tools. On error, the tools built so far are
+// Build returns the agent's tools, adding to its Warnings and Files (the
+// tool folders watched for changes). On error, the tools built so far are
 // closed.
-func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
+func (f *Factory) Build(a *agents.Agent) (out []runtime.Tool, err error) {
 	defer func() {
 		if err != nil {
-			closeTools(out)
+			CloseTools(out)
 			out = nil
 		}
 	}()
@@ -123,7 +197,7 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 	}
 	out = f.withSkillTool(a, out)
 	if f.checkOnly {
-		_, err = f.mcp.servers(a)
+		_, err = f.mcp.Servers(a)
 	} else {
 		found, err = f.mcp.tools(a)
 		out = append(out, found...)
@@ -148,11 +222,11 @@ func (f *toolFactory) build(a *agents.Agent) (out []runtime.Tool, err error) {
 	return append(out, s.tools...), nil
 }
 
-func (f *toolFactory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, error) {
+func (f *Factory) builtin(a *agents.Agent, ref agents.ToolRef) (runtime.Tool, error) {
 	ws := a.Workspace
 	switch strings.ToLower(ref.Name) {
 	case "bash":
-		return &tools.Bash{Sandbox: f.sandboxes.ForAgent(a, ref.Network), MaxTimeout: seconds(ref.TimeoutSeconds, 0)}, nil
+		return &tools.Bash{Sandbox: f.sandboxes.ForAgent(a, ref.Network), MaxTimeout: config.Seconds(ref.TimeoutSeconds, 0)}, nil
 	case "read_file":
 		return &tools.ReadFile{Workspace: ws}, nil
 	case "write_file":
@@ -211,7 +285,7 @@ func entryError(a *agents.Agent, i int, err error) error {
 // agent gets it with spec.memory (backend filesystem) or by listing the
 // built-in memory tool; another backend is a warning, and so is a tool
 // of its own named memory among declared, which keeps the name.
-func (f *toolFactory) memoryTool(a *agents.Agent, declared []runtime.Tool) runtime.Tool {
+func (f *Factory) memoryTool(a *agents.Agent, declared []runtime.Tool) runtime.Tool {
 	if !a.HasMemory() {
 		if a.Memory.Backend != "" {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("spec.memory.backend %q is not one agnx-lite has (only filesystem): "+
@@ -235,7 +309,7 @@ func (f *toolFactory) memoryTool(a *agents.Agent, declared []runtime.Tool) runti
 
 // bank returns the memory bank of the agent's folder, the same one for
 // every build of the agent.
-func (f *toolFactory) bank(a *agents.Agent) *memory.Bank {
+func (f *Factory) bank(a *agents.Agent) *memory.Bank {
 	f.banksMu.Lock()
 	defer f.banksMu.Unlock()
 	if b := f.banks[a.Dir]; b != nil && b.WorldDir() == f.world {

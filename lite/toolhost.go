@@ -2,27 +2,41 @@ package lite
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/lite/notify"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
+	"github.com/agnx-lite/agnx-lite/lite/workers"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
+
+// The root's side of lite/toolset: what the tools report to (toolHost)
+// and the loop's view of the agent cache (appAgents). Both hold the App,
+// whose fields Open fills in before anything can call them.
 
 // noticeTimeout bounds the posting of one process notice.
 const noticeTimeout = 30 * time.Second
 
-// newBackground is the daemon's background process manager, over the
-// loop's store. It runs nothing until an agent spawns a process. A
-// notice (a watched process ended or printed its pattern) is appended
-// to the session that spawned it, which delivers it as it delivers
-// answers (Loop.Notice); onExit is told of every end (nil: nobody).
-func newBackground(loop *runtime.Loop, log *slog.Logger, app func() *App) *bgproc.Manager {
-	return bgproc.New(bgproc.Options{Store: loop, Logger: log,
-		OnExit: func(handle string) { app().processEnded(handle) },
-		Notify: func(agent, sessionID, text string) { app().processNotice(agent, sessionID, text) }})
+// originProcess is the Origin of a background process's notices.
+const originProcess = "process"
+
+// toolHost is where background processes and workers report
+// (toolset.Host).
+type toolHost struct{ a *App }
+
+var _ toolset.Host = toolHost{}
+
+func (h toolHost) ProcessNotice(agent, sessionID, text string) {
+	h.a.processNotice(agent, sessionID, text)
+}
+func (h toolHost) ProcessEnded(handle string) { h.a.processEnded(handle) }
+
+// WorkerNotice tells the user of a worker job's outcome through the
+// agent's notification path.
+func (h toolHost) WorkerNotice(n workers.Notice) {
+	h.a.notify.Notify(notify.Notification{Agent: n.Agent, SessionID: n.Session, Gateway: n.Gateway, ChatID: n.ChatID,
+		Title: n.Title, Text: n.Text, Origin: "worker:" + n.Job})
 }
 
 // processNotice tells the session that spawned a process what became of
@@ -52,9 +66,6 @@ func (a *App) processNotice(agent, sessionID, text string) {
 		Title: agent + ": background process", Text: text, Origin: originProcess})
 }
 
-// originProcess is the Origin of a background process's notices.
-const originProcess = "process"
-
 // processEnded cancels the schedules linked to a process that ended
 // (schedule's process_handle).
 func (a *App) processEnded(handle string) {
@@ -65,12 +76,26 @@ func (a *App) processEnded(handle string) {
 	}
 }
 
-// backgroundTool is the agent's background_process tool: its processes
-// run in the agent's sandbox, with the network only as ref grants it.
-// Without a daemon (agent validate) there is no manager, and no tool.
-func (f *toolFactory) backgroundTool(a *agents.Agent, ref agents.ToolRef) runtime.Tool {
-	if f.bg == nil {
-		return nil
-	}
-	return f.bg.Tool(bgproc.Sandbox{Agent: a.Name, Workspace: a.Workspace, Start: f.sandboxes.ForBackground(a, ref.Network)})
+// appAgents is the App's agent cache as the loop and the MCP glue see it:
+// the loop is built before the cache (the cache's tools need the loop),
+// so it is handed this, which forwards to a.Agents, set by Open before
+// the loop runs.
+type appAgents struct{ a *App }
+
+var (
+	_ runtime.AgentCache  = appAgents{}
+	_ runtime.AgentPinner = appAgents{}
+	_ toolset.AgentCache  = appAgents{}
+	_ notify.Agents       = appAgents{}
+)
+
+func (c appAgents) LoadAgent(name string) (*runtime.LoadedAgent, error) {
+	return c.a.Agents.LoadAgent(name)
 }
+func (c appAgents) Spec(name string) (*agents.Agent, error) { return c.a.Agents.Spec(name) }
+func (c appAgents) CachedAgent(name string) (*runtime.LoadedAgent, bool) {
+	return c.a.Agents.CachedAgent(name)
+}
+func (c appAgents) Pin(name string)       { c.a.Agents.Pin(name) }
+func (c appAgents) Unpin(name string)     { c.a.Agents.Unpin(name) }
+func (c appAgents) MarkStale(name string) { c.a.Agents.MarkStale(name) }

@@ -1,4 +1,4 @@
-package lite
+package toolset
 
 import (
 	"cmp"
@@ -35,8 +35,8 @@ type wasmEngine struct {
 	// that measures holds heldMu alone, so that no other load's memory
 	// is counted as its own.
 	heldMu  sync.RWMutex
-	held    map[moduleKey]held
-	measure func() held
+	held    map[moduleKey]Held
+	measure func() Held
 
 	once sync.Once
 	eng  *wasmtools.Engine
@@ -75,7 +75,7 @@ func (w *wasmEngine) load(a *agents.Agent, manifest, name string) (*wasmTool, er
 		return nil, err
 	}
 	var t *wasmtools.Tool
-	var h held
+	var h Held
 	err = w.progress.After(cmp.Or(w.slow, wasmSlow), "compiling the WASM tool "+m.Name+" (the first time only)", func() (err error) {
 		t, h, err = w.measured(m.ModulePath(), func() (*wasmtools.Tool, error) {
 			return eng.Load(context.Background(), manifest, wasmtools.ToolOptions{
@@ -141,7 +141,7 @@ func (w *wasmEngine) discover(a *agents.Agent, listed map[string]bool) ([]runtim
 		}
 		t, err := w.load(a, m, "")
 		if err != nil {
-			closeTools(out)
+			CloseTools(out)
 			return nil, err
 		}
 		out = append(out, t)
@@ -157,7 +157,7 @@ func (w *wasmEngine) close() {
 
 // closeTools releases what tools hold (compiled WASM modules); calls
 // already running finish first.
-func closeTools(ts []runtime.Tool) {
+func CloseTools(ts []runtime.Tool) {
 	for _, t := range ts {
 		if c, ok := t.(interface{ Close(context.Context) error }); ok {
 			c.Close(context.Background())

@@ -1,6 +1,7 @@
-package lite
+package toolset
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -113,4 +114,27 @@ func mcpDialControl(_, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("%w (%s)", errMCPPrivate, address)
 	}
 	return nil
+}
+
+// ReachMCP asks an http or sse MCP server's url once (a GET, as a client
+// opening its stream would) through the transport the daemon uses, so
+// that a server an agent may not reach privately is refused as it would
+// be; private allows it. It returns the HTTP status, whatever it is.
+func ReachMCP(ctx context.Context, url string, private bool) (int, error) {
+	t := newMCPTransport()
+	defer t.closeIdle()
+	if private {
+		t.allow(url)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := t.client().Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
