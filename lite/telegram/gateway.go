@@ -159,8 +159,9 @@ func New(o Options) (*Gateway, error) {
 	return &Gateway{o: o, bot: b, out: out, poll: newPoller(&o, b, out)}, nil
 }
 
-// Start begins polling in the background and returns; the bot keeps
-// trying while the network or Telegram is away. ctx bounds nothing after
+// Start has a watcher deliver what each session still owes its chat,
+// begins polling in the background and returns; the bot keeps trying
+// while the network or Telegram is away. ctx bounds nothing after
 // Start returns: only Stop ends the gateway. A gateway starts once.
 func (g *Gateway) Start(ctx context.Context) error {
 	g.mu.Lock()

@@ -44,18 +44,22 @@ func newOutbox(o *Options, b *bot) *outbox {
 		stopping: make(chan struct{}), done: make(chan struct{}), watchers: map[string]*watcher{}}
 }
 
-// start runs the outbox goroutine: it starts a watcher for every session
-// that still owes its chat something (replies finished while the gateway
-// was down, turns resumed after a restart), then serves.
+// start starts a watcher for every session that still owes its chat
+// something (replies finished while the gateway was down, turns resumed
+// after a restart, a schedule's message stored before a crash), then
+// runs the outbox goroutine. The watchers are started before it returns,
+// so what starts after the gateway (the schedules) finds them: a firing
+// stored after this is delivered by the firing's Follow, never by the
+// recovery racing it.
 func (o *outbox) start(ctx context.Context) {
 	o.ctx, o.cancel = context.WithCancel(ctx)
+	o.recover() // the outbox goroutine does not run yet: nothing else touches the watchers
 	go o.run()
 }
 
 func (o *outbox) run() {
 	defer close(o.done)
 	defer o.wg.Wait()
-	o.recover()
 	stopping := o.stopping
 	for !o.closing || o.live > 0 {
 		select {
