@@ -30,8 +30,9 @@ type App struct {
 	Agents *agentCache
 	log    *slog.Logger
 
-	cancel context.CancelFunc
-	done   chan error
+	// services is what runs in the background, in start order
+	// (services.go): Close stops it in reverse.
+	services services
 	// notify and guard run goroutines of their own, stopped by Close.
 	notify  *notify.Worker
 	guard   *upkeep.Guard
@@ -115,7 +116,6 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	sandbox.Reap(cfg.DataDir, log) // what a killed instance left running
 	sb := sandbox.New(sandbox.Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: log, ReserveGone: st.ReserveGone})
 	m := newMetrics(cfg.RuntimePrices())
-	ctx, cancel := context.WithCancel(context.Background())
 	// The App first, so that the loop, the tools and the hosts below can
 	// be handed what reports to it; Open fills in its fields before the
 	// loop runs. The loop comes before the agent cache, whose tools use
@@ -123,13 +123,12 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	// notification worker comes before the loop, which tells it of its
 	// policies' notifications; it reaches the loop, the chats and the
 	// gateways through the App.
-	a := &App{Config: cfg, Store: st, log: log, cancel: cancel, done: make(chan error, 1), metrics: m, host: o.host}
+	a := &App{Config: cfg, Store: st, log: log, metrics: m, host: o.host}
 	if a.host == nil {
 		a.host = new(hostfacts.Reader)
 	}
 	a.notify = notify.New(notify.Options{Logger: log, Env: cfg.Sandbox.Env, Gateways: &cfg.Gateways,
 		Agents: appAgents{a}, Chats: notifyChats{a}, Outbox: a, AllowLoopback: o.notifyLoopback})
-	_ = a.notify.Start(context.Background()) // it never fails; Close stops it
 	loop := runtime.New(runtime.Options{
 		TurnEnded:       a.turnEnded,
 		Observer:        m,
@@ -182,33 +181,47 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 		// which is built on the cache, so the cache exists before it.
 		cache.onBuild = a.guard.Building
 	}
-	go func() { a.done <- loop.Run(ctx) }()
+	// The one list of what runs in the background, in start order; Close
+	// stops it in reverse, so each part's stop finds what it reports to
+	// still running. Open starts the first ones; Serve adds its own and
+	// starts the ones marked serve.
+	sv := &a.services
+	// The loop is the notification worker's last caller; what is still
+	// queued when it stops gets notify.DrainTimeout, then it is logged.
+	sv.add("notifications", bounded{a.notify, notify.DrainTimeout}, false)
+	sv.add("event loop", &loopService{loop: loop}, false)
 	if a.guard != nil {
-		_ = a.guard.Start(ctx) // it never fails
+		sv.add("memory guard", a.guard, false)
+	}
+	// These report through the loop: they stop before it.
+	sv.add("schedules", funcs{stop: func() { a.sched.close(a) }}, false)
+	sv.add("task boards", funcs{stop: a.tasks.close}, false)
+	// Serve starts it: its sync registers the heartbeats as schedules,
+	// which fire once the schedule timer runs; its jobs use the loop.
+	sv.add("heartbeats", funcs{start: a.hb.start, stop: a.hb.work.close}, true)
+	// Serve starts it; its first sweep is a minute later.
+	sv.add("retention", a.retain, true)
+	// Stopped first of the App's own: the processes die with the daemon,
+	// and none starts after.
+	sv.add("background processes", funcs{stop: a.bg.Close}, false)
+	if err := sv.start(context.Background(), false); err != nil {
+		_ = sv.stop()
+		a.Agents.close()
+		_ = st.Close()
+		return nil, err
 	}
 	return a, nil
 }
 
-// Close stops the loop (running turns stay marked active and are resumed or
-// marked interrupted on the next start), the memory guard and the
-// notification worker, waiting for each, then closes the store.
+// Close stops everything the App runs in the reverse of its start order
+// (Open's list, services.go): the background processes, the timers and
+// workers that report through the loop, the loop (running turns stay
+// marked active and are resumed or marked interrupted on the next
+// start), the memory guard, the notification worker; then it closes the
+// agents and the store. It returns why the loop stopped when it stopped
+// on its own.
 func (a *App) Close() error {
-	a.bg.Close()      // first: the processes die with the daemon, and none starts now
-	a.sched.close(a)  // before the loop: it reports through it
-	a.tasks.close()   // the same
-	a.hb.work.close() // its jobs use the loop
-	// Retention's sweep uses the loop. Without a deadline Stop never fails.
-	_ = a.retain.Stop(context.Background())
-	a.cancel()
-	err := <-a.done
-	if a.guard != nil {
-		_ = a.guard.Stop(context.Background()) // without a deadline it never fails
-	}
-	// After the loop: it is the only caller of notify now. What is still
-	// queued gets notify.DrainTimeout; what that leaves, the worker logs.
-	ctx, cancel := context.WithTimeout(context.Background(), notify.DrainTimeout)
-	_ = a.notify.Stop(ctx)
-	cancel()
+	err := a.services.stop()
 	a.Agents.close()
 	if cerr := a.Store.Close(); err == nil {
 		err = cerr
