@@ -70,8 +70,10 @@ func Serve(ctx context.Context, cfg *config.Config, o *ServeOptions) error {
 		app.Close()
 		return err
 	}
-	app.runSchedules() // after the gateways: a firing finds its chat's
-	app.runTasks()
+	// Not under ctx, which ends when shutdown begins: the timers are
+	// stopped at its start, their workers by Close.
+	_ = app.sched.Start(context.Background()) // after the gateways: a firing finds its chat's
+	_ = app.tasks.Start(context.Background())
 	base := "http://" + ln.Addr().String()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -128,7 +130,7 @@ func Serve(ctx context.Context, cfg *config.Config, o *ServeOptions) error {
 	if o.Ready != nil {
 		o.Ready(base)
 	}
-	app.hb.start() // after ready: finding the heartbeats never delays it
+	_ = app.hb.Start(ctx) // after ready: finding the heartbeats never delays it
 	// Retention's first sweep a minute after ready; not under ctx, which
 	// ends when shutdown begins: Close stops it, before the loop.
 	_ = app.retain.Start(context.Background())
@@ -144,8 +146,9 @@ func Serve(ctx context.Context, cfg *config.Config, o *ServeOptions) error {
 	}
 	log.Info("shutting down")
 	_ = systemd.Notify("STOPPING=1\nSTATUS=draining running turns")
-	app.stopSchedules() // nothing fires while the turns drain
-	app.stopTasks()     // nor starts
+	// Without a deadline StopTimer never fails.
+	_ = app.sched.StopTimer(context.Background()) // nothing fires while the turns drain
+	_ = app.tasks.StopTimer(context.Background()) // nor starts
 	drain := o.DrainTimeout
 	if drain <= 0 {
 		drain = drainTimeout
