@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/autonomy"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/toolset"
@@ -571,7 +572,7 @@ func CheckAgents(cfg *config.Config, names []string, log *slog.Logger) []AgentCh
 		out[i] = AgentCheck{Name: name, Err: err}
 		if err == nil {
 			out[i].Warnings = la.Spec.Warnings
-			hb, warnings := heartbeatCheck(cfg, la.Spec)
+			hb, warnings := autonomy.HeartbeatCheck(cfg, la.Spec)
 			out[i].Heartbeat, out[i].Warnings = hb, append(slices.Clip(out[i].Warnings), warnings...)
 			toolset.CloseTools(la.Tools)
 		}

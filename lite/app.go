@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/autonomy"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/config"
@@ -44,12 +45,14 @@ type App struct {
 	gateways gatewayList
 	// turnEnds are told of every turn's end (turnend.go); set in Open.
 	turnEnds []func(runtime.TurnEnd)
-	// sched is the schedules (sched.go); their timer runs in Serve only.
-	sched *schedHost
-	// tasks is the task boards (tasks.go); their timer runs in Serve only.
-	tasks *taskHost
-	// hb keeps the agents' heartbeats (heartbeat.go).
-	hb *heartbeats
+	// sched is the schedules (lite/autonomy); their timer runs in Serve
+	// only.
+	sched *autonomy.Schedules
+	// tasks is the task boards (lite/autonomy); their timer runs in Serve
+	// only.
+	tasks *autonomy.Tasks
+	// hb keeps the agents' heartbeats (lite/autonomy).
+	hb *autonomy.Heartbeats
 	// bg runs the agents' background processes (lite/toolset).
 	bg *bgproc.Manager
 	// memIndex gives the search behind an agent's recall with a query,
@@ -94,6 +97,9 @@ type Options struct {
 	// tools, when set, edits the tool factory's options before it is
 	// made (tests' seams: a fake measure, a fake worker).
 	tools func(*toolset.Options, *toolset.SupervisorOptions)
+	// autonomy, when set, edits the schedules' and the task boards'
+	// options before they are made (tests' seams: the crash tests' holds).
+	autonomy func(*autonomy.SchedulesOptions, *autonomy.TasksOptions)
 }
 
 // Open opens the data dir and starts the loop. The caller must Close it.
@@ -148,15 +154,27 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	})
 	a.Loop = loop
 	// What the tools use: the schedules and the task boards (their timers
-	// run in Serve only), the background processes, the workers.
-	a.sched = newSchedHost(a, o.Clock)
-	a.tasks = newTaskHost(a, o.Clock)
+	// run in Serve only), the background processes, the workers. The
+	// heartbeats come first: the schedules fire them and are their
+	// scheduler. They reach the cache, the chats and the gateways, all
+	// made later, through the App.
+	host := autonomyHost{a}
+	a.hb = autonomy.NewHeartbeats(autonomy.HeartbeatOptions{AgentsDir: cfg.AgentsDir, Loop: loop, Agents: hbAgents{a},
+		Location: cfg.Scheduler.Location(), Logger: log, Notifier: a.notify, Chats: host, Gateways: host})
+	schedOpts := autonomy.SchedulesOptions{Loop: loop, Location: cfg.Scheduler.Location(),
+		MaxTurnsPerHour: cfg.Scheduler.MaxTurnsPerHour, Now: o.Clock, Logger: log, Chats: host, Gateways: host, Heartbeats: a.hb}
+	taskOpts := autonomy.TasksOptions{Loop: loop, Config: cfg.Tasks, Dir: cfg.TasksDir(), Now: o.Clock, Logger: log}
+	if o.autonomy != nil {
+		o.autonomy(&schedOpts, &taskOpts)
+	}
+	a.sched = autonomy.NewSchedules(schedOpts)
+	a.tasks = autonomy.NewTasks(taskOpts)
 	a.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
-	host := toolHost{a}
-	a.bg = toolset.NewBackground(loop, log, host)
+	th := toolHost{a}
+	a.bg = toolset.NewBackground(loop, log, th)
 	to := toolset.Options{Config: cfg, Logger: log, Sandboxes: sb, Progress: o.Progress, Sessions: toolset.NewSessions(st),
-		MemIndex: a.memIndex, MCPCache: loopKV{loop}, Agents: appAgents{a}, Sched: a.sched.svc, Tasks: a.tasks.store, Bg: a.bg}
-	so := toolset.SupervisorOptions{Sandboxes: sb, Config: cfg, KV: loop, Host: host, Logger: log}
+		MemIndex: a.memIndex, MCPCache: loopKV{loop}, Agents: appAgents{a}, Sched: a.sched.Service(), Tasks: a.tasks.Store(), Bg: a.bg}
+	so := toolset.SupervisorOptions{Sandboxes: sb, Config: cfg, KV: loop, Host: th, Logger: log}
 	if o.tools != nil {
 		o.tools(&to, &so)
 	}
@@ -164,14 +182,12 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	cache := newAgentCacheOver(cfg, log, toolset.New(to))
 	a.Agents = cache
 	a.chats = chats.New(loop, cache, cfg)
-	a.onTurnEnd(a.sched.turnEnded)
-	a.onTurnEnd(a.tasks.turnEnded)
-	a.hb = newHeartbeats(a, cache, log)
-	a.hb.sched, a.hb.loc = a.sched.svc, cfg.Scheduler.Location()
-	a.onTurnEnd(a.hb.turnEnded)
+	a.onTurnEnd(a.sched.TurnEnded)
+	a.onTurnEnd(a.tasks.TurnEnded)
+	a.onTurnEnd(a.hb.TurnEnded)
 	a.retain = upkeep.NewRetention(upkeep.RetentionOptions{Store: st, Loop: loop, Specs: upkeepAgents{cache},
 		Sessions: cfg.Sessions, Logger: log})
-	cache.onBuilt, cache.onReload = a.hb.built, func() { a.hb.trigger("") }
+	cache.onBuilt, cache.onReload = a.hb.Built, a.hb.Reloaded
 	a.onTurnEnd(a.notify.TurnEnded)
 	if cfg.Runtime.MemoryLimitMB > 0 {
 		a.guard = upkeep.NewGuard(upkeep.GuardOptions{LimitMB: cfg.Runtime.MemoryLimitMB, Reserve: agentReserve,
@@ -194,11 +210,12 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 		sv.add("memory guard", a.guard, false)
 	}
 	// These report through the loop: they stop before it.
-	sv.add("schedules", funcs{stop: func() { a.sched.close(a) }}, false)
-	sv.add("task boards", funcs{stop: a.tasks.close}, false)
+	// (Serve adds their timers after the gateways.)
+	sv.add("schedules", stopOnly{a.sched}, false)
+	sv.add("task boards", stopOnly{a.tasks}, false)
 	// Serve starts it: its sync registers the heartbeats as schedules,
 	// which fire once the schedule timer runs; its jobs use the loop.
-	sv.add("heartbeats", funcs{start: a.hb.start, stop: a.hb.work.close}, true)
+	sv.add("heartbeats", a.hb, true)
 	// Serve starts it; its first sweep is a minute later.
 	sv.add("retention", a.retain, true)
 	// Stopped first of the App's own: the processes die with the daemon,

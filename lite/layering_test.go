@@ -67,6 +67,9 @@ var liteEdges = map[string][]string{
 	// defaults.
 	"lite/hooks":  {"lite/config", "lite/hooks/tmpl", "lite/httpapi"},
 	"lite/upkeep": {"lite/config"},
+	// autonomy (schedules, task boards, heartbeats) finds a chat's session
+	// through lite/chats' errors and hands heartbeats to lite/notify.
+	"lite/autonomy": {"lite/chats", "lite/config", "lite/notify"},
 }
 
 // below are the folders under lite in the layers: the domain and the

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/autonomy"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/telegram/tgtest"
@@ -60,12 +61,6 @@ func TestSchedCrashChild(t *testing.T) {
 		t.Skip("runs only as the schedule crash test's child")
 	}
 	ahead, _ := strconv.Atoi(os.Getenv(schedCrashAhead))
-	app, err := Open(schedCrashConfig(dir, os.Getenv(schedCrashTG)), &Options{
-		Clock: func() time.Time { return time.Now().Add(time.Duration(ahead) * time.Second) }})
-	if err != nil {
-		fmt.Println("open-error", err)
-		os.Exit(3)
-	}
 	// Wait here for the parent's SIGKILL; SIGTERM ends the child if the
 	// parent is gone.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
@@ -75,17 +70,25 @@ func TestSchedCrashChild(t *testing.T) {
 		<-ctx.Done()
 		os.Exit(4)
 	}
-	switch os.Getenv(schedCrashStage) {
-	case "in-commit":
-		app.sched.firer.inCommit = hold
-	case "stored":
-		app.sched.firer.stored = hold
+	app, err := Open(schedCrashConfig(dir, os.Getenv(schedCrashTG)), &Options{
+		Clock: func() time.Time { return time.Now().Add(time.Duration(ahead) * time.Second) },
+		autonomy: func(so *autonomy.SchedulesOptions, _ *autonomy.TasksOptions) {
+			switch os.Getenv(schedCrashStage) {
+			case "in-commit":
+				so.InCommit = hold
+			case "stored":
+				so.Stored = hold
+			}
+		}})
+	if err != nil {
+		fmt.Println("open-error", err)
+		os.Exit(3)
 	}
 	if _, err := startGateways(app, slog.New(slog.DiscardHandler)); err != nil {
 		fmt.Println("gateway-error", err)
 		os.Exit(3)
 	}
-	app.runSchedules()
+	_ = app.sched.Start(context.Background())
 	fmt.Println("running")
 	<-ctx.Done()
 	os.Exit(4)

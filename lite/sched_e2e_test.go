@@ -250,7 +250,7 @@ func TestSchedFirer_Errors(t *testing.T) {
 	require.NoError(t, err)
 	defer app.Close()
 	fire := func(d sched.Destination, kind string) error {
-		return app.sched.firer.Fire(context.Background(), sched.Firing{
+		return app.sched.Fire(context.Background(), sched.Firing{
 			Schedule: sched.Schedule{ID: "sched_x", Agent: "assistant", Destination: d, Payload: sched.Payload{Kind: kind, Text: "hi"}},
 			Record:   func(*storage.Tx) error { return nil }, SetSession: func(string) {}})
 	}

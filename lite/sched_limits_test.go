@@ -3,8 +3,6 @@ package lite
 import (
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,8 +82,8 @@ func (e *schedEnv) task(t *testing.T, d time.Duration) sched.Schedule {
 // what is due at once.
 func (e *schedEnv) fireDue(d time.Duration) {
 	e.clock.advance(d)
-	e.app.stopSchedules()
-	e.app.runSchedules()
+	_ = e.app.sched.StopTimer(context.Background())
+	_ = e.app.sched.Start(context.Background())
 }
 
 // firstTaskRuns fires the first task and waits for its turn's end.
@@ -178,44 +176,4 @@ func TestSchedule_TurnCeilingFromConfig(t *testing.T) {
 	var m strings.Builder
 	e.app.WriteMetrics(&m)
 	assert.Contains(t, m.String(), `agnx_schedule_runs_skipped_total{reason="turn_ceiling"} 1`+"\n")
-}
-
-// A heartbeat's turn counts against its agent's daily token budget, and
-// the heartbeat after it is skipped with the budget's sentence: nothing is
-// recorded as fired, and nothing enters the heartbeat session.
-func TestHeartbeatFire_PastTheBudgetIsSkipped(t *testing.T) {
-	app, _, _ := openHB(t, llmtest.Reply{Text: "HEARTBEAT_OK"}, llmtest.Reply{Text: "HEARTBEAT_OK"})
-	yaml := filepath.Join(app.Config.AgentsDir, "beat", "agent.yaml")
-	data, err := os.ReadFile(yaml)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(yaml, append(data, "  session: {daily_token_budget: 1}\n"...), 0o644))
-	require.NoError(t, app.Agents.reload("beat"))
-
-	sid := fireAndWait(t, app, 1) // uses the budget
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	before, err := app.Loop.Session(ctx, sid)
-	require.NoError(t, err)
-	f, _ := firing(t, app, 2)
-	err = app.heartbeatFire(ctx, f)
-	var skip *sched.SkipError
-	require.ErrorAs(t, err, &skip)
-	assert.Equal(t, runtime.CodeTokenBudget, skip.Code)
-	assert.True(t, strings.HasPrefix(skip.Reason, "beat has used its daily token budget ("), skip.Reason)
-	rec, err := app.Loop.KV(ctx, "test/run/xx")
-	require.NoError(t, err)
-	assert.Nil(t, rec, "nothing recorded as fired: the scheduler records the skip")
-	after, err := app.Loop.Session(ctx, sid)
-	require.NoError(t, err)
-	assert.Equal(t, before.LastSeq, after.LastSeq, "nothing entered the heartbeat session")
-}
-
-// A task's turn refused anyway (the budget used while it was queued)
-// reports why, not only that it failed.
-func TestSchedHost_FailedTaskSaysWhy(t *testing.T) {
-	h := &schedHost{reports: make(chan schedReport, 1), working: true} // no worker: the report stays queued
-	h.turnEnded(runtime.TurnEnd{Origin: sched.Origin("sched_1"), Reason: runtime.TurnFailed,
-		Error: "assistant has used its daily token budget (42 of 30 tokens)"})
-	r := <-h.reports
-	assert.Equal(t, schedReport{id: "sched_1", errMsg: "the task's turn ended failed: assistant has used its daily token budget (42 of 30 tokens)"}, r)
 }

@@ -15,18 +15,18 @@ import (
 // turn ceiling, its daily token budget), and those it held back to keep
 // an agent's runs 10 s apart.
 func writeSched(p *promWriter, app *App) {
-	h := app.sched
-	active, _ := h.svc.Stats()
+	svc, runs := app.Schedules(), app.sched.Runs()
+	active, _ := svc.Stats()
 	p.gauge("agnx_schedules_active", "Active schedules.", float64(active))
 	p.family("agnx_schedule_runs_total", "counter", "Schedule runs since the start, by outcome (fired, error, ok, failed, dropped).")
 	for _, c := range []struct {
 		outcome string
 		n       uint64
-	}{{"dropped", h.dropped.Load()}, {"error", h.fireErrors.Load()}, {"failed", h.failed.Load()},
-		{"fired", h.fired.Load()}, {"ok", h.ok.Load()}} {
+	}{{"dropped", runs.Dropped}, {"error", runs.Errors}, {"failed", runs.Failed},
+		{"fired", runs.Fired}, {"ok", runs.OK}} {
 		p.sample("agnx_schedule_runs_total", float64(c.n), "outcome", c.outcome)
 	}
-	counts := h.svc.Counts()
+	counts := svc.Counts()
 	p.family("agnx_schedule_runs_skipped_total", "counter",
 		"Schedule runs skipped since the start, by reason (missed, turn_ceiling, token_budget).")
 	reasons := []string{sched.SkipMissed, runtime.CodeTokenBudget, sched.SkipTurnCeiling}

@@ -80,8 +80,8 @@ func Serve(ctx context.Context, cfg *config.Config, o *ServeOptions) error {
 	sv.add("gateways", &gatewayService{app: app, gws: gws, log: log}, true)
 	sv.add("http server", front, true)
 	sv.add("ready", &announce{app: app, base: base, ready: o.Ready, log: log}, true)
-	sv.add("schedule timer", funcs{start: app.runSchedules, stop: app.stopSchedules}, true)
-	sv.add("task timer", funcs{start: app.runTasks, stop: app.stopTasks}, true)
+	sv.add("schedule timer", timer{app.sched}, true)
+	sv.add("task timer", timer{app.tasks}, true)
 	sv.add("watchdog", &watchdog{loop: app.Loop, log: log}, true)
 	defer os.Remove(cfg.DaemonFile())
 	// The services outlive ctx, which ends when shutdown begins.

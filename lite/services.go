@@ -107,6 +107,24 @@ func (b bounded) Stop(ctx context.Context) error {
 	return b.Service.Stop(ctx)
 }
 
+// stopOnly is the stop of a part that starts with its construction (the
+// schedules' and task boards' workers): Serve starts its timer.
+type stopOnly struct{ Service }
+
+func (stopOnly) Start(context.Context) error { return nil }
+
+// timer is the timer of the schedules or the task boards: Start runs it,
+// Stop stops it and leaves the part's worker to stopOnly.
+type timer struct {
+	t interface {
+		Start(ctx context.Context) error
+		StopTimer(ctx context.Context) error
+	}
+}
+
+func (t timer) Start(ctx context.Context) error { return t.t.Start(ctx) }
+func (t timer) Stop(ctx context.Context) error  { return t.t.StopTimer(ctx) }
+
 // funcs is a service made of two funcs (nil: nothing to do), for the
 // parts whose own shape is not Start/Stop.
 type funcs struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/ci/testenv"
+	"github.com/agnx-lite/agnx-lite/lite/autonomy"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -48,11 +49,6 @@ func TestTaskCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs only as the task crash test's child")
 	}
-	app, err := Open(taskCrashConfig(dir), nil)
-	if err != nil {
-		fmt.Println("open-error", err)
-		os.Exit(3)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	hold := func() {
@@ -60,12 +56,18 @@ func TestTaskCrashChild(t *testing.T) {
 		<-ctx.Done()
 		os.Exit(4)
 	}
-	if os.Getenv(taskCrashStage) == "in-commit" {
-		app.tasks.inCommit = hold
-	} else {
-		app.tasks.started = hold
+	app, err := Open(taskCrashConfig(dir), &Options{autonomy: func(_ *autonomy.SchedulesOptions, to *autonomy.TasksOptions) {
+		if os.Getenv(taskCrashStage) == "in-commit" {
+			to.InCommit = hold
+		} else {
+			to.Started = hold
+		}
+	}})
+	if err != nil {
+		fmt.Println("open-error", err)
+		os.Exit(3)
 	}
-	app.runTasks()
+	_ = app.tasks.Start(context.Background())
 	fmt.Println("running")
 	<-ctx.Done()
 	os.Exit(4)
@@ -169,7 +171,7 @@ func taskCrashOnce(t *testing.T, stage string) {
 	prompts := 0
 	for _, s := range sessions {
 		require.NoError(t, runtime.ReadEvents(st, s.ID, 0, func(e runtime.Event) error {
-			if e.Type == runtime.EvUserMessage && e.Origin == taskOrigin {
+			if e.Type == runtime.EvUserMessage && e.Origin == autonomy.TaskOrigin {
 				prompts++
 			}
 			return nil

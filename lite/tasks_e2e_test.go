@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/autonomy"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -29,12 +30,13 @@ func taskModel(r llmtest.RecordedRequest) llmtest.Reply {
 // and the recorded turn ends, and starts the timer.
 func openTasks(t *testing.T, cfg *config.Config) (app *App, ticks, ends chan struct{}) {
 	t.Helper()
-	app, err := Open(cfg, &Options{NoSync: true})
-	require.NoError(t, err)
 	ticks, ends = make(chan struct{}, 100), make(chan struct{}, 100)
-	app.tasks.ticked = func() { ticks <- struct{}{} }
-	app.tasks.recorded = func() { ends <- struct{}{} }
-	app.runTasks()
+	app, err := Open(cfg, &Options{NoSync: true, autonomy: func(_ *autonomy.SchedulesOptions, to *autonomy.TasksOptions) {
+		to.Ticked = func() { ticks <- struct{}{} }
+		to.Recorded = func() { ends <- struct{}{} }
+	}})
+	require.NoError(t, err)
+	_ = app.tasks.Start(context.Background())
 	return app, ticks, ends
 }
 

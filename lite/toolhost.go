@@ -71,7 +71,7 @@ func (a *App) processNotice(agent, sessionID, text string) {
 func (a *App) processEnded(handle string) {
 	ctx, cancel := context.WithTimeout(context.Background(), noticeTimeout)
 	defer cancel()
-	if err := a.sched.svc.CancelProcess(ctx, handle); err != nil {
+	if err := a.Schedules().CancelProcess(ctx, handle); err != nil {
 		a.log.Warn("cannot cancel the schedules of a finished process", "handle", handle, "err", err)
 	}
 }

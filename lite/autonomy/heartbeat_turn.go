@@ -1,4 +1,4 @@
-package lite
+package autonomy
 
 import (
 	"context"
@@ -50,17 +50,15 @@ type hbNotice struct {
 // errHeartbeatBusy refuses a heartbeat while the last one still runs.
 var errHeartbeatBusy = errors.New("the agent's last heartbeat is still running, so this one is skipped; make its instructions shorter or its heartbeat less frequent")
 
-// heartbeatFire runs one heartbeat: the agent's instructions, prefixed
-// with the time and followed by the marker's rule, go to its heartbeat
-// session as a message with Origin "heartbeat", stored in the transaction
-// that records the run (f.Record). The scheduler's Firer calls it for
+// fire runs one heartbeat: the agent's instructions, prefixed with the
+// time and followed by the marker's rule, go to its heartbeat session as
+// a message with Origin "heartbeat", stored in the transaction that
+// records the run (f.Record). The schedules' Fire calls it for
 // KindHeartbeat.
-func (a *App) heartbeatFire(ctx context.Context, f sched.Firing) error { return a.hb.fire(ctx, f) }
-
-func (h *heartbeats) fire(ctx context.Context, f sched.Firing) error {
+func (h *Heartbeats) fire(ctx context.Context, f sched.Firing) error {
 	name := f.Schedule.Agent
 	spec, err := h.agents.Spec(name)
-	if errors.Is(err, ErrAgentNotFound) {
+	if errors.Is(err, runtime.ErrAgentNotFound) {
 		h.trigger(name) // cancels its schedule
 		return fmt.Errorf("agent %s is gone, so its heartbeat is cancelled", name)
 	}
@@ -88,7 +86,7 @@ func (h *heartbeats) fire(ctx context.Context, f sched.Firing) error {
 }
 
 // message is the heartbeat's user message.
-func (h *heartbeats) message(hb *agents.Heartbeat) string {
+func (h *Heartbeats) message(hb *agents.Heartbeat) string {
 	now := h.now().In(h.loc)
 	return "[Heartbeat] " + now.Format("Monday 2006-01-02 15:04 MST") + "\n\n" +
 		strings.TrimSpace(hb.Prompt) + "\n\n" + hbDirective
@@ -100,7 +98,7 @@ func hbSessionKey(agent string) string { return "heartbeat/session/" + agent }
 // (gateway "heartbeat", chat the agent's name), so a heartbeat never
 // carries a chat's history. One that reached hbMaxTurns is replaced by a
 // new one and deleted.
-func (h *heartbeats) session(ctx context.Context, agent string) (string, error) {
+func (h *Heartbeats) session(ctx context.Context, agent string) (string, error) {
 	key := hbSessionKey(agent)
 	data, err := h.loop.KV(ctx, key)
 	if err != nil {
@@ -137,11 +135,11 @@ func (h *heartbeats) session(ctx context.Context, agent string) (string, error) 
 	return info.ID, nil
 }
 
-// turnEnded is the heartbeats' onTurnEnd handler; it runs on the loop
+// TurnEnded is the heartbeats' turn-end handler; it runs on the loop
 // goroutine and only hands work on. It remembers the chat each agent last
 // answered through a gateway, and hands a heartbeat's answer that is not
 // the marker to the worker for delivery.
-func (h *heartbeats) turnEnded(te runtime.TurnEnd) {
+func (h *Heartbeats) TurnEnded(te runtime.TurnEnd) {
 	if te.Origin != agents.OriginHeartbeat {
 		if te.Origin == "" && te.Gateway != "" && te.Gateway != agents.HeartbeatGateway && te.ChatID != "" && h.isGateway(te.Gateway) {
 			h.mu.Lock()
@@ -214,7 +212,7 @@ func isWordByte(b byte) bool {
 // target is where an agent's heartbeat goes: its deliver_to (directly),
 // else the chat it last answered through a gateway, for the notify
 // settings to use.
-func (h *heartbeats) target(ctx context.Context, agent string) hbNotice {
+func (h *Heartbeats) target(ctx context.Context, agent string) hbNotice {
 	n := hbNotice{Agent: agent}
 	if spec, err := h.agents.Spec(agent); err == nil && spec.Heartbeat != nil && spec.Heartbeat.DeliverTo != nil {
 		t := spec.Heartbeat.DeliverTo
@@ -234,7 +232,7 @@ func (h *heartbeats) target(ctx context.Context, agent string) hbNotice {
 // findLastChat looks through the sessions for the chat the agent last
 // talked with through a gateway (after a restart, before it answered one
 // again), and remembers it.
-func (h *heartbeats) findLastChat(ctx context.Context, agent string) chatRef {
+func (h *Heartbeats) findLastChat(ctx context.Context, agent string) chatRef {
 	infos, err := h.loop.Sessions(ctx)
 	if err != nil {
 		h.log.Warn("sessions not read to find the heartbeat's chat", "agent", agent, "err", err)
@@ -264,7 +262,7 @@ func (h *heartbeats) findLastChat(ctx context.Context, agent string) chatRef {
 // to the bot (no session: starting one would route the chat to this
 // agent) or whose session is another agent's (the notice would enter that
 // agent's context) gets nothing. A notice with no chat is logged.
-func (h *heartbeats) deliverChat(ctx context.Context, n hbNotice, cs *chats.Chats, follow func(ctx context.Context, gateway, sid, chat string) error) error {
+func (h *Heartbeats) deliverChat(ctx context.Context, n hbNotice, cs Chats, follow func(ctx context.Context, gateway, sid, chat string) error) error {
 	if n.Gateway == "" {
 		h.log.Info("heartbeat has something to say but no chat to say it to; set spec.heartbeat.deliver_to",
 			"agent", n.Agent, "session_id", n.SessionID, "text", n.Text)

@@ -1,4 +1,4 @@
-package lite
+package autonomy
 
 import (
 	"context"
@@ -20,8 +20,8 @@ import (
 // ChatID is "<board>/<id>".
 const TaskGateway = "task"
 
-// taskOrigin is the Origin of a task's first message.
-const taskOrigin = "task"
+// TaskOrigin is the Origin of a task's first message.
+const TaskOrigin = "task"
 
 // maxTaskEnds bounds the turn ends waiting to be recorded on their tasks;
 // past it one is dropped (logged) and its task stays in_progress.
@@ -31,13 +31,13 @@ const maxTaskEnds = 256
 // before it is tried again.
 const retryStart = 10 * time.Minute
 
-// taskHost is the daemon's side of the task boards: the store (created in
+// Tasks is the daemon's side of the task boards: the store (created in
 // Open, so the CLI works on a stopped daemon's boards), the one timer
 // that picks up edits of the boards' files and starts the agents of ready
 // tasks (Serve only), and the worker that records how a task's turn ended
 // (started by the first such end, off the loop goroutine).
-type taskHost struct {
-	a     *App
+type Tasks struct {
+	loop  *runtime.Loop
 	store *tasks.Store
 	cfg   config.Tasks
 	log   *slog.Logger
@@ -54,78 +54,102 @@ type taskHost struct {
 	timerWG sync.WaitGroup
 	workWG  sync.WaitGroup
 
-	// Test seams (nil in the daemon): ticked after each look at the
-	// boards, recorded after each turn end is recorded on its task;
-	// inCommit runs in the transaction that stores a task's first
-	// message and starts it, started once that is committed.
+	// Test seams (TasksOptions).
 	ticked, recorded, inCommit, started func()
 }
 
-func newTaskHost(a *App, now func() time.Time) *taskHost {
+// TasksOptions are what the task boards' host is made of.
+type TasksOptions struct {
+	// Loop stores the boards and runs the tasks' sessions.
+	Loop   *runtime.Loop
+	Config config.Tasks
+	// Dir holds the boards' files.
+	Dir string
+	// Now is the clock (nil: time.Now); tests move it.
+	Now    func() time.Time
+	Logger *slog.Logger
+	// Test seams (nil in the daemon): Ticked is called after each look at
+	// the boards, Recorded after each turn end is recorded on its task;
+	// InCommit runs in the transaction that stores a task's first message
+	// and starts it, Started once that is committed.
+	Ticked, Recorded, InCommit, Started func()
+}
+
+// NewTasks creates the boards' store over the loop's. Nothing runs until
+// Start.
+func NewTasks(o TasksOptions) *Tasks {
+	now := o.Now
 	if now == nil {
 		now = time.Now
 	}
-	h := &taskHost{a: a, cfg: a.Config.Tasks, log: a.log, now: now, wake: make(chan struct{}, 1),
-		ends: make(chan runtime.TurnEnd, maxTaskEnds), failed: map[string]time.Time{}}
-	h.store = tasks.New(tasks.Options{DB: a.Loop, Dir: a.Config.TasksDir(), Now: now, Logger: a.log, Changed: h.changed})
+	h := &Tasks{loop: o.Loop, cfg: o.Config, log: o.Logger, now: now, wake: make(chan struct{}, 1),
+		ends: make(chan runtime.TurnEnd, maxTaskEnds), failed: map[string]time.Time{},
+		ticked: o.Ticked, recorded: o.Recorded, inCommit: o.InCommit, started: o.Started}
+	h.store = tasks.New(tasks.Options{DB: o.Loop, Dir: o.Dir, Now: now, Logger: o.Logger, Changed: h.changed})
 	return h
 }
 
-// Tasks is the task boards' store.
-func (a *App) Tasks() *tasks.Store { return a.tasks.store }
+// Store is the task boards' store.
+func (h *Tasks) Store() *tasks.Store { return h.store }
 
 // changed is the store's hook: with start: now, a change may have made a
 // task ready, so the timer looks at once. It never blocks.
-func (h *taskHost) changed(string) {
+func (h *Tasks) changed(string) {
 	select {
 	case h.wake <- struct{}{}:
 	default:
 	}
 }
 
-// runTasks starts the task timer (Serve).
-func (a *App) runTasks() {
-	h := a.tasks
+// Start starts the task timer (Serve). ctx bounds its life; StopTimer
+// or Stop end it sooner.
+func (h *Tasks) Start(ctx context.Context) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.stop != nil || h.closed {
-		return
+		return nil
 	}
-	ctx, stop := context.WithCancel(context.Background())
+	ctx, stop := context.WithCancel(ctx)
 	h.stop = stop
 	h.timerWG.Go(func() { h.run(ctx) })
+	return nil
 }
 
-// stopTasks stops the timer and waits for it: no task starts from now on.
-func (a *App) stopTasks() {
-	h := a.tasks
+// StopTimer stops the timer and waits for it, at most until ctx's
+// deadline: no task starts from now on (shutdown, before the turns
+// drain). Turn ends are still recorded until Stop.
+func (h *Tasks) StopTimer(ctx context.Context) error {
 	h.mu.Lock()
 	stop := h.stop
 	h.stop = nil
 	h.mu.Unlock()
-	if stop != nil {
-		stop()
-		h.timerWG.Wait()
+	if stop == nil {
+		return nil
 	}
+	stop()
+	return wait(ctx, &h.timerWG)
 }
 
-// close stops the timer, then the worker once it has recorded what is
-// queued (Close, before the loop stops).
-func (h *taskHost) close() {
-	h.a.stopTasks()
+// Stop stops the timer, then the worker once it has recorded what is
+// queued (Close, before the loop stops), waiting at most until ctx's
+// deadline.
+func (h *Tasks) Stop(ctx context.Context) error {
+	if err := h.StopTimer(ctx); err != nil {
+		return err
+	}
 	h.mu.Lock()
 	if !h.closed {
 		h.closed = true
 		close(h.ends)
 	}
 	h.mu.Unlock()
-	h.workWG.Wait()
+	return wait(ctx, &h.workWG)
 }
 
 // run is the timer: on every change (start: now) and every check_seconds,
 // or at the next start_at, it picks up edits of the boards' files and
 // starts the agents of the tasks that are due.
-func (h *taskHost) run(ctx context.Context) {
+func (h *Tasks) run(ctx context.Context) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -148,7 +172,7 @@ func (h *taskHost) run(ctx context.Context) {
 
 // tick syncs every board's file and starts what is due; it returns the
 // next start_at of a ready task (zero: none).
-func (h *taskHost) tick(ctx context.Context) time.Time {
+func (h *Tasks) tick(ctx context.Context) time.Time {
 	h.store.SyncAll(ctx) // mistakes are logged there, once
 	due, next, err := h.store.Due(ctx, h.now())
 	if err != nil {
@@ -181,13 +205,13 @@ func (h *taskHost) tick(ctx context.Context) time.Time {
 // start opens a session of the task's agent and sends it the task; the
 // task moves to in_progress, with the session's id, in the transaction
 // that stores the message, so it is started once.
-func (h *taskHost) start(ctx context.Context, t tasks.Task) error {
+func (h *Tasks) start(ctx context.Context, t tasks.Task) error {
 	// A stop must not cut the start in half (the message stored, the
 	// caller told it was not): only a stuck loop ends it.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
 	defer cancel()
 	prompt := h.prompt(ctx, t)
-	info, err := h.a.Loop.CreateSession(ctx, runtime.NewSession{Agent: t.Assignee, Gateway: TaskGateway, ChatID: t.Board + "/" + t.ID,
+	info, err := h.loop.CreateSession(ctx, runtime.NewSession{Agent: t.Assignee, Gateway: TaskGateway, ChatID: t.Board + "/" + t.ID,
 		Principal: agents.TaskPrincipal(t.Board, t.ID)})
 	if err != nil {
 		return err
@@ -197,14 +221,14 @@ func (h *taskHost) start(ctx context.Context, t tasks.Task) error {
 			inner := fn
 			fn = func(tx *storage.Tx) error { h.inCommit(); return inner(tx) }
 		}
-		_, err := h.a.Loop.Send(ctx, info.ID, runtime.Input{Content: prompt, Origin: taskOrigin, Commit: fn})
+		_, err := h.loop.Send(ctx, info.ID, runtime.Input{Content: prompt, Origin: TaskOrigin, Commit: fn})
 		return err
 	})
 	if err != nil {
 		if now, gerr := h.store.Get(ctx, t.Board, t.ID); gerr == nil && now.Session == info.ID {
 			return nil // stored after all: the session works on it
 		}
-		if derr := h.a.Loop.DeleteSession(ctx, info.ID); derr != nil {
+		if derr := h.loop.DeleteSession(ctx, info.ID); derr != nil {
 			h.log.Warn("cannot remove the unused session of a task", "session", info.ID, "err", derr)
 		}
 		if errors.Is(err, tasks.ErrConflict) {
@@ -227,7 +251,7 @@ const startTimeout = 30 * time.Second
 const maxDepResult = 1 << 10
 
 // prompt is the task as the agent's first message.
-func (h *taskHost) prompt(ctx context.Context, t tasks.Task) string {
+func (h *Tasks) prompt(ctx context.Context, t tasks.Task) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are assigned task %s of the task board %q (priority %s):\n\n%s\n", t.ID, t.Board, t.Priority, t.Title)
 	if t.Description != "" {
@@ -247,10 +271,10 @@ func (h *taskHost) prompt(ctx context.Context, t tasks.Task) string {
 	return b.String()
 }
 
-// turnEnded is the onTurnEnd handler: a turn a task started records its
-// outcome. It runs on the loop goroutine, so it only queues.
-func (h *taskHost) turnEnded(te runtime.TurnEnd) {
-	if te.Gateway != TaskGateway || te.Origin != taskOrigin {
+// TurnEnded is the loop's turn-end handler: a turn a task started records
+// its outcome. It runs on the loop goroutine, so it only queues.
+func (h *Tasks) TurnEnded(te runtime.TurnEnd) {
+	if te.Gateway != TaskGateway || te.Origin != TaskOrigin {
 		return
 	}
 	h.mu.Lock()
@@ -270,7 +294,7 @@ func (h *taskHost) turnEnded(te runtime.TurnEnd) {
 }
 
 // work records turn ends on their tasks until the queue closes.
-func (h *taskHost) work() {
+func (h *Tasks) work() {
 	for te := range h.ends {
 		board, id, ok := strings.Cut(te.ChatID, "/")
 		if !ok {

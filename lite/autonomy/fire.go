@@ -1,4 +1,4 @@
-package lite
+package autonomy
 
 import (
 	"context"
@@ -11,75 +11,66 @@ import (
 	"github.com/agnx-lite/agnx-lite/storage"
 )
 
-// schedFirer runs a due schedule: it stores the schedule's message in its
-// destination's session with the run's record in the same transaction,
-// then has the gateway deliver it.
-type schedFirer struct {
-	a    *App
-	host *schedHost
-	// Test seams (nil in the daemon): inCommit runs in the transaction
-	// that stores the message and records the run, before the record;
-	// stored once it is committed, before the gateway is asked.
-	inCommit func()
-	stored   func()
-}
+var _ sched.Firer = (*Schedules)(nil)
 
-var _ sched.Firer = (*schedFirer)(nil)
-
-// Fire stores the run's message (a notice, or a task's user message that
-// starts a turn) with f.Record and asks the destination's gateway to
-// deliver the session. Once the message is stored the run is done: a
-// gateway that cannot deliver now delivers it from its outbox at its next
-// start.
-func (fr *schedFirer) Fire(ctx context.Context, f sched.Firing) error {
-	err := fr.fire(ctx, f)
+// Fire runs a due schedule (sched.Firer): it stores the run's message (a
+// notice, or a task's user message that starts a turn) in its
+// destination's session with f.Record, in the same transaction, and asks
+// the destination's gateway to deliver the session. Once the message is
+// stored the run is done: a gateway that cannot deliver now delivers it
+// from its outbox at its next start.
+func (s *Schedules) Fire(ctx context.Context, f sched.Firing) error {
+	err := s.fire(ctx, f)
 	var skip *sched.SkipError
 	switch {
 	case errors.As(err, &skip): // the service counts its skips
 	case err != nil:
-		fr.host.fireErrors.Add(1)
+		s.fireErrors.Add(1)
 	default:
-		fr.host.fired.Add(1)
+		s.fired.Add(1)
 	}
 	return err
 }
 
-func (fr *schedFirer) fire(ctx context.Context, f sched.Firing) error {
-	s := &f.Schedule
-	if s.Payload.Kind == sched.KindHeartbeat {
-		return fr.a.heartbeatFire(ctx, f) // its own session, delivered by heartbeat.go
+func (s *Schedules) fire(ctx context.Context, f sched.Firing) error {
+	sc := &f.Schedule
+	if sc.Payload.Kind == sched.KindHeartbeat {
+		if s.hb == nil {
+			return errors.New("heartbeats do not run in this process")
+		}
+		return s.hb.fire(ctx, f) // its own session, delivered by heartbeat_turn.go
 	}
-	if s.Payload.StartsTurn() {
-		if err := budgetSkip(ctx, fr.a.Loop, s.Agent); err != nil {
+	if sc.Payload.StartsTurn() {
+		if err := budgetSkip(ctx, s.loop, sc.Agent); err != nil {
 			return err
 		}
 	}
-	t, err := fr.target(ctx, s.Destination)
+	t, err := s.target(ctx, sc.Destination)
 	if err != nil {
 		return err
 	}
 	f.SetSession(t.sid)
-	origin, record := sched.Origin(s.ID), f.Record
-	if fr.inCommit != nil {
-		record = func(tx *storage.Tx) error { fr.inCommit(); return f.Record(tx) }
+	origin, record := sched.Origin(sc.ID), f.Record
+	if s.inCommit != nil {
+		record = func(tx *storage.Tx) error { s.inCommit(); return f.Record(tx) }
 	}
-	switch s.Payload.Kind {
+	switch sc.Payload.Kind {
 	case sched.KindMessage:
-		_, err = fr.a.Loop.Notice(ctx, t.sid, runtime.Notice{Content: s.Payload.Text, Origin: origin, Commit: record})
+		_, err = s.loop.Notice(ctx, t.sid, runtime.Notice{Content: sc.Payload.Text, Origin: origin, Commit: record})
 	case sched.KindTask:
-		_, err = fr.a.Loop.Send(ctx, t.sid, runtime.Input{Content: sched.TaskMessage(s.Payload.Text), Origin: origin, Commit: record})
+		_, err = s.loop.Send(ctx, t.sid, runtime.Input{Content: sched.TaskMessage(sc.Payload.Text), Origin: origin, Commit: record})
 	default:
-		return fmt.Errorf("the schedule's payload kind %q is unknown: cancel it and create it again", s.Payload.Kind)
+		return fmt.Errorf("the schedule's payload kind %q is unknown: cancel it and create it again", sc.Payload.Kind)
 	}
 	if err != nil {
 		return fmt.Errorf("store the schedule's message in session %s: %w", t.sid, err)
 	}
-	if fr.stored != nil {
-		fr.stored()
+	if s.stored != nil {
+		s.stored()
 	}
-	if err := fr.a.Follow(ctx, t.gateway, t.sid, t.chat); err != nil {
-		fr.a.log.Warn("the schedule's message is stored but its gateway cannot deliver it now; it is delivered when the gateway next starts",
-			"schedule", s.ID, "session", t.sid, "err", err)
+	if err := s.gateways.Follow(ctx, t.gateway, t.sid, t.chat); err != nil {
+		s.log.Warn("the schedule's message is stored but its gateway cannot deliver it now; it is delivered when the gateway next starts",
+			"schedule", sc.ID, "session", t.sid, "err", err)
 	}
 	return nil
 }
@@ -106,9 +97,9 @@ type schedTarget struct{ sid, gateway, chat string }
 // current session (after /new, the new one); a session id to that session,
 // delivered to its chat when a running gateway serves it (an HTTP or CLI
 // session's clients read it themselves).
-func (fr *schedFirer) target(ctx context.Context, d sched.Destination) (schedTarget, error) {
+func (s *Schedules) target(ctx context.Context, d sched.Destination) (schedTarget, error) {
 	if d.Gateway != "" && d.ChatID != "" {
-		sid, _, err := fr.a.Chats().Live(ctx, d.Gateway, d.ChatID)
+		sid, _, err := s.chats.Live(ctx, d.Gateway, d.ChatID)
 		if errors.Is(err, chats.ErrNoChat) {
 			return schedTarget{}, fmt.Errorf("the chat %s of %s has no session: write to the bot there once, or cancel the schedule", d.ChatID, d.Gateway)
 		}
@@ -120,12 +111,12 @@ func (fr *schedFirer) target(ctx context.Context, d sched.Destination) (schedTar
 	if d.SessionID == "" {
 		return schedTarget{}, errors.New("the schedule has no destination (a chat or a session): cancel it and create it again from a chat")
 	}
-	info, err := fr.a.Loop.Session(ctx, d.SessionID)
+	info, err := s.loop.Session(ctx, d.SessionID)
 	if err != nil {
 		return schedTarget{}, fmt.Errorf("the schedule's session %s cannot be read (%w): cancel the schedule if the session was deleted", d.SessionID, err)
 	}
 	t := schedTarget{sid: info.ID}
-	if _, ok := fr.a.Gateway(info.Gateway); ok && info.ChatID != "" {
+	if s.gateways.Running(info.Gateway) && info.ChatID != "" {
 		t.gateway, t.chat = info.Gateway, info.ChatID // a gateway's session: its chat shows it
 	}
 	return t, nil

@@ -1,4 +1,4 @@
-package lite
+package autonomy
 
 import (
 	"bytes"
@@ -38,15 +38,16 @@ type hbScheduler interface {
 	List(ctx context.Context, agent string, all bool) ([]sched.Schedule, error)
 }
 
-// heartbeats registers the agents' heartbeats, runs their turns and
+// Heartbeats registers the agents' heartbeats, runs their turns and
 // delivers what they say (heartbeat_turn.go). Its work (syncs, deliveries)
 // runs on one goroutine that exists only while there is work.
-type heartbeats struct {
+type Heartbeats struct {
 	agentsDir string
 	loop      *runtime.Loop
-	agents    *agentCache
+	agents    Agents
 	log       *slog.Logger
-	// sched is nil until the scheduler is wired in: sync does nothing.
+	// sched is nil until the schedules are made over it (NewSchedules):
+	// sync does nothing.
 	sched hbScheduler
 	// deliver sends what a heartbeat said where it should go.
 	deliver func(ctx context.Context, n hbNotice) error
@@ -71,6 +72,23 @@ type heartbeats struct {
 	lastChat map[string]chatRef
 }
 
+// HeartbeatOptions are what the heartbeats are made of.
+type HeartbeatOptions struct {
+	// AgentsDir is where the agents' folders are looked through.
+	AgentsDir string
+	// Loop runs the heartbeats' turns in their sessions.
+	Loop   *runtime.Loop
+	Agents Agents
+	// Location is the zone of the time a heartbeat's message tells.
+	Location *time.Location
+	Logger   *slog.Logger
+	// Notifier, Chats and Gateways deliver what a heartbeat says: through
+	// the agent's notification path, or straight to its deliver_to chat.
+	Notifier Notifier
+	Chats    Chats
+	Gateways Gateways
+}
+
 // hbTiming is what a heartbeat's schedule depends on.
 type hbTiming struct {
 	every       time.Duration
@@ -79,17 +97,22 @@ type hbTiming struct {
 
 type chatRef struct{ gateway, chatID string }
 
-func newHeartbeats(a *App, cache *agentCache, log *slog.Logger) *heartbeats {
-	h := &heartbeats{agentsDir: a.Config.AgentsDir, loop: a.Loop, agents: cache, log: log,
-		loc: time.Local, now: time.Now, maxTurns: hbMaxTurns, registered: map[string]hbTiming{}, lastChat: map[string]chatRef{},
-		isGateway: func(name string) bool { _, ok := a.Gateway(name); return ok }}
+// NewHeartbeats makes the heartbeats; nothing is registered until Start,
+// and nothing fires until the schedules are made over it.
+func NewHeartbeats(o HeartbeatOptions) *Heartbeats {
+	h := &Heartbeats{agentsDir: o.AgentsDir, loop: o.Loop, agents: o.Agents, log: o.Logger,
+		loc: o.Location, now: time.Now, maxTurns: hbMaxTurns, registered: map[string]hbTiming{}, lastChat: map[string]chatRef{},
+		isGateway: o.Gateways.Running}
+	if h.loc == nil {
+		h.loc = time.Local
+	}
 	h.deliver = func(ctx context.Context, n hbNotice) error {
 		if n.Direct {
-			return h.deliverChat(ctx, n, a.Chats(), a.Follow)
+			return h.deliverChat(ctx, n, o.Chats, o.Gateways.Follow)
 		}
-		return h.notify(a, n)
+		return h.notify(o.Notifier, n)
 	}
-	h.work.log = log
+	h.work.log = o.Logger
 	return h
 }
 
@@ -100,12 +123,26 @@ func timingOf(hb *agents.Heartbeat) hbTiming {
 	return hbTiming{every: hb.Every, activeHours: hb.ActiveHours}
 }
 
-// start finds the heartbeats once the daemon is ready (Serve calls it).
-func (h *heartbeats) start() { h.trigger("") }
+// Start finds the heartbeats once the daemon is ready (Serve calls it).
+// It never blocks: the work runs on the heartbeats' worker, whose life
+// Stop ends (ctx is not kept).
+func (h *Heartbeats) Start(context.Context) error {
+	h.trigger("")
+	return nil
+}
+
+// Stop drops the work waiting, cancels the job running and waits for it,
+// at most until ctx's deadline (Close, before the loop stops: the jobs
+// use it).
+func (h *Heartbeats) Stop(ctx context.Context) error { return h.work.close(ctx) }
+
+// Reloaded is told the agents were reloaded: heartbeats may have been
+// gained or lost, so all are synced again. It never blocks.
+func (h *Heartbeats) Reloaded() { h.trigger("") }
 
 // trigger asks for a sync of one agent, or of all when name is "". It
 // never blocks: the agent cache calls it with its mutex held.
-func (h *heartbeats) trigger(name string) {
+func (h *Heartbeats) trigger(name string) {
 	h.mu.Lock()
 	if name == "" {
 		h.syncAll = true
@@ -119,9 +156,9 @@ func (h *heartbeats) trigger(name string) {
 	h.work.post(hbSyncJob, func(ctx context.Context) { h.runSync(ctx) })
 }
 
-// built is told of every agent the cache builds: one whose heartbeat is
-// not what the last sync registered is synced again.
-func (h *heartbeats) built(la *runtime.LoadedAgent) {
+// Built is told of every agent the cache builds: one whose heartbeat is
+// not what the last sync registered is synced again. It never blocks.
+func (h *Heartbeats) Built(la *runtime.LoadedAgent) {
 	h.mu.Lock()
 	reg, known := h.registered[la.Spec.Name]
 	h.mu.Unlock()
@@ -131,7 +168,7 @@ func (h *heartbeats) built(la *runtime.LoadedAgent) {
 }
 
 // runSync does the syncs asked for so far.
-func (h *heartbeats) runSync(ctx context.Context) {
+func (h *Heartbeats) runSync(ctx context.Context) {
 	h.mu.Lock()
 	all, names := h.syncAll, h.syncNames
 	h.syncAll, h.syncNames = false, nil
@@ -146,7 +183,7 @@ func (h *heartbeats) runSync(ctx context.Context) {
 
 // sync puts the heartbeat schedules that are wanted and cancels those no
 // longer wanted: of every agent when all is set, else of names.
-func (h *heartbeats) sync(ctx context.Context, all bool, names map[string]bool) error {
+func (h *Heartbeats) sync(ctx context.Context, all bool, names map[string]bool) error {
 	start := time.Now()
 	have, err := h.sched.List(ctx, "", false)
 	if err != nil {
@@ -203,7 +240,7 @@ func (h *heartbeats) sync(ctx context.Context, all bool, names map[string]bool) 
 // wanted finds the agents that have a heartbeat: of all agents, or of
 // names. keep are the agents that did not load (an edit being made): their
 // schedule stays as it is.
-func (h *heartbeats) wanted(all bool, names map[string]bool) (want map[string]*agents.Heartbeat, keep map[string]bool, err error) {
+func (h *Heartbeats) wanted(all bool, names map[string]bool) (want map[string]*agents.Heartbeat, keep map[string]bool, err error) {
 	want, keep = map[string]*agents.Heartbeat{}, map[string]bool{}
 	var dirs []agents.Entry
 	if all {
@@ -227,9 +264,9 @@ func (h *heartbeats) wanted(all bool, names map[string]bool) (want map[string]*a
 			}
 			continue
 		}
-		spec, err := h.agents.specAt(e.Name, e.Dir)
+		spec, err := h.agents.SpecAt(e.Name, e.Dir)
 		switch {
-		case errors.Is(err, ErrAgentNotFound):
+		case errors.Is(err, runtime.ErrAgentNotFound):
 		case err != nil:
 			keep[e.Name] = true
 			h.log.Warn("agent does not load; its heartbeat stays as it was", "agent", e.Name, "err", err)
@@ -354,8 +391,9 @@ func (w *hbWorker) run() {
 	}
 }
 
-// close drops the jobs waiting, cancels the one running and waits for it.
-func (w *hbWorker) close() {
+// close drops the jobs waiting, cancels the one running and waits for
+// it, at most until ctx's deadline.
+func (w *hbWorker) close(ctx context.Context) error {
 	w.mu.Lock()
 	w.closed = true
 	w.jobs = nil
@@ -363,19 +401,19 @@ func (w *hbWorker) close() {
 		w.cancel()
 	}
 	w.mu.Unlock()
-	w.wg.Wait()
+	return wait(ctx, &w.wg)
 }
 
 // notify hands what a heartbeat said to the notification path: the
 // agent's spec.notify, by default the chat n names (the one the agent last
 // talked with), else the log. Without a chat the session is left out, so
 // that a chat delivery does not look for the heartbeat session's chat.
-func (h *heartbeats) notify(a *App, n hbNotice) error {
+func (h *Heartbeats) notify(nf Notifier, n hbNotice) error {
 	x := notify.Notification{Agent: n.Agent, Gateway: n.Gateway, ChatID: n.ChatID, Text: n.Text,
 		Title: n.Agent + " heartbeat", Origin: agents.OriginHeartbeat}
 	if n.Gateway != "" {
 		x.SessionID = n.SessionID
 	}
-	a.notify.Notify(x)
+	nf.Notify(x)
 	return nil
 }

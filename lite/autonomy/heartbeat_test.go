@@ -1,4 +1,4 @@
-package lite
+package autonomy
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
-	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -74,7 +73,7 @@ func (f *fakeScheduler) active() map[string]sched.Schedule {
 	return out
 }
 
-// writeHBAgent writes an agent whose model is the fake's.
+// writeHBAgent writes an agent (its model is the script's).
 func writeHBAgent(t testing.TB, cfg *config.Config, name, specExtra string, files map[string]string) {
 	t.Helper()
 	dir := filepath.Join(cfg.AgentsDir, name)
@@ -87,37 +86,31 @@ func writeHBAgent(t testing.TB, cfg *config.Config, name, specExtra string, file
 	}
 }
 
-// openHB opens an app over a fresh data dir with a fake scheduler wired
-// in; the fake model answers with replies.
-func openHB(t *testing.T, replies ...llmtest.Reply) (*App, *fakeScheduler, *llmtest.Server) {
+// openHB makes heartbeats over a running loop with a fake scheduler;
+// the model answers with replies.
+func openHB(t *testing.T, replies ...reply) (*Heartbeats, *fakeScheduler, *env) {
 	t.Helper()
-	fake := llmtest.NewOllama(t, replies...)
-	t.Setenv("OLLAMA_HOST", fake.BaseURL())
-	cfg := crashConfig(t.TempDir())
-	require.NoError(t, os.MkdirAll(cfg.AgentsDir, 0o755))
-	writeHBAgent(t, cfg, "quiet", "", nil)
-	writeHBAgent(t, cfg, "beat", "  heartbeat: {every: 45m, active_hours: \"08:00-22:00\"}\n",
+	e := newEnv(t, t.TempDir(), replies...)
+	writeHBAgent(t, e.cfg, "quiet", "", nil)
+	writeHBAgent(t, e.cfg, "beat", "  heartbeat: {every: 45m, active_hours: \"08:00-22:00\"}\n",
 		map[string]string{agents.HeartbeatFile: "Check the backups."})
-	app, err := Open(cfg, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { app.Close() })
+	h := e.heartbeats(t)
 	fs := newFakeScheduler()
-	app.hb.sched = fs
-	return app, fs, fake
+	h.sched = fs
+	return h, fs, e
 }
 
 // idle waits until the heartbeats' worker has done what was posted
 // before.
-func (h *heartbeats) idle() {
+func (h *Heartbeats) idle() {
 	done := make(chan struct{})
 	h.work.post("idle", func(context.Context) { close(done) })
 	<-done
 }
 
 func TestHeartbeats_SyncAtStartAndReload(t *testing.T) {
-	app, fs, _ := openHB(t)
-	h := app.hb
-	h.start()
+	h, fs, e := openHB(t)
+	require.NoError(t, h.Start(context.Background()))
 	h.idle()
 	got := fs.active()
 	require.Len(t, got, 1)
@@ -128,16 +121,16 @@ func TestHeartbeats_SyncAtStartAndReload(t *testing.T) {
 		Missed: sched.MissedSkip, ActiveHours: "08:00-22:00"}, sc)
 
 	// Nothing changed: a reload writes nothing.
-	registry{app.Agents}.Reload()
+	h.Reloaded()
 	h.idle()
 	assert.Equal(t, []string{"hb_beat"}, fs.puts)
 
 	// quiet gains a HEARTBEAT.md, beat loses its heartbeat.
-	quiet := filepath.Join(app.Config.AgentsDir, "quiet")
+	quiet := filepath.Join(e.cfg.AgentsDir, "quiet")
 	require.NoError(t, os.WriteFile(filepath.Join(quiet, agents.HeartbeatFile), []byte("Anything new?"), 0o644))
-	writeHBAgent(t, app.Config, "beat", "", nil)
-	require.NoError(t, os.Remove(filepath.Join(app.Config.AgentsDir, "beat", agents.HeartbeatFile)))
-	registry{app.Agents}.Reload()
+	writeHBAgent(t, e.cfg, "beat", "", nil)
+	require.NoError(t, os.Remove(filepath.Join(e.cfg.AgentsDir, "beat", agents.HeartbeatFile)))
+	h.Reloaded()
 	h.idle()
 	got = fs.active()
 	require.Len(t, got, 1)
@@ -146,43 +139,42 @@ func TestHeartbeats_SyncAtStartAndReload(t *testing.T) {
 
 	// An agent removed loses its heartbeat too.
 	require.NoError(t, os.RemoveAll(quiet))
-	registry{app.Agents}.Reload()
+	h.Reloaded()
 	h.idle()
 	assert.Empty(t, fs.active())
 }
 
 func TestHeartbeats_InvalidEditKeepsSchedule(t *testing.T) {
-	app, fs, _ := openHB(t)
-	app.hb.start()
-	app.hb.idle()
-	writeHBAgent(t, app.Config, "beat", "  heartbeat: {every: 1m}\n", nil)
-	registry{app.Agents}.Reload()
-	app.hb.idle()
+	h, fs, e := openHB(t)
+	require.NoError(t, h.Start(context.Background()))
+	h.idle()
+	writeHBAgent(t, e.cfg, "beat", "  heartbeat: {every: 1m}\n", nil)
+	h.Reloaded()
+	h.idle()
 	assert.Contains(t, fs.active(), "hb_beat", "an edit being made does not cancel the heartbeat")
 }
 
 func TestHeartbeats_RebuildChangesTiming(t *testing.T) {
-	app, fs, _ := openHB(t)
-	app.hb.start()
-	app.hb.idle()
-	_, err := app.Agents.LoadAgent("beat")
-	require.NoError(t, err)
-	app.hb.idle()
+	h, fs, e := openHB(t)
+	require.NoError(t, h.Start(context.Background()))
+	h.idle()
+	e.rebuilt(t, h, "beat")
+	h.idle()
 	assert.Len(t, fs.puts, 1, "a build with the same heartbeat puts nothing")
-	writeHBAgent(t, app.Config, "beat", "  heartbeat: {every: 2h}\n", nil)
-	require.NoError(t, app.Agents.reload("beat"))
-	app.hb.idle()
+	writeHBAgent(t, e.cfg, "beat", "  heartbeat: {every: 2h}\n", nil)
+	e.rebuilt(t, h, "beat")
+	h.idle()
 	assert.Equal(t, int64(7200), fs.active()["hb_beat"].Timing.EverySeconds)
 }
 
 // firing is a heartbeat run whose record is written to the kv.
-func firing(t *testing.T, app *App, n int) (sched.Firing, *string) {
-	la, err := app.Agents.LoadAgent("beat")
+func firing(t *testing.T, e *env, n int) (sched.Firing, *string) {
+	spec, err := e.agents.Spec("beat")
 	require.NoError(t, err)
 	sid := new(string)
 	key := "test/run/" + strings.Repeat("x", n)
 	return sched.Firing{
-		Schedule:   hbSchedule("beat", la.Spec.Heartbeat),
+		Schedule:   hbSchedule("beat", spec.Heartbeat),
 		Run:        sched.Run{Due: time.Now()},
 		Record:     func(tx *storage.Tx) error { return tx.PutKV(key, []byte(*sid)) },
 		SetSession: func(id string) { *sid = id },
@@ -190,26 +182,26 @@ func firing(t *testing.T, app *App, n int) (sched.Firing, *string) {
 }
 
 // fireAndWait runs a heartbeat and waits for its turn's end.
-func fireAndWait(t *testing.T, app *App, n int) string {
+func fireAndWait(t *testing.T, e *env, h *Heartbeats, n int) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	f, sid := firing(t, app, n)
-	require.NoError(t, app.heartbeatFire(ctx, f))
-	rec, err := app.Loop.KV(ctx, "test/run/"+strings.Repeat("x", n))
+	f, sid := firing(t, e, n)
+	require.NoError(t, h.fire(ctx, f))
+	rec, err := e.loop.KV(ctx, "test/run/"+strings.Repeat("x", n))
 	require.NoError(t, err)
 	assert.Equal(t, *sid, string(rec), "recorded with the message")
-	sub, err := app.Loop.Follow(ctx, *sid, 0)
+	sub, err := e.loop.Follow(ctx, *sid, 0)
 	require.NoError(t, err)
 	defer sub.Close()
-	for e := range sub.C() {
-		if e.Type == runtime.EvUserMessage {
-			assert.Equal(t, agents.OriginHeartbeat, e.Origin)
+	for ev := range sub.C() {
+		if ev.Type == runtime.EvUserMessage {
+			assert.Equal(t, agents.OriginHeartbeat, ev.Origin)
 		}
-		if e.Type == runtime.EvTurnEnd {
-			info, err := app.Loop.Session(ctx, *sid)
+		if ev.Type == runtime.EvTurnEnd {
+			info, err := e.loop.Session(ctx, *sid)
 			require.NoError(t, err)
-			if !info.Status.InTurn() && e.Seq == info.LastSeq {
+			if !info.Status.InTurn() && ev.Seq == info.LastSeq {
 				break
 			}
 		}
@@ -218,11 +210,10 @@ func fireAndWait(t *testing.T, app *App, n int) string {
 }
 
 func TestHeartbeatFire_MarkerOrText(t *testing.T) {
-	app, _, fake := openHB(t,
-		llmtest.Reply{Text: "HEARTBEAT_OK"},
-		llmtest.Reply{Text: "**heartbeat_ok** - all quiet."},
-		llmtest.Reply{Text: "The backup failed at 03:00."})
-	h := app.hb
+	h, _, e := openHB(t,
+		reply{text: "HEARTBEAT_OK"},
+		reply{text: "**heartbeat_ok** - all quiet."},
+		reply{text: "The backup failed at 03:00."})
 	h.now = func() time.Time { return time.Date(2026, 11, 23, 8, 30, 0, 0, time.UTC) }
 	h.loc = time.UTC
 	got := make(chan hbNotice, 10)
@@ -232,18 +223,17 @@ func TestHeartbeatFire_MarkerOrText(t *testing.T) {
 	}
 	h.lastChat["beat"] = chatRef{"telegram", "42"}
 
-	sid := fireAndWait(t, app, 1)
-	info, err := app.Loop.Session(context.Background(), sid)
+	sid := fireAndWait(t, e, h, 1)
+	info, err := e.loop.Session(context.Background(), sid)
 	require.NoError(t, err)
 	assert.Equal(t, "heartbeat", info.Gateway)
 	assert.Equal(t, "beat", info.ChatID)
-	req := fake.Requests()[0]
-	msg := req.LastUser()
+	msg := e.model.lastUser(0)
 	assert.True(t, strings.HasPrefix(msg, "[Heartbeat] Monday 2026-11-23 08:30 UTC\n\nCheck the backups.\n\n---\n"), msg)
 	assert.Contains(t, msg, "answer exactly HEARTBEAT_OK and nothing else")
 
-	assert.Equal(t, sid, fireAndWait(t, app, 2), "the same session")
-	assert.Equal(t, sid, fireAndWait(t, app, 3))
+	assert.Equal(t, sid, fireAndWait(t, e, h, 2), "the same session")
+	assert.Equal(t, sid, fireAndWait(t, e, h, 3))
 	// The turns' ends were handled in order: when the third one's
 	// delivery is done, the first two's would have been too.
 	select {
@@ -255,7 +245,7 @@ func TestHeartbeatFire_MarkerOrText(t *testing.T) {
 	}
 	h.idle()
 	assert.Empty(t, got, "the marker answers deliver nothing")
-	for _, r := range fake.Requests()[1:] {
+	for _, r := range e.model.all()[1:] {
 		for _, m := range r.Messages {
 			assert.NotContains(t, m.Content, "echo", "no chat history in a heartbeat")
 		}
@@ -263,53 +253,52 @@ func TestHeartbeatFire_MarkerOrText(t *testing.T) {
 }
 
 func TestHeartbeatFire_Rotates(t *testing.T) {
-	app, _, _ := openHB(t, llmtest.Reply{Text: "HEARTBEAT_OK"}, llmtest.Reply{Text: "HEARTBEAT_OK"},
-		llmtest.Reply{Text: "HEARTBEAT_OK"})
-	app.hb.maxTurns = 2
-	first := fireAndWait(t, app, 1)
-	assert.Equal(t, first, fireAndWait(t, app, 2))
-	third := fireAndWait(t, app, 3)
+	h, _, e := openHB(t, reply{text: "HEARTBEAT_OK"}, reply{text: "HEARTBEAT_OK"},
+		reply{text: "HEARTBEAT_OK"})
+	h.maxTurns = 2
+	first := fireAndWait(t, e, h, 1)
+	assert.Equal(t, first, fireAndWait(t, e, h, 2))
+	third := fireAndWait(t, e, h, 3)
 	assert.NotEqual(t, first, third, "rotated after 2 turns")
-	_, err := app.Loop.Session(context.Background(), first)
+	_, err := e.loop.Session(context.Background(), first)
 	assert.ErrorIs(t, err, runtime.ErrSessionNotFound, "the old session is deleted")
-	kv, err := app.Loop.KV(context.Background(), hbSessionKey("beat"))
+	kv, err := e.loop.KV(context.Background(), hbSessionKey("beat"))
 	require.NoError(t, err)
 	assert.Equal(t, third, string(kv))
 }
 
 func TestHeartbeatFire_AgentLostItsHeartbeat(t *testing.T) {
-	app, fs, _ := openHB(t)
-	app.hb.start()
-	app.hb.idle()
-	f, _ := firing(t, app, 1)
-	writeHBAgent(t, app.Config, "beat", "", nil)
-	require.NoError(t, os.Remove(filepath.Join(app.Config.AgentsDir, "beat", agents.HeartbeatFile)))
-	require.NoError(t, app.Agents.reload("beat"))
-	err := app.heartbeatFire(context.Background(), f)
+	h, fs, e := openHB(t)
+	require.NoError(t, h.Start(context.Background()))
+	h.idle()
+	f, _ := firing(t, e, 1)
+	writeHBAgent(t, e.cfg, "beat", "", nil)
+	require.NoError(t, os.Remove(filepath.Join(e.cfg.AgentsDir, "beat", agents.HeartbeatFile)))
+	e.rebuilt(t, h, "beat")
+	err := h.fire(context.Background(), f)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "agent beat has no HEARTBEAT.md nor spec.heartbeat any more")
-	app.hb.idle()
+	h.idle()
 	assert.Empty(t, fs.active())
 }
 
 func TestHeartbeats_DeliverToChat(t *testing.T) {
-	app, _, _ := openHB(t)
-	h := app.hb
+	h, _, e := openHB(t)
 	ctx := context.Background()
 	n := hbNotice{Agent: "beat", Gateway: "telegram", ChatID: "42", Text: "look", Direct: true}
 	err := h.deliver(ctx, n)
 	require.Error(t, err, "a chat that never wrote to the bot gets nothing")
 	assert.Contains(t, err.Error(), "telegram chat 42 has no session yet")
-	_, err = app.Chats().NewSession(ctx, agents.Inbound{Gateway: "telegram", ChatID: "42"}, "quiet")
+	_, err = e.chats.NewSession(ctx, agents.Inbound{Gateway: "telegram", ChatID: "42"}, "quiet")
 	require.NoError(t, err)
 	err = h.deliver(ctx, n)
 	require.Error(t, err, "another agent's chat gets nothing")
 	assert.Contains(t, err.Error(), "telegram chat 42 talks to agent quiet, not beat")
-	sid, err := app.Chats().NewSession(ctx, agents.Inbound{Gateway: "telegram", ChatID: "42"}, "beat")
+	sid, err := e.chats.NewSession(ctx, agents.Inbound{Gateway: "telegram", ChatID: "42"}, "beat")
 	require.NoError(t, err)
 	require.NoError(t, h.deliver(ctx, n), "the gateway is not running: stored, delivered at its start")
 	var notices []runtime.Event
-	require.NoError(t, app.Loop.Events(ctx, sid, 0, func(e runtime.Event) error {
+	require.NoError(t, e.loop.Events(ctx, sid, 0, func(e runtime.Event) error {
 		if e.Type == runtime.EvAssistant {
 			notices = append(notices, e)
 		}
@@ -324,25 +313,24 @@ func TestHeartbeats_DeliverToChat(t *testing.T) {
 }
 
 func TestHeartbeats_Target(t *testing.T) {
-	app, _, _ := openHB(t)
-	h := app.hb
+	h, _, e := openHB(t)
 	h.isGateway = func(name string) bool { return name == "telegram" }
 	ctx := context.Background()
 	assert.Equal(t, hbNotice{Agent: "beat"}, h.target(ctx, "beat"), "no chat yet")
 
-	_, err := app.Chats().NewSession(ctx, agents.Inbound{Gateway: "telegram", ChatID: "7"}, "beat")
+	_, err := e.chats.NewSession(ctx, agents.Inbound{Gateway: "telegram", ChatID: "7"}, "beat")
 	require.NoError(t, err)
 	assert.Equal(t, hbNotice{Agent: "beat", Gateway: "telegram", ChatID: "7"}, h.target(ctx, "beat"),
 		"found in the sessions after a restart")
 
-	h.turnEnded(runtime.TurnEnd{Agent: "beat", Gateway: "telegram", ChatID: "9", Reason: runtime.TurnCompleted})
-	h.turnEnded(runtime.TurnEnd{Agent: "beat", Gateway: "http", ChatID: "x", Reason: runtime.TurnCompleted})
-	h.turnEnded(runtime.TurnEnd{Agent: "beat", Gateway: "telegram", ChatID: "8", Origin: "schedule:x"})
+	h.TurnEnded(runtime.TurnEnd{Agent: "beat", Gateway: "telegram", ChatID: "9", Reason: runtime.TurnCompleted})
+	h.TurnEnded(runtime.TurnEnd{Agent: "beat", Gateway: "http", ChatID: "x", Reason: runtime.TurnCompleted})
+	h.TurnEnded(runtime.TurnEnd{Agent: "beat", Gateway: "telegram", ChatID: "8", Origin: "schedule:x"})
 	assert.Equal(t, hbNotice{Agent: "beat", Gateway: "telegram", ChatID: "9"}, h.target(ctx, "beat"),
 		"the chat it last answered a person in")
 
-	writeHBAgent(t, app.Config, "beat", "  heartbeat:\n    deliver_to: {gateway: telegram, chat_id: \"1\"}\n", nil)
-	require.NoError(t, app.Agents.reload("beat"))
+	writeHBAgent(t, e.cfg, "beat", "  heartbeat:\n    deliver_to: {gateway: telegram, chat_id: \"1\"}\n", nil)
+	e.rebuilt(t, h, "beat")
 	assert.Equal(t, hbNotice{Agent: "beat", Gateway: "telegram", ChatID: "1", Direct: true}, h.target(ctx, "beat"))
 }
 
@@ -394,45 +382,85 @@ func FuzzHeartbeatAnswer(f *testing.F) {
 func TestHeartbeatCheck(t *testing.T) {
 	cfg := config.Default()
 	spec := &agents.Agent{Name: "beat", Heartbeat: &agents.Heartbeat{Every: time.Hour, PromptFile: "HEARTBEAT.md"}}
-	summary, warnings := heartbeatCheck(cfg, spec)
+	summary, warnings := HeartbeatCheck(cfg, spec)
 	assert.Equal(t, "every 1h, to the agent's notify settings or the chat it last talked with, instructions from HEARTBEAT.md", summary)
 	require.Len(t, warnings, 1)
 	assert.Contains(t, warnings[0], "the heartbeat has no delivery target")
 
 	cfg.Gateways.Telegram.Enabled = true
 	cfg.Routes = []config.Route{{Agent: "beat"}}
-	_, warnings = heartbeatCheck(cfg, spec)
+	_, warnings = HeartbeatCheck(cfg, spec)
 	assert.Empty(t, warnings, "a chat is routed to it")
 
 	cfg.Routes = nil
 	spec.Notify.Deliveries = []agents.Delivery{{Type: "ntfy", URL: "https://ntfy.sh/x"}}
-	_, warnings = heartbeatCheck(cfg, spec)
+	_, warnings = HeartbeatCheck(cfg, spec)
 	assert.Empty(t, warnings, "spec.notify sends it somewhere")
 	spec.Notify.When = agents.NotifyNever
-	_, warnings = heartbeatCheck(cfg, spec)
+	_, warnings = HeartbeatCheck(cfg, spec)
 	require.Len(t, warnings, 1)
 	assert.Contains(t, warnings[0], "spec.notify.when is never")
 
 	spec.Heartbeat.DeliverTo = &agents.HeartbeatTarget{Gateway: "telegram", ChatID: "1"}
-	_, warnings = heartbeatCheck(cfg, spec)
+	_, warnings = HeartbeatCheck(cfg, spec)
 	assert.Empty(t, warnings)
-	summary, _ = heartbeatCheck(cfg, &agents.Agent{Name: "x"})
+	summary, _ = HeartbeatCheck(cfg, &agents.Agent{Name: "x"})
 	assert.Empty(t, summary)
 }
 
 func TestHeartbeatFire_SkippedWhileTheLastRuns(t *testing.T) {
-	app, _, _ := openHB(t, llmtest.Reply{Text: "thinking long", Fault: llmtest.Stall, FaultAfter: 1})
+	h, _, e := openHB(t, reply{text: "thinking long", stall: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	f, sid := firing(t, app, 1)
-	require.NoError(t, app.heartbeatFire(ctx, f))
-	info, err := app.Loop.Session(ctx, *sid)
+	f, sid := firing(t, e, 1)
+	require.NoError(t, h.fire(ctx, f))
+	info, err := e.loop.Session(ctx, *sid)
 	require.NoError(t, err)
 	require.True(t, info.Status.InTurn(), "the first heartbeat's turn runs")
-	f2, _ := firing(t, app, 2)
-	err = app.heartbeatFire(ctx, f2)
+	f2, _ := firing(t, e, 2)
+	err = h.fire(ctx, f2)
 	require.ErrorIs(t, err, errHeartbeatBusy)
-	rec, err := app.Loop.KV(ctx, "test/run/xx")
+	rec, err := e.loop.KV(ctx, "test/run/xx")
 	require.NoError(t, err)
 	assert.Nil(t, rec, "nothing recorded: the scheduler logs the run as failed")
+}
+
+// A heartbeat's turn counts against its agent's daily token budget, and
+// the heartbeat after it is skipped with the budget's sentence: nothing is
+// recorded as fired, and nothing enters the heartbeat session.
+func TestHeartbeatFire_PastTheBudgetIsSkipped(t *testing.T) {
+	h, _, e := openHB(t, reply{text: "HEARTBEAT_OK", tokens: 5}, reply{text: "HEARTBEAT_OK", tokens: 5})
+	yaml := filepath.Join(e.cfg.AgentsDir, "beat", "agent.yaml")
+	data, err := os.ReadFile(yaml)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(yaml, append(data, "  session: {daily_token_budget: 1}\n"...), 0o644))
+	e.rebuilt(t, h, "beat")
+
+	sid := fireAndWait(t, e, h, 1) // uses the budget
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	before, err := e.loop.Session(ctx, sid)
+	require.NoError(t, err)
+	f, _ := firing(t, e, 2)
+	err = h.fire(ctx, f)
+	var skip *sched.SkipError
+	require.ErrorAs(t, err, &skip)
+	assert.Equal(t, runtime.CodeTokenBudget, skip.Code)
+	assert.True(t, strings.HasPrefix(skip.Reason, "beat has used its daily token budget ("), skip.Reason)
+	rec, err := e.loop.KV(ctx, "test/run/xx")
+	require.NoError(t, err)
+	assert.Nil(t, rec, "nothing recorded as fired: the scheduler records the skip")
+	after, err := e.loop.Session(ctx, sid)
+	require.NoError(t, err)
+	assert.Equal(t, before.LastSeq, after.LastSeq, "nothing entered the heartbeat session")
+}
+
+// A task's turn refused anyway (the budget used while it was queued)
+// reports why, not only that it failed.
+func TestSchedules_FailedTaskSaysWhy(t *testing.T) {
+	h := &Schedules{reports: make(chan schedReport, 1), working: true} // no worker: the report stays queued
+	h.TurnEnded(runtime.TurnEnd{Origin: sched.Origin("sched_1"), Reason: runtime.TurnFailed,
+		Error: "assistant has used its daily token budget (42 of 30 tokens)"})
+	r := <-h.reports
+	assert.Equal(t, schedReport{id: "sched_1", errMsg: "the task's turn ended failed: assistant has used its daily token budget (42 of 30 tokens)"}, r)
 }

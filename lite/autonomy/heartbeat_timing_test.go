@@ -1,7 +1,8 @@
-package lite
+package autonomy
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -97,24 +99,27 @@ func TestHeartbeats_RealScheduler(t *testing.T) {
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	require.NoError(t, err)
 	now := time.Date(2026, 11, 23, 23, 10, 0, 0, berlin)
-	cfg := crashConfig(t.TempDir())
-	cfg.Scheduler.Timezone = "Europe/Berlin"
-	writeHBAgent(t, cfg, "beat", "  heartbeat: {every: 45m, active_hours: \"08:00-22:00\"}\n", nil)
-	writeHBAgent(t, cfg, "quiet", "", nil)
+	dir := t.TempDir()
 	var sc sched.Schedule
-	for range 2 {
-		app, err := Open(cfg, &Options{Clock: func() time.Time { return now }})
-		require.NoError(t, err)
-		app.hb.start()
-		app.hb.idle()
-		list, err := app.Schedules().List(context.Background(), "", false)
-		require.NoError(t, err)
-		require.Len(t, list, 1)
-		if sc.ID != "" {
-			assert.Equal(t, sc.Next, list[0].Next, "the restart left the run where it was")
-		}
-		sc = list[0]
-		require.NoError(t, app.Close())
+	for i := range 2 {
+		t.Run(fmt.Sprintf("start%d", i), func(t *testing.T) { // its cleanups close the store
+			e := newEnv(t, dir)
+			writeHBAgent(t, e.cfg, "beat", "  heartbeat: {every: 45m, active_hours: \"08:00-22:00\"}\n", nil)
+			writeHBAgent(t, e.cfg, "quiet", "", nil)
+			h := e.heartbeats(t)
+			s := NewSchedules(SchedulesOptions{Loop: e.loop, Location: berlin, Now: func() time.Time { return now },
+				Logger: slog.New(slog.DiscardHandler), Chats: e.chats, Gateways: noGateways{}, Heartbeats: h})
+			require.NoError(t, h.Start(context.Background()))
+			h.idle()
+			list, err := s.Service().List(context.Background(), "", false)
+			require.NoError(t, err)
+			require.Len(t, list, 1)
+			if sc.ID != "" {
+				assert.Equal(t, sc.Next, list[0].Next, "the restart left the run where it was")
+			}
+			sc = list[0]
+			require.NoError(t, s.Stop(context.Background()))
+		})
 		now = now.Add(time.Minute)
 	}
 	assert.Equal(t, "hb_beat", sc.ID)
@@ -127,7 +132,8 @@ func TestHeartbeats_RealScheduler(t *testing.T) {
 func BenchmarkHeartbeats_Wanted(b *testing.B) {
 	for _, with := range []bool{false, true} {
 		b.Run(map[bool]string{false: "none", true: "all"}[with], func(b *testing.B) {
-			cfg := crashConfig(b.TempDir())
+			cfg := config.Default()
+			cfg.AgentsDir = b.TempDir()
 			for i := range 100 {
 				name := "a" + string(rune('a'+i/26)) + string(rune('a'+i%26))
 				files := map[string]string{"SOUL.md": "You are helpful."}
@@ -137,7 +143,7 @@ func BenchmarkHeartbeats_Wanted(b *testing.B) {
 				writeHBAgent(b, cfg, name, "", files)
 			}
 			log := slog.New(slog.DiscardHandler)
-			h := &heartbeats{agentsDir: cfg.AgentsDir, agents: newAgentCache(cfg, log), log: log}
+			h := &Heartbeats{agentsDir: cfg.AgentsDir, agents: dirAgents{dir: cfg.AgentsDir}, log: log}
 			b.ReportAllocs()
 			for b.Loop() {
 				want, _, err := h.wanted(true, nil)

@@ -1,4 +1,4 @@
-package lite
+package autonomy
 
 import (
 	"slices"
@@ -7,13 +7,13 @@ import (
 	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
-// heartbeatCheck is what "agent validate" says of an agent's heartbeat:
+// HeartbeatCheck is what "agent validate" says of an agent's heartbeat:
 // a one-line summary ("" for none) and warnings. A heartbeat with no
 // deliver_to goes where spec.notify says (nowhere with when: never), by
 // default to the chat the agent last talked with through a gateway; when
 // no gateway is on, or no route (nor the fallback) leads a chat to the
 // agent, it can have none, and what the heartbeat says is only logged.
-func heartbeatCheck(cfg *config.Config, spec *agents.Agent) (summary string, warnings []string) {
+func HeartbeatCheck(cfg *config.Config, spec *agents.Agent) (summary string, warnings []string) {
 	hb := spec.Heartbeat
 	if hb == nil {
 		return "", nil
