@@ -67,6 +67,9 @@ var liteEdges = map[string][]string{
 	// defaults.
 	"lite/hooks":  {"lite/config", "lite/hooks/tmpl", "lite/httpapi"},
 	"lite/upkeep": {"lite/config"},
+	// doctor reads what the subsystems read (the MCP entries through
+	// toolset, the sandbox's probe) and gives httpapi its health report.
+	"lite/doctor": {"lite/config", "lite/httpapi", "lite/mcp", "lite/sandbox", "lite/toolset"},
 }
 
 // below are the folders under lite in the layers: the domain and the

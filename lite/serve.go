@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/doctor"
 	"github.com/agnx-lite/agnx-lite/lite/hooks"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/systemd"
@@ -94,7 +95,7 @@ func Serve(ctx context.Context, cfg *config.Config, o *ServeOptions) error {
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
 		Hooks: hooks.New(hooks.Options{Hooks: cfg.Hooks, Loop: app.Loop, Chats: hookChats{app}, Logger: log}),
 		Usage: app, UI: webui.Embedded(),
-		Health: newHealthProbe(app).facts,
+		Health: doctor.NewHealth(app.healthOptions()).Facts,
 	})
 	srv := &http.Server{
 		Handler:           api,
