@@ -1,8 +1,12 @@
 package lite
 
 import (
+	"context"
+
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
+	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
 // MCPServers reports the MCP servers the daemon knows (started or listed
@@ -36,3 +40,17 @@ func mcpStatus(stats []mcp.Stat) []httpapi.MCPServer {
 	}
 	return out
 }
+
+// loopKV is the loop's KV as the MCP manager's tool-list cache, under
+// the keys toolset.MCPCacheKey names.
+type loopKV struct{ l *runtime.Loop }
+
+func (k loopKV) Get(ctx context.Context, key string) ([]byte, error) {
+	return k.l.KV(ctx, toolset.MCPCacheKey(key))
+}
+
+func (k loopKV) Put(ctx context.Context, key string, val []byte) error {
+	return k.l.PutKV(ctx, toolset.MCPCacheKey(key), val)
+}
+
+var _ mcp.Cache = loopKV{}

@@ -1,6 +1,7 @@
 package lite
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/doctor"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/webui"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
@@ -74,10 +76,11 @@ func TestHealth(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, app.Close()) })
 
 	clock := time.Unix(1_800_000_000, 0)
-	h := newHealthProbe(app)
-	h.now = func() time.Time { return clock }
+	o := app.healthOptions()
+	o.Now = func() time.Time { return clock }
+	h := doctor.NewHealth(o)
 	api := httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, Version: "v1.2.3",
-		RSS: app.RSS, Health: h.facts})
+		RSS: app.RSS, Health: func(ctx context.Context) httpapi.HealthFacts { return h.Facts(ctx) }})
 	get := func() healthJSON {
 		t.Helper()
 		req := httptest.NewRequest("GET", "/api/v1/health", nil)
@@ -104,7 +107,7 @@ func TestHealth(t *testing.T) {
 	assert.Equal(t, "none active", got.check("schedules").Detail)
 	assert.Equal(t, "warn", got.check("sandbox").Status, "trust mode")
 	if temp := got.check("temperature"); temp.Name != "" {
-		assert.NotEqual(t, noSensor, temp.Detail, "no check when there is no sensor")
+		assert.NotEqual(t, "no sensor on this machine", temp.Detail, "no check when there is no sensor")
 	}
 	require.Equal(t, int32(1), fake.hits.Load())
 
@@ -117,7 +120,7 @@ func TestHealth(t *testing.T) {
 	// The agent loaded: its server is the one probed.
 	_, err = app.Agents.LoadAgent("assistant")
 	require.NoError(t, err)
-	clock = clock.Add(healthTTL)
+	clock = clock.Add(doctor.HealthTTL)
 	got = get()
 	assert.Equal(t, 1, got.AgentsLoaded)
 	assert.Equal(t, "ok", got.check(ollama).Status)
@@ -125,8 +128,9 @@ func TestHealth(t *testing.T) {
 
 	// Hanging: the probe gives up at its bound, and says so.
 	fake.hang.Store(true)
-	h.timeout = 50 * time.Millisecond
-	clock = clock.Add(healthTTL)
+	o.Timeout = 50 * time.Millisecond
+	h = doctor.NewHealth(o) // a probe of its own bound: the cache starts empty, as it would go stale
+	clock = clock.Add(doctor.HealthTTL)
 	got = get()
 	assert.Equal(t, "fail", got.check(ollama).Status)
 	assert.Contains(t, got.check(ollama).Detail, "not reachable")
@@ -135,7 +139,7 @@ func TestHealth(t *testing.T) {
 	fake.hang.Store(false)
 	srv.CloseClientConnections()
 	srv.Listener.Close()
-	clock = clock.Add(healthTTL)
+	clock = clock.Add(doctor.HealthTTL)
 	got = get()
 	assert.Equal(t, "fail", got.check(ollama).Status)
 	assert.Contains(t, got.check(ollama).Fix, "ollama serve")

@@ -70,6 +70,9 @@ var liteEdges = map[string][]string{
 	// autonomy (schedules, task boards, heartbeats) finds a chat's session
 	// through lite/chats' errors and hands heartbeats to lite/notify.
 	"lite/autonomy": {"lite/chats", "lite/config", "lite/notify"},
+	// doctor reads what the subsystems read (the MCP entries through
+	// toolset, the sandbox's probe) and gives httpapi its health report.
+	"lite/doctor": {"lite/config", "lite/httpapi", "lite/mcp", "lite/sandbox", "lite/toolset"},
 }
 
 // below are the folders under lite in the layers: the domain and the

@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
+	"github.com/agnx-lite/agnx-lite/lite/doctor"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 )
@@ -69,7 +71,9 @@ func TestMCP_TurnCallsAServerTool(t *testing.T) {
 	}
 
 	// mcp list reads the daemon's cache when the daemon is not running.
-	probe, err := OpenMCPProbe(cfg, "assistant", true, nil)
+	spec, err := agents.Load(filepath.Join(cfg.AgentsDir, "assistant"))
+	require.NoError(t, err)
+	probe, err := doctor.OpenMCPProbe(cfg, spec, true, nil)
 	require.NoError(t, err)
 	ts, warns, err := probe.Tools(context.Background(), "probe")
 	require.NoError(t, err)

@@ -1,16 +1,17 @@
 package lite
 
 import (
-	"github.com/agnx-lite/agnx-lite/lite/config"
-
 	"bytes"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/hostfacts"
 )
 
@@ -64,6 +65,33 @@ func TestMetrics_HostWithoutSensors(t *testing.T) {
 	assert.NotContains(t, out, "agnx_host_throttled")
 	assert.NotContains(t, out, "agnx_host_memory", "unreadable: left out")
 	assert.Contains(t, out, "agnx_host_disk_free_bytes ")
+}
+
+// fakeHost is a Raspberry Pi's /proc and /sys as far as the host facts
+// go (this process's statm included, for the memory gauges), with the
+// firmware's throttling word throttled.
+func fakeHost(t *testing.T, throttled string) *hostfacts.Reader {
+	t.Helper()
+	proc, sys := t.TempDir(), t.TempDir()
+	for root, files := range map[string]map[string]string{
+		proc: {
+			"meminfo":                            "MemTotal:         933448 kB\nMemFree:          112340 kB\nMemAvailable:     611204 kB\n",
+			"loadavg":                            "0.52 0.40 3.25 1/123 4567\n",
+			fmt.Sprintf("%d/statm", os.Getpid()): "300000 5000 3000 5 0 123 0\n",
+		},
+		sys: {
+			"class/thermal/thermal_zone0/type":                "cpu-thermal\n",
+			"class/thermal/thermal_zone0/temp":                "61835\n",
+			"devices/platform/soc/soc:firmware/get_throttled": throttled,
+		},
+	} {
+		for name, content := range files {
+			p := filepath.Join(root, name)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		}
+	}
+	return &hostfacts.Reader{ProcDir: proc, SysDir: sys}
 }
 
 // promFloat is a byte count as /metrics prints it.

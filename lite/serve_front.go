@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/doctor"
 	"github.com/agnx-lite/agnx-lite/lite/hooks"
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"
 	"github.com/agnx-lite/agnx-lite/lite/systemd"
@@ -55,7 +56,7 @@ func newFrontDoor(app *App, ln net.Listener, base, version string, shutdown func
 		AllowedOrigins: sc.AllowedOrigins, PublicAgents: sc.PublicAgents,
 		Hooks: hooks.New(hooks.Options{Hooks: cfg.Hooks, Loop: app.Loop, Chats: hookChats{app}, Logger: log}),
 		Usage: app, UI: webui.Embedded(),
-		Health: newHealthProbe(app).facts,
+		Health: doctor.NewHealth(app.healthOptions()).Facts,
 	})
 	srv := &http.Server{
 		Handler:           api,

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/doctor"
 )
 
 func runDoctor(g *globals, args []string) error {
@@ -19,7 +19,7 @@ func runDoctor(g *globals, args []string) error {
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	checks := lite.Doctor(context.Background(), cfg)
+	checks := doctor.Run(context.Background(), cfg)
 	failed := 0
 	for _, c := range checks {
 		if c.Status == "fail" {
@@ -92,7 +92,7 @@ func sectionOf(name string) string {
 	return "Host"
 }
 
-func doctorReport(checks []lite.Check) doctorJSON {
+func doctorReport(checks []doctor.Check) doctorJSON {
 	r := doctorJSON{Sections: []doctorSection{}}
 	at := map[string]int{}
 	for _, c := range checks {

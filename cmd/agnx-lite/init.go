@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/doctor"
 )
 
 func runInit(g *globals, args []string) error {
@@ -74,7 +74,7 @@ func runInit(g *globals, args []string) error {
 // checkModel probes the new agent's provider as doctor does and says what
 // is missing, so the first message does not find it out.
 func checkModel(g *globals, cfg *config.Config) {
-	if c := lite.ProbeAgent(context.Background(), cfg, ""); c != nil {
+	if c := doctor.ProbeAgent(context.Background(), cfg, ""); c != nil {
 		fmt.Fprintf(g.stdout, "check: %s\n  fix: %s\n", c.Detail, c.Fix)
 		offerPull(g, c.Pull)
 		return
@@ -84,7 +84,7 @@ func checkModel(g *globals, cfg *config.Config) {
 
 // offerPull asks whether to pull the models an Ollama lacks, and pulls
 // them with their progress; anything but an empty answer or y declines.
-func offerPull(g *globals, pull *lite.ModelPull) {
+func offerPull(g *globals, pull *doctor.ModelPull) {
 	if pull == nil || len(pull.Models) == 0 {
 		return
 	}

@@ -5,10 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/doctor"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
@@ -37,7 +43,11 @@ func runMCP(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := lite.OpenMCPProbe(cfg, rest[1], rest[0] == "list" && !*connect, g.logger())
+	a, err := mcpAgent(cfg, rest[1])
+	if err != nil {
+		return err
+	}
+	p, err := doctor.OpenMCPProbe(cfg, a, rest[0] == "list" && !*connect, g.logger())
 	if err != nil {
 		return err
 	}
@@ -54,7 +64,16 @@ func runMCP(g *globals, args []string) error {
 	return mcpTest(ctx, g, p, rest[1], server, *call, []byte(*callArgs))
 }
 
-func mcpList(ctx context.Context, g *globals, p *lite.MCPProbe, agent string) error {
+// mcpAgent loads the agent whose MCP servers mcp reaches.
+func mcpAgent(cfg *config.Config, name string) (*agents.Agent, error) {
+	dir := filepath.Join(cfg.AgentsDir, name)
+	if _, err := os.Stat(filepath.Join(dir, agents.FileName)); !agents.ValidName(name) || errors.Is(err, fs.ErrNotExist) {
+		return nil, &lite.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
+	}
+	return agents.Load(dir)
+}
+
+func mcpList(ctx context.Context, g *globals, p *doctor.MCPProbe, agent string) error {
 	servers := p.Servers()
 	if len(servers) == 0 {
 		fmt.Fprintf(g.stdout, "agent %s has no MCP servers: add one to spec.tools (type: mcp) or to mcp.servers in agnx.yaml\n", agent)
@@ -78,7 +97,7 @@ func mcpList(ctx context.Context, g *globals, p *lite.MCPProbe, agent string) er
 
 // mcpTest connects to one server (or each), lists its tools and calls one
 // when asked; any failure is an error (exit 1) with the sentence.
-func mcpTest(ctx context.Context, g *globals, p *lite.MCPProbe, agent, server, call string, args []byte) error {
+func mcpTest(ctx context.Context, g *globals, p *doctor.MCPProbe, agent, server, call string, args []byte) error {
 	var names []string
 	for _, s := range p.Servers() {
 		if server == "" || s.Name == server {

@@ -9,10 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agnx-lite/agnx-lite/lite/doctor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/agnx-lite/agnx-lite/lite"
 )
 
 // fakePull is an Ollama that streams a pull as Ollama does
@@ -91,7 +90,7 @@ func TestCLI_ModelPull(t *testing.T) {
 func TestInit_OfferPull(t *testing.T) {
 	f := &fakePull{}
 	base := f.serve(t).URL
-	pull := &lite.ModelPull{Base: base, Models: []string{"qwen3:1.7b"}}
+	pull := &doctor.ModelPull{Base: base, Models: []string{"qwen3:1.7b"}}
 	for _, tc := range []struct {
 		answer string
 		pulled bool

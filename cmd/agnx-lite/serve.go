@@ -13,6 +13,7 @@ import (
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
 	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/doctor"
 	"github.com/agnx-lite/agnx-lite/lite/systemd"
 )
 
@@ -90,7 +91,7 @@ func (g *globals) daemonLogger() *slog.Logger {
 // than let the first message fail. On a terminal it is a plain line; the
 // journal gets a log record.
 func warnProvider(ctx context.Context, g *globals, cfg *config.Config, logger *slog.Logger) {
-	c := lite.ProbeAgent(ctx, cfg, "")
+	c := doctor.ProbeAgent(ctx, cfg, "")
 	if c == nil || ctx.Err() != nil {
 		return
 	}

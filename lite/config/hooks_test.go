@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,23 +16,9 @@ const hookSecret = "0123456789abcdef0123"
 func TestParse_Hooks(t *testing.T) {
 	t.Setenv("GITHUB_HOOK_SECRET", hookSecret)
 	t.Setenv("EMPTY_HOOK_SECRET", "")
-	c, err := Parse("agnx.yaml", []byte(`hooks:
-  github:
-    agent: assistant
-    target: {gateway: telegram, chat_id: "42"}
-    template: "{{.repository.full_name}}: {{.action}}"
-    secret: ${GITHUB_HOOK_SECRET}
-  ci:
-    agent: assistant
-    template: "build {{.status | default \"unknown\"}}"
-    token: ${GITHUB_HOOK_SECRET}
-    max_body_kb: 16
-    delivery_header: X-Build-ID
-  off:
-    agent: assistant
-    template: "x"
-    secret: ${EMPTY_HOOK_SECRET}
-`))
+	data, err := os.ReadFile(filepath.Join("testdata", "hooks.yaml"))
+	require.NoError(t, err)
+	c, err := Parse("agnx.yaml", data)
 	require.NoError(t, err)
 	gh := c.Hooks["github"]
 	assert.Equal(t, HookTarget{Gateway: "telegram", ChatID: "42"}, gh.Target)

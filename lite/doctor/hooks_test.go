@@ -1,6 +1,8 @@
-package lite
+package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,28 +11,17 @@ import (
 	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
+// hookSecret is a hook secret long enough to be accepted.
+const hookSecret = "0123456789abcdef0123"
+
 // doctor gives a line for each hook: what calls it, where its messages
 // go, and a warning for one that an empty secret disables.
 func TestDoctor_HookChecks(t *testing.T) {
 	t.Setenv("GITHUB_HOOK_SECRET", hookSecret)
 	t.Setenv("EMPTY_HOOK_SECRET", "")
-	c, err := config.Parse("agnx.yaml", []byte(`hooks:
-  github:
-    agent: assistant
-    target: {gateway: telegram, chat_id: "42"}
-    template: "{{.repository.full_name}}: {{.action}}"
-    secret: ${GITHUB_HOOK_SECRET}
-  ci:
-    agent: assistant
-    template: "build {{.status | default \"unknown\"}}"
-    token: ${GITHUB_HOOK_SECRET}
-    max_body_kb: 16
-    delivery_header: X-Build-ID
-  off:
-    agent: assistant
-    template: "x"
-    secret: ${EMPTY_HOOK_SECRET}
-`))
+	data, err := os.ReadFile(filepath.Join("..", "config", "testdata", "hooks.yaml"))
+	require.NoError(t, err)
+	c, err := config.Parse("agnx.yaml", data)
 	require.NoError(t, err)
 	checks := hookChecks(c)
 	require.Len(t, checks, 3)

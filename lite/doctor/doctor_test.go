@@ -1,4 +1,4 @@
-package lite
+package doctor
 
 import (
 	"context"
@@ -16,11 +16,12 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
+	"github.com/agnx-lite/agnx-lite/storage"
 )
 
 func checks(t *testing.T, cfg *config.Config) map[string]Check {
 	out := map[string]Check{}
-	for _, c := range Doctor(context.Background(), cfg) {
+	for _, c := range Run(context.Background(), cfg) {
 		out[c.Name] = c
 	}
 	return out
@@ -29,7 +30,7 @@ func checks(t *testing.T, cfg *config.Config) map[string]Check {
 func TestDoctor(t *testing.T) {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
-	cfg := crashConfig(t.TempDir())
+	cfg := testConfig(t.TempDir())
 	_, err := config.Init(cfg)
 	require.NoError(t, err)
 
@@ -46,9 +47,9 @@ func TestDoctor(t *testing.T) {
 	}
 	assert.Contains(t, got["daemon"].Detail, "not running")
 
-	app, err := Open(cfg, nil)
+	st, err := storage.Open(cfg.DBPath(), nil) // as a daemon leaves it
 	require.NoError(t, err)
-	require.NoError(t, app.Close())
+	require.NoError(t, st.Close())
 	got = checks(t, cfg)
 	assert.Equal(t, "ok", got["database"].Status)
 	assert.Contains(t, got["database"].Detail, "consistent, 0 sessions")
@@ -84,7 +85,7 @@ func TestDoctor(t *testing.T) {
 // an Ollama base_url in Agnx's form (ending in /v1) is probed at its root.
 func TestDoctor_AgentWarnings(t *testing.T) {
 	fake := llmtest.NewHandler(t, llmtest.Ollama, llmtest.Echo())
-	cfg := crashConfig(t.TempDir())
+	cfg := testConfig(t.TempDir())
 	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	yaml := filepath.Join(cfg.AgentsDir, "assistant", "agent.yaml")
@@ -160,7 +161,7 @@ func TestDoctor_MissingDuragent(t *testing.T) {
 // doctor says which helper network: true will use.
 func TestDoctor_NetworkHelper(t *testing.T) {
 	needSandbox(t)
-	cfg := crashConfig(t.TempDir())
+	cfg := testConfig(t.TempDir())
 	for helper, want := range map[string]string{"auto": "slirp4netns", "slirp4netns": "slirp4netns", "pasta": "pasta"} {
 		if _, err := exec.LookPath(want); err != nil {
 			continue

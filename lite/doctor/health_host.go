@@ -1,4 +1,4 @@
-package lite
+package doctor
 
 import (
 	"github.com/agnx-lite/agnx-lite/lite/httpapi"

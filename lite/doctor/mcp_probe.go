@@ -1,20 +1,16 @@
-package lite
+package doctor
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/agnx-lite/agnx-lite/lite/toolset"
-	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/mcp"
 	"github.com/agnx-lite/agnx-lite/lite/sandbox"
+	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/storage"
 )
@@ -31,27 +27,22 @@ type MCPProbe struct {
 	store     *storage.Store // the tool-list cache, read-only; nil when unusable
 }
 
-// OpenMCPProbe loads the agent and its MCP entries. With cached, the tool
+// OpenMCPProbe reaches the MCP servers of agent a (loaded from its
+// folder; the caller says when there is none). With cached, the tool
 // lists the daemon cached are used when their entries did not change (the
 // database is opened read-only; when the daemon holds it, servers are
 // connected to instead).
-func OpenMCPProbe(cfg *config.Config, name string, cached bool, log *slog.Logger) (*MCPProbe, error) {
+func OpenMCPProbe(cfg *config.Config, a *agents.Agent, cached bool, log *slog.Logger) (*MCPProbe, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dir := filepath.Join(cfg.AgentsDir, name)
-	if _, err := os.Stat(filepath.Join(dir, agents.FileName)); !agents.ValidName(name) || errors.Is(err, fs.ErrNotExist) {
-		return nil, &AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
-	}
-	a, err := agents.Load(dir)
-	if err != nil {
-		return nil, err
-	}
 	a.Workspace = cfg.WorkspaceDir(a.Name)
 	if err := os.MkdirAll(a.Workspace, 0o700); err != nil {
-		return nil, fmt.Errorf("create workspace of agent %s: %w", name, err)
+		return nil, fmt.Errorf("create workspace of agent %s: %w", a.Name, err)
 	}
-	p := &MCPProbe{agent: a, sandboxes: newSandboxes(cfg, log)}
+	// Outside a daemon: no database, so no disk reserve to watch.
+	sandboxes := sandbox.New(sandbox.Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: log})
+	p := &MCPProbe{agent: a, sandboxes: sandboxes}
 	// The tool-list cache first: the host is made with it.
 	var cache mcp.Cache
 	if cached && config.ReadDaemon(cfg) == nil {
@@ -60,10 +51,12 @@ func OpenMCPProbe(cfg *config.Config, name string, cached bool, log *slog.Logger
 		}
 	}
 	p.host = toolset.NewMCP(toolset.MCPOptions{Config: cfg, Logger: log, Sandboxes: p.sandboxes, Cache: cache})
-	if p.servers, err = p.host.Servers(a); err != nil {
+	servers, err := p.host.Servers(a)
+	if err != nil {
 		p.Close()
 		return nil, err
 	}
+	p.servers = servers
 	return p, nil
 }
 
@@ -104,21 +97,9 @@ func (p *MCPProbe) Close() {
 type storeKV struct{ st *storage.Store }
 
 func (k storeKV) Get(_ context.Context, key string) ([]byte, error) {
-	return runtime.ReadKV(k.st, loopKV{}.key(key))
+	return runtime.ReadKV(k.st, toolset.MCPCacheKey(key))
 }
 
 func (storeKV) Put(context.Context, string, []byte) error { return nil }
 
-// loopKV is the loop's KV as the MCP manager's tool-list cache, under
-// mcp/.
-type loopKV struct{ l *runtime.Loop }
-
-func (k loopKV) key(s string) string { return "mcp/" + strings.TrimPrefix(s, "mcp.") }
-
-func (k loopKV) Get(ctx context.Context, key string) ([]byte, error) { return k.l.KV(ctx, k.key(key)) }
-
-func (k loopKV) Put(ctx context.Context, key string, val []byte) error {
-	return k.l.PutKV(ctx, k.key(key), val)
-}
-
-var _ mcp.Cache = loopKV{}
+var _ mcp.Cache = storeKV{}

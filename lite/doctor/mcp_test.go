@@ -1,4 +1,4 @@
-package lite
+package doctor
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // A daemon that runs but does not answer its status is said so on the
 // MCP server's line, not left out as if no daemon ran.
 func TestDaemonMCP_SilentDaemonIsSaid(t *testing.T) {
-	cfg := crashConfig(t.TempDir())
+	cfg := testConfig(t.TempDir())
 	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	assert.Equal(t, daemonState{}, daemonMCP(context.Background(), cfg), "no daemon: nothing to say")
@@ -41,7 +41,7 @@ func TestDaemonMCP_SilentDaemonIsSaid(t *testing.T) {
 // doctor lists each agent's MCP servers: a missing program and an entry
 // that would refuse the agent are said; agnx.yaml's servers come first.
 func TestDoctor_MCPServers(t *testing.T) {
-	cfg := crashConfig(t.TempDir())
+	cfg := testConfig(t.TempDir())
 	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(405) }))

@@ -1,4 +1,4 @@
-package lite
+package doctor
 
 import (
 	"context"
@@ -31,7 +31,7 @@ type Check struct {
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"`
 	// Pull, on a failed Ollama check, names the models that server lacks,
-	// so a terminal can offer to pull them (PullModel).
+	// so a terminal can offer to pull them (lite.PullModel).
 	Pull *ModelPull `json:"-"`
 }
 
@@ -43,9 +43,9 @@ type ModelPull struct {
 
 func ok(name, detail string) Check { return Check{Name: name, Status: "ok", Detail: detail} }
 
-// Doctor checks the installation: config, data dir, database, agents,
+// Run checks the installation: config, data dir, database, agents,
 // their providers and models, and the sandbox.
-func Doctor(ctx context.Context, cfg *config.Config) []Check {
+func Run(ctx context.Context, cfg *config.Config) []Check {
 	out := append(configChecks(cfg), dataDirCheck(cfg), databaseCheck(cfg))
 	out = append(out, schedulesCheck(cfg)...)
 	list, agentChecks := agentsCheck(cfg)
