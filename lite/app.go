@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/lite/chats"
 	"github.com/agnx-lite/agnx-lite/lite/config"
@@ -27,7 +28,7 @@ type App struct {
 	Config *config.Config
 	Store  *storage.Store
 	Loop   *runtime.Loop
-	Agents *agentCache
+	Agents *agentcache.Cache
 	log    *slog.Logger
 
 	cancel context.CancelFunc
@@ -52,7 +53,7 @@ type App struct {
 	// bg runs the agents' background processes (lite/toolset).
 	bg *bgproc.Manager
 	// memIndex gives the search behind an agent's recall with a query,
-	// for its memory tool and SearchMemory (memory_index.go).
+	// for its memory tool and SearchMemory (memory_search.go).
 	memIndex func(*agents.Agent) memory.Searcher
 	// retain ends idle sessions and prunes old events (lite/upkeep); its
 	// timer runs in Serve only.
@@ -93,6 +94,9 @@ type Options struct {
 	// tools, when set, edits the tool factory's options before it is
 	// made (tests' seams: a fake measure, a fake worker).
 	tools func(*toolset.Options, *toolset.SupervisorOptions)
+	// agents, when set, edits the agent cache's options before it is
+	// made (tests' seams: a fake provider, a budget, no recheck delay).
+	agents func(*agentcache.Options)
 }
 
 // Open opens the data dir and starts the loop. The caller must Close it.
@@ -152,7 +156,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	// run in Serve only), the background processes, the workers.
 	a.sched = newSchedHost(a, o.Clock)
 	a.tasks = newTaskHost(a, o.Clock)
-	a.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
+	a.memIndex = agentcache.MemIndexes(loop, cfg.WorldMemoryDir())
 	host := toolHost{a}
 	a.bg = toolset.NewBackground(loop, log, host)
 	to := toolset.Options{Config: cfg, Logger: log, Sandboxes: sb, Progress: o.Progress, Sessions: toolset.NewSessions(st),
@@ -162,7 +166,13 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 		o.tools(&to, &so)
 	}
 	to.Workers = toolset.NewSupervisor(so)
-	cache := newAgentCacheOver(cfg, log, toolset.New(to))
+	// The cache tells the memory guard and the heartbeats of its builds
+	// through cacheHooks: both are made after it, before anything builds.
+	ao := agentcache.Options{Config: cfg, Logger: log, Tools: toolset.New(to), Hooks: cacheHooks{a}}
+	if o.agents != nil {
+		o.agents(&ao)
+	}
+	cache := agentcache.New(ao)
 	a.Agents = cache
 	a.chats = chats.New(loop, cache, cfg)
 	a.onTurnEnd(a.sched.turnEnded)
@@ -172,15 +182,10 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	a.onTurnEnd(a.hb.turnEnded)
 	a.retain = upkeep.NewRetention(upkeep.RetentionOptions{Store: st, Loop: loop, Specs: upkeepAgents{cache},
 		Sessions: cfg.Sessions, Logger: log})
-	cache.onBuilt, cache.onReload = a.hb.built, func() { a.hb.trigger("") }
 	a.onTurnEnd(a.notify.TurnEnded)
 	if cfg.Runtime.MemoryLimitMB > 0 {
-		a.guard = upkeep.NewGuard(upkeep.GuardOptions{LimitMB: cfg.Runtime.MemoryLimitMB, Reserve: agentReserve,
+		a.guard = upkeep.NewGuard(upkeep.GuardOptions{LimitMB: cfg.Runtime.MemoryLimitMB, Reserve: agentcache.Reserve,
 			Loop: loop, Agents: upkeepAgents{cache}, DB: st, Logger: log})
-		// The one field still set after construction, before anything
-		// builds: the guard evicts from the cache and sheds the loop,
-		// which is built on the cache, so the cache exists before it.
-		cache.onBuild = a.guard.Building
 	}
 	go func() { a.done <- loop.Run(ctx) }()
 	if a.guard != nil {
@@ -209,7 +214,7 @@ func (a *App) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), notify.DrainTimeout)
 	_ = a.notify.Stop(ctx)
 	cancel()
-	a.Agents.close()
+	a.Agents.Close()
 	if cerr := a.Store.Close(); err == nil {
 		err = cerr
 	}

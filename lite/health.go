@@ -3,8 +3,6 @@ package lite
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -57,7 +55,7 @@ func (h *healthProbe) facts(ctx context.Context) httpapi.HealthFacts {
 		cancel()
 		h.at = now
 	}
-	return httpapi.HealthFacts{AgentsLoaded: h.app.Agents.loadedCount(), Checks: h.checks, Host: h.host}
+	return httpapi.HealthFacts{AgentsLoaded: h.app.Agents.Loaded(), Checks: h.checks, Host: h.host}
 }
 
 // refresh runs the checks; the slow ones (the model servers, the
@@ -85,9 +83,9 @@ func (h *healthProbe) refresh(ctx context.Context) ([]httpapi.HealthCheck, *http
 // out (the agent list says what is wrong with it).
 func (h *healthProbe) probedAgents() []*agents.Agent {
 	c := h.app.Agents
-	out := c.loadedSpecs()
+	out := c.LoadedSpecs()
 	if len(out) == 0 {
-		if a, err := c.spec(h.app.Config.Runtime.DefaultAgent); err == nil {
+		if a, err := c.ReadSpec(h.app.Config.Runtime.DefaultAgent); err == nil {
 			out = append(out, a)
 		}
 	}
@@ -106,18 +104,4 @@ func (h *healthProbe) schedulesCheck() Check {
 		return ok("schedules", fmt.Sprintf("%d active, times read in %s", active, loc))
 	}
 	return ok("schedules", fmt.Sprintf("%d active, next at %s (%s)", active, next.In(loc).Format(time.DateTime), loc))
-}
-
-// loadedSpecs lists the specs of the agents built, in name order.
-func (c *agentCache) loadedSpecs() []*agents.Agent {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]*agents.Agent, 0, len(c.loaded))
-	for _, ca := range c.loaded {
-		if ca.agent != nil && ca.agent.Spec != nil {
-			out = append(out, ca.agent.Spec)
-		}
-	}
-	slices.SortFunc(out, func(a, b *agents.Agent) int { return strings.Compare(a.Name, b.Name) })
-	return out
 }

@@ -76,7 +76,7 @@ func TestHealth(t *testing.T) {
 	clock := time.Unix(1_800_000_000, 0)
 	h := newHealthProbe(app)
 	h.now = func() time.Time { return clock }
-	api := httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, Version: "v1.2.3",
+	api := httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app}, Version: "v1.2.3",
 		RSS: app.RSS, Health: h.facts})
 	get := func() healthJSON {
 		t.Helper()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"github.com/agnx-lite/agnx-lite/lite/notify"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/sched"
@@ -44,7 +45,7 @@ type hbScheduler interface {
 type heartbeats struct {
 	agentsDir string
 	loop      *runtime.Loop
-	agents    *agentCache
+	agents    *agentcache.Cache
 	log       *slog.Logger
 	// sched is nil until the scheduler is wired in: sync does nothing.
 	sched hbScheduler
@@ -79,7 +80,7 @@ type hbTiming struct {
 
 type chatRef struct{ gateway, chatID string }
 
-func newHeartbeats(a *App, cache *agentCache, log *slog.Logger) *heartbeats {
+func newHeartbeats(a *App, cache *agentcache.Cache, log *slog.Logger) *heartbeats {
 	h := &heartbeats{agentsDir: a.Config.AgentsDir, loop: a.Loop, agents: cache, log: log,
 		loc: time.Local, now: time.Now, maxTurns: hbMaxTurns, registered: map[string]hbTiming{}, lastChat: map[string]chatRef{},
 		isGateway: func(name string) bool { _, ok := a.Gateway(name); return ok }}
@@ -227,9 +228,9 @@ func (h *heartbeats) wanted(all bool, names map[string]bool) (want map[string]*a
 			}
 			continue
 		}
-		spec, err := h.agents.specAt(e.Name, e.Dir)
+		spec, err := h.agents.ReadSpec(e.Name)
 		switch {
-		case errors.Is(err, ErrAgentNotFound):
+		case errors.Is(err, runtime.ErrAgentNotFound):
 		case err != nil:
 			keep[e.Name] = true
 			h.log.Warn("agent does not load; its heartbeat stays as it was", "agent", e.Name, "err", err)

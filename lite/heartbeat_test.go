@@ -128,7 +128,7 @@ func TestHeartbeats_SyncAtStartAndReload(t *testing.T) {
 		Missed: sched.MissedSkip, ActiveHours: "08:00-22:00"}, sc)
 
 	// Nothing changed: a reload writes nothing.
-	registry{app.Agents}.Reload()
+	registry{app}.Reload()
 	h.idle()
 	assert.Equal(t, []string{"hb_beat"}, fs.puts)
 
@@ -137,7 +137,7 @@ func TestHeartbeats_SyncAtStartAndReload(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(quiet, agents.HeartbeatFile), []byte("Anything new?"), 0o644))
 	writeHBAgent(t, app.Config, "beat", "", nil)
 	require.NoError(t, os.Remove(filepath.Join(app.Config.AgentsDir, "beat", agents.HeartbeatFile)))
-	registry{app.Agents}.Reload()
+	registry{app}.Reload()
 	h.idle()
 	got = fs.active()
 	require.Len(t, got, 1)
@@ -146,7 +146,7 @@ func TestHeartbeats_SyncAtStartAndReload(t *testing.T) {
 
 	// An agent removed loses its heartbeat too.
 	require.NoError(t, os.RemoveAll(quiet))
-	registry{app.Agents}.Reload()
+	registry{app}.Reload()
 	h.idle()
 	assert.Empty(t, fs.active())
 }
@@ -156,7 +156,7 @@ func TestHeartbeats_InvalidEditKeepsSchedule(t *testing.T) {
 	app.hb.start()
 	app.hb.idle()
 	writeHBAgent(t, app.Config, "beat", "  heartbeat: {every: 1m}\n", nil)
-	registry{app.Agents}.Reload()
+	registry{app}.Reload()
 	app.hb.idle()
 	assert.Contains(t, fs.active(), "hb_beat", "an edit being made does not cancel the heartbeat")
 }
@@ -170,7 +170,7 @@ func TestHeartbeats_RebuildChangesTiming(t *testing.T) {
 	app.hb.idle()
 	assert.Len(t, fs.puts, 1, "a build with the same heartbeat puts nothing")
 	writeHBAgent(t, app.Config, "beat", "  heartbeat: {every: 2h}\n", nil)
-	require.NoError(t, app.Agents.reload("beat"))
+	require.NoError(t, app.Agents.Reload("beat"))
 	app.hb.idle()
 	assert.Equal(t, int64(7200), fs.active()["hb_beat"].Timing.EverySeconds)
 }
@@ -284,7 +284,7 @@ func TestHeartbeatFire_AgentLostItsHeartbeat(t *testing.T) {
 	f, _ := firing(t, app, 1)
 	writeHBAgent(t, app.Config, "beat", "", nil)
 	require.NoError(t, os.Remove(filepath.Join(app.Config.AgentsDir, "beat", agents.HeartbeatFile)))
-	require.NoError(t, app.Agents.reload("beat"))
+	require.NoError(t, app.Agents.Reload("beat"))
 	err := app.heartbeatFire(context.Background(), f)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "agent beat has no HEARTBEAT.md nor spec.heartbeat any more")
@@ -342,7 +342,7 @@ func TestHeartbeats_Target(t *testing.T) {
 		"the chat it last answered a person in")
 
 	writeHBAgent(t, app.Config, "beat", "  heartbeat:\n    deliver_to: {gateway: telegram, chat_id: \"1\"}\n", nil)
-	require.NoError(t, app.Agents.reload("beat"))
+	require.NoError(t, app.Agents.Reload("beat"))
 	assert.Equal(t, hbNotice{Agent: "beat", Gateway: "telegram", ChatID: "1", Direct: true}, h.target(ctx, "beat"))
 }
 

@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -137,7 +138,7 @@ func BenchmarkHeartbeats_Wanted(b *testing.B) {
 				writeHBAgent(b, cfg, name, "", files)
 			}
 			log := slog.New(slog.DiscardHandler)
-			h := &heartbeats{agentsDir: cfg.AgentsDir, agents: newAgentCache(cfg, log), log: log}
+			h := &heartbeats{agentsDir: cfg.AgentsDir, agents: agentcache.NewStandalone(cfg, log), log: log}
 			b.ReportAllocs()
 			for b.Loop() {
 				want, _, err := h.wanted(true, nil)

@@ -60,7 +60,7 @@ func (a *App) heartbeatFire(ctx context.Context, f sched.Firing) error { return 
 func (h *heartbeats) fire(ctx context.Context, f sched.Firing) error {
 	name := f.Schedule.Agent
 	spec, err := h.agents.Spec(name)
-	if errors.Is(err, ErrAgentNotFound) {
+	if errors.Is(err, runtime.ErrAgentNotFound) {
 		h.trigger(name) // cancels its schedule
 		return fmt.Errorf("agent %s is gone, so its heartbeat is cancelled", name)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"io/fs"
 	"log/slog"
@@ -41,7 +42,7 @@ func OpenMCPProbe(cfg *config.Config, name string, cached bool, log *slog.Logger
 	}
 	dir := filepath.Join(cfg.AgentsDir, name)
 	if _, err := os.Stat(filepath.Join(dir, agents.FileName)); !agents.ValidName(name) || errors.Is(err, fs.ErrNotExist) {
-		return nil, &AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
+		return nil, &agentcache.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
 	}
 	a, err := agents.Load(dir)
 	if err != nil {
@@ -51,7 +52,7 @@ func OpenMCPProbe(cfg *config.Config, name string, cached bool, log *slog.Logger
 	if err := os.MkdirAll(a.Workspace, 0o700); err != nil {
 		return nil, fmt.Errorf("create workspace of agent %s: %w", name, err)
 	}
-	p := &MCPProbe{agent: a, sandboxes: newSandboxes(cfg, log)}
+	p := &MCPProbe{agent: a, sandboxes: agentcache.StandaloneTools(cfg, log).Sandboxes}
 	// The tool-list cache first: the host is made with it.
 	var cache mcp.Cache
 	if cached && config.ReadDaemon(cfg) == nil {

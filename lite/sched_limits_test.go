@@ -189,7 +189,7 @@ func TestHeartbeatFire_PastTheBudgetIsSkipped(t *testing.T) {
 	data, err := os.ReadFile(yaml)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(yaml, append(data, "  session: {daily_token_budget: 1}\n"...), 0o644))
-	require.NoError(t, app.Agents.reload("beat"))
+	require.NoError(t, app.Agents.Reload("beat"))
 
 	sid := fireAndWait(t, app, 1) // uses the budget
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -1,4 +1,4 @@
-package lite
+package agentcache
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,22 +19,24 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// agentCache builds agents on first use and keeps at most max of them
-// (least recently used goes first, never one with a turn running); a
-// changed file reloads the agent on its next use, and an invalid edit keeps
-// the last good version running. It implements runtime.AgentCache and
+// Cache builds agents on first use and keeps at most max of them (least
+// recently used goes first, never one with a turn running); a changed
+// file reloads the agent on its next use, and an invalid edit keeps the
+// last good version running. It implements runtime.AgentCache and
 // runtime.AgentPinner. Builds run without its mutex, one at a time per
 // agent.
-type agentCache struct {
+type Cache struct {
 	cfg *config.Config
 	log *slog.Logger
-	// newProvider is a field so tests can inject fakes.
+	// newProvider makes an agent's model client (Options.NewProvider).
 	newProvider func(agents.Model) (runtime.Provider, error)
 	// recheck is how often a cached agent's files are compared with the
 	// disk.
 	recheck time.Duration
 	// tools builds the agents' tools; the cache closes it with itself.
 	tools *toolset.Factory
+	// hooks are told of builds (Options.Hooks); never nil.
+	hooks Hooks
 
 	// max is how many agents stay built (runtime.max_loaded_agents).
 	max int
@@ -51,22 +54,51 @@ type agentCache struct {
 	// building are the builds under way, by agent: a second caller waits
 	// for the first's result instead of building again.
 	building map[string]*agentBuild
-	closed   bool // by close: nothing more is built
+	closed   bool // by Close: nothing more is built
 	// refused are the agents too big for the budget, kept until their
 	// files change: a message to one is refused without a build.
 	refused map[string]*AgentTooBigError
-	// builds and evictions count what the cache did (counts).
+	// builds and evictions count what the cache did (Counts).
 	builds    uint64
 	evictions map[string]uint64
+}
 
-	// onBuild, when set, is told a build starts; it returns what to call
-	// when it ends (the memory guard gives builds headroom).
-	onBuild func() (done func())
-	// onBuilt, when set, is told of every agent built and installed, with
-	// c.mu held: it must not block (heartbeats learn of changes).
-	onBuilt func(*runtime.LoadedAgent)
-	// onReload, when set, is told the agents were reloaded (registry).
-	onReload func()
+// Hooks are what the cache tells the daemon of its builds. The root
+// forwards them to the memory guard and the heartbeats, which are made
+// after the cache (the guard evicts from it).
+type Hooks interface {
+	// Building is told a build starts; it returns what to call when it
+	// ends (the memory guard gives builds headroom).
+	Building() (done func())
+	// Built is told of every agent built and installed, with the cache's
+	// mutex held: it must not block (heartbeats learn of changes).
+	Built(*runtime.LoadedAgent)
+}
+
+// noHooks is Hooks outside a daemon: nobody listens.
+type noHooks struct{}
+
+func (noHooks) Building() func()           { return func() {} }
+func (noHooks) Built(*runtime.LoadedAgent) {}
+
+// Options configure New. Config and Tools are required.
+type Options struct {
+	Config *config.Config
+	// Logger gets the builds' and evictions' messages (nil: discarded).
+	Logger *slog.Logger
+	// Tools builds the agents' tools; the cache closes it with itself.
+	Tools *toolset.Factory
+	// Hooks are told of builds (nil: nobody is).
+	Hooks Hooks
+	// NewProvider makes an agent's model client (nil: NewProvider, the
+	// real providers); tests put fakes here.
+	NewProvider func(agents.Model) (runtime.Provider, error)
+	// Recheck is how often a cached agent's files are compared with the
+	// disk (0: every second; negative: on every use).
+	Recheck time.Duration
+	// LimitMB is the memory limit whose budget the agents' tools share
+	// (agentbudget.go); 0: runtime.memory_limit_mb, negative: no budget.
+	LimitMB int
 }
 
 // agentBuild is one build under way; agent and err are set before done
@@ -90,8 +122,8 @@ type cachedAgent struct {
 }
 
 var (
-	_ runtime.AgentCache  = (*agentCache)(nil)
-	_ runtime.AgentPinner = (*agentCache)(nil)
+	_ runtime.AgentCache  = (*Cache)(nil)
+	_ runtime.AgentPinner = (*Cache)(nil)
 )
 
 // ErrAgentNotFound matches (errors.Is) the error for an agent with no
@@ -112,38 +144,60 @@ func (e *AgentNotFoundError) Error() string {
 // Is makes errors.Is(err, ErrAgentNotFound) hold.
 func (e *AgentNotFoundError) Is(target error) bool { return target == ErrAgentNotFound }
 
-// newAgentCache is an agent cache outside a daemon (agent validate, tool
-// run, tests): its sandboxes watch no database's disk reserve, and the
-// tools that need a daemon are left out.
-func newAgentCache(cfg *config.Config, log *slog.Logger) *agentCache {
-	return newAgentCacheOver(cfg, log, toolset.New(toolOptions(cfg, log)))
-}
-
-// toolOptions are the tool factory's options outside a daemon.
-func toolOptions(cfg *config.Config, log *slog.Logger) toolset.Options {
-	return toolset.Options{Config: cfg, Logger: log, Sandboxes: newSandboxes(cfg, log)}
-}
-
-// newSandboxes is cfg's sandbox manager outside a daemon: no database,
-// so no disk reserve to watch.
-func newSandboxes(cfg *config.Config, log *slog.Logger) *sandbox.Manager {
-	return sandbox.New(sandbox.Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: log})
-}
-
-// newAgentCacheOver is an agent cache whose agents get their tools from
-// tools; the cache closes tools with itself.
-func newAgentCacheOver(cfg *config.Config, log *slog.Logger, tools *toolset.Factory) *agentCache {
-	return &agentCache{cfg: cfg, log: log, newProvider: newProvider, recheck: time.Second,
-		tools: tools, max: max(cfg.Runtime.MaxLoadedAgents, 1),
+// New is an agent cache that builds nothing until an agent is used.
+func New(o Options) *Cache {
+	log, hooks, newProvider := o.Logger, o.Hooks, o.NewProvider
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if hooks == nil {
+		hooks = noHooks{}
+	}
+	if newProvider == nil {
+		newProvider = NewProvider
+	}
+	recheck := o.Recheck
+	switch {
+	case recheck == 0:
+		recheck = time.Second
+	case recheck < 0:
+		recheck = 0
+	}
+	limitMB := o.LimitMB
+	switch {
+	case limitMB == 0:
+		limitMB = o.Config.Runtime.MemoryLimitMB
+	case limitMB < 0:
+		limitMB = 0
+	}
+	return &Cache{cfg: o.Config, log: log, newProvider: newProvider, recheck: recheck, tools: o.Tools, hooks: hooks,
+		max:    max(o.Config.Runtime.MaxLoadedAgents, 1),
 		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool),
 		building: make(map[string]*agentBuild), refused: make(map[string]*AgentTooBigError), evictions: make(map[string]uint64),
-		budget: agentBudget(cfg.Runtime.MemoryLimitMB), limitMB: cfg.Runtime.MemoryLimitMB}
+		budget: agentBudget(limitMB), limitMB: limitMB}
+}
+
+// NewStandalone is an agent cache outside a daemon (agent validate, tool
+// run, tests): its sandboxes watch no database's disk reserve, and the
+// tools that need a daemon are left out.
+func NewStandalone(cfg *config.Config, log *slog.Logger) *Cache {
+	return New(Options{Config: cfg, Logger: log, Tools: toolset.New(StandaloneTools(cfg, log))})
+}
+
+// StandaloneTools are the tool factory's options outside a daemon: its
+// sandbox manager has no database, so no disk reserve to watch.
+func StandaloneTools(cfg *config.Config, log *slog.Logger) toolset.Options {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return toolset.Options{Config: cfg, Logger: log,
+		Sandboxes: sandbox.New(sandbox.Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: log})}
 }
 
 // CachedAgent returns the agent when it is built and its files did not
 // change since; it never builds (runtime.AgentCache). The loop calls it on
 // its own goroutine.
-func (c *agentCache) CachedAgent(name string) (*runtime.LoadedAgent, bool) {
+func (c *Cache) CachedAgent(name string) (*runtime.LoadedAgent, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ca := c.loaded[name]
@@ -162,7 +216,7 @@ func (c *agentCache) CachedAgent(name string) (*runtime.LoadedAgent, bool) {
 // changed. Concurrent calls for one agent share one build, and no lock is
 // held while it runs: other agents are looked up, pinned and built
 // meanwhile.
-func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
+func (c *Cache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 	la, err := c.load(name, false)
 	if la != nil {
 		return la, nil // an invalid edit keeps the last good version
@@ -177,7 +231,7 @@ func (c *agentCache) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 // as LoadAgent keeps the last good agent. Admission, routing, delivery
 // settings and the API's view of an agent need only the spec: a chat's
 // first message must not wait for another agent's WASM tools to compile.
-func (c *agentCache) Spec(name string) (*agents.Agent, error) {
+func (c *Cache) Spec(name string) (*agents.Agent, error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -200,8 +254,9 @@ func (c *agentCache) Spec(name string) (*agents.Agent, error) {
 	return spec, err
 }
 
-// reload rebuilds a loaded agent now; on error the last good version stays.
-func (c *agentCache) reload(name string) error {
+// Reload rebuilds an agent now, loaded or not; on error the last good
+// version stays. The API's reload-agents calls it for every loaded agent.
+func (c *Cache) Reload(name string) error {
 	_, err := c.load(name, true)
 	return err
 }
@@ -209,7 +264,7 @@ func (c *agentCache) reload(name string) error {
 // load returns the agent, building it when it is missing, its files
 // changed, or force is set. A rebuild that fails returns the last good
 // version with the build's error.
-func (c *agentCache) load(name string, force bool) (*runtime.LoadedAgent, error) {
+func (c *Cache) load(name string, force bool) (*runtime.LoadedAgent, error) {
 	c.mu.Lock()
 	for {
 		if c.closed {
@@ -262,7 +317,7 @@ func (c *agentCache) load(name string, force bool) (*runtime.LoadedAgent, error)
 // change found on use is logged and not tried again until the files
 // change again. A policy that does not load is the exception: the agent
 // is dropped and refused.
-func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mod time.Time, force bool) (*runtime.LoadedAgent, error) {
+func (c *Cache) install(name string, la *runtime.LoadedAgent, err error, mod time.Time, force bool) (*runtime.LoadedAgent, error) {
 	now := time.Now()
 	if c.closed {
 		if err == nil {
@@ -314,15 +369,11 @@ func (c *agentCache) install(name string, la *runtime.LoadedAgent, err error, mo
 	return la, nil
 }
 
-// built tells onBuilt of a newly installed agent.
-func (c *agentCache) built(la *runtime.LoadedAgent) {
-	if c.onBuilt != nil {
-		c.onBuilt(la)
-	}
-}
+// built tells the hooks of a newly installed agent, with c.mu held.
+func (c *Cache) built(la *runtime.LoadedAgent) { c.hooks.Built(la) }
 
 // logWarnings logs each warning of a newly built agent, once per build.
-func (c *agentCache) logWarnings(la *runtime.LoadedAgent) {
+func (c *Cache) logWarnings(la *runtime.LoadedAgent) {
 	for _, w := range la.Spec.Warnings {
 		c.log.Warn("agent warning", "agent", la.Spec.Name, "warning", w)
 	}
@@ -333,7 +384,7 @@ func (c *agentCache) logWarnings(la *runtime.LoadedAgent) {
 // change since it was built (or changed into an edit that already failed
 // to build). Otherwise it returns the newest modification time, for the
 // rebuild.
-func (c *agentCache) fresh(name string, ca *cachedAgent, now time.Time) (time.Time, bool) {
+func (c *Cache) fresh(name string, ca *cachedAgent, now time.Time) (time.Time, bool) {
 	if ca.stale {
 		return ca.agent.Spec.ModTime, false
 	}
@@ -348,12 +399,14 @@ func (c *agentCache) fresh(name string, ca *cachedAgent, now time.Time) (time.Ti
 	return mod, false
 }
 
-// spec reads the agent's files alone: no tools built, nothing started.
-func (c *agentCache) spec(name string) (*agents.Agent, error) {
+// ReadSpec reads the agent's own files alone, as its folder has them now:
+// no shared directives or skills, no tools built, nothing started, and
+// no look at the cache. Retention and memory search need no more.
+func (c *Cache) ReadSpec(name string) (*agents.Agent, error) {
 	return c.specAt(name, filepath.Join(c.cfg.AgentsDir, name))
 }
 
-func (c *agentCache) specAt(name, dir string) (*agents.Agent, error) {
+func (c *Cache) specAt(name, dir string) (*agents.Agent, error) {
 	if !agents.ValidName(name) {
 		return nil, &AgentNotFoundError{Name: name, Dir: c.cfg.AgentsDir}
 	}
@@ -371,10 +424,8 @@ func (c *agentCache) specAt(name, dir string) (*agents.Agent, error) {
 	return spec, nil
 }
 
-func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
-	if c.onBuild != nil {
-		defer c.onBuild()()
-	}
+func (c *Cache) build(name, dir string) (*runtime.LoadedAgent, error) {
+	defer c.hooks.Building()()
 	spec, err := c.prepared(name, dir)
 	if err != nil {
 		return nil, err
@@ -405,7 +456,7 @@ func (c *agentCache) build(name, dir string) (*runtime.LoadedAgent, error) {
 
 // prepared reads the agent's spec as a build uses it: its own files, the
 // data dir's shared directives and skills, and its workspace's path.
-func (c *agentCache) prepared(name, dir string) (*agents.Agent, error) {
+func (c *Cache) prepared(name, dir string) (*agents.Agent, error) {
 	spec, err := c.specAt(name, dir)
 	if err != nil {
 		return nil, err
@@ -419,7 +470,7 @@ func (c *agentCache) prepared(name, dir string) (*agents.Agent, error) {
 // addSharedDirectives gives the agent the data dir's directives (shared by
 // every agent, as Agnx's {workspace}/directives) and their warnings; the
 // folder and its files join the agent's Files so that an edit reloads it.
-func (c *agentCache) addSharedDirectives(spec *agents.Agent) {
+func (c *Cache) addSharedDirectives(spec *agents.Agent) {
 	dir := filepath.Join(c.cfg.DataDir, agents.DirectivesDir)
 	ds, warnings := agents.LoadDirectives(dir)
 	spec.SharedDirectives = ds
@@ -443,7 +494,7 @@ func (e *policyError) Unwrap() error { return e.err }
 
 // policyFiles are the tiers of an agent's policy: the data dir's, the
 // agent's, the agent's local one.
-func (c *agentCache) policyFiles(dir string) []string {
+func (c *Cache) policyFiles(dir string) []string {
 	return []string{filepath.Join(c.cfg.DataDir, agents.PolicyFile), filepath.Join(dir, agents.PolicyFile),
 		filepath.Join(dir, agents.PolicyLocalFile)}
 }
@@ -460,9 +511,27 @@ func newestMod(files []string) time.Time {
 	return newest
 }
 
+// LoadedSpecs lists the specs of the agents built, in name order.
+func (c *Cache) LoadedSpecs() []*agents.Agent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*agents.Agent, 0, len(c.loaded))
+	for _, ca := range c.loaded {
+		if ca.agent != nil && ca.agent.Spec != nil {
+			out = append(out, ca.agent.Spec)
+		}
+	}
+	slices.SortFunc(out, func(a, b *agents.Agent) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Tools is the tool factory the agents' tools come from (its MCP
+// servers' stats, for doctor and metrics).
+func (c *Cache) Tools() *toolset.Factory { return c.tools }
+
 // MarkStale makes the agent's next use rebuild it: one of its MCP servers
 // changed its tool list (toolset.AgentCache). Safe from any goroutine.
-func (c *agentCache) MarkStale(name string) {
+func (c *Cache) MarkStale(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ca := c.loaded[name]; ca != nil {
@@ -470,8 +539,8 @@ func (c *agentCache) MarkStale(name string) {
 	}
 }
 
-// loadedNames lists the agents built so far, sorted.
-func (c *agentCache) loadedNames() []string {
+// LoadedNames lists the agents built so far, sorted.
+func (c *Cache) LoadedNames() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	names := make([]string, 0, len(c.loaded))
@@ -482,10 +551,10 @@ func (c *agentCache) loadedNames() []string {
 	return names
 }
 
-// close releases every loaded agent's tools and the WASM engine, once the
+// Close releases every loaded agent's tools and the WASM engine, once the
 // builds under way have finished (a build cannot be interrupted); what
 // they built is released too, and no build starts after.
-func (c *agentCache) close() {
+func (c *Cache) Close() {
 	c.mu.Lock()
 	c.closed = true
 	var builds []*agentBuild
@@ -509,70 +578,48 @@ func (c *agentCache) close() {
 }
 
 // LoadAgentTools builds one agent, with its tools, outside a running
-// daemon (for `agnx-lite tool run`); close releases them. Of o it uses
-// the Logger and the Progress.
-func LoadAgentTools(cfg *config.Config, name string, o *Options) (*runtime.LoadedAgent, func(), error) {
-	if o == nil {
-		o = &Options{}
-	}
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	to := toolOptions(cfg, log)
-	to.Progress = o.Progress
-	c := newAgentCacheOver(cfg, log, toolset.New(to))
-	c.newProvider = providerOrAbsent // tools call no model: no key needed
+// daemon (for `agnx-lite tool run`); close releases them. A nil log
+// discards the build's messages; p, when set, shows the first compile of
+// a WASM tool.
+func LoadAgentTools(cfg *config.Config, name string, log *slog.Logger, p *toolset.Progress) (*runtime.LoadedAgent, func(), error) {
+	to := StandaloneTools(cfg, log)
+	to.Progress = p
+	// Tools call no model: no key needed.
+	c := New(Options{Config: cfg, Logger: to.Logger, Tools: toolset.New(to), NewProvider: providerOrAbsent})
 	a, err := c.LoadAgent(name)
 	if err != nil {
-		c.close() // the WASM engine and the sandbox owner it may have started
+		c.Close() // the WASM engine and the sandbox owner it may have started
 		return nil, nil, err
 	}
-	return a, c.close, nil
+	return a, c.Close, nil
 }
 
-// ValidateAgents builds each named agent exactly as the daemon does on its
-// first use (agent.yaml, prompt files, provider, tools with their WASM
-// modules compiled, policy) and releases it again: "agent validate" says
-// ok only for an agent that would load. It returns one error per name, nil
-// for a good agent. A nil log discards the build's messages.
-func ValidateAgents(cfg *config.Config, names []string, log *slog.Logger) []error {
-	errs := make([]error, len(names))
-	for i, r := range CheckAgents(cfg, names, log) {
-		errs[i] = r.Err
-	}
-	return errs
-}
-
-// AgentCheck is the outcome of building one agent for "agent validate".
-type AgentCheck struct {
+// Check is the outcome of building one agent for "agent validate".
+type Check struct {
 	Name string
 	// Err is why the agent does not load; nil for a good agent.
 	Err error
-	// Warnings are the agent's warnings (agents.Agent.Warnings, with the
-	// data dir's directives): it loads, but something is odd.
-	Warnings []string
-	// Heartbeat summarizes the agent's heartbeat; "" when it has none.
-	Heartbeat string
+	// Spec is the good agent's spec as it was built (its Warnings with
+	// the data dir's directives'); nil when Err is set.
+	Spec *agents.Agent
 }
 
-// CheckAgents is ValidateAgents with each good agent's warnings.
-func CheckAgents(cfg *config.Config, names []string, log *slog.Logger) []AgentCheck {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	to := toolOptions(cfg, log)
+// CheckAgents builds each named agent exactly as the daemon does on its
+// first use (agent.yaml, prompt files, provider, tools with their WASM
+// modules compiled, policy) and releases it again: "agent validate" says
+// ok only for an agent that would load. No MCP server is started. A nil
+// log discards the build's messages.
+func CheckAgents(cfg *config.Config, names []string, log *slog.Logger) []Check {
+	to := StandaloneTools(cfg, log)
 	to.CheckOnly = true // no MCP server is started to validate
-	c := newAgentCacheOver(cfg, log, toolset.New(to))
-	defer c.close()
-	out := make([]AgentCheck, len(names))
+	c := New(Options{Config: cfg, Logger: to.Logger, Tools: toolset.New(to)})
+	defer c.Close()
+	out := make([]Check, len(names))
 	for i, name := range names {
 		la, err := c.build(name, filepath.Join(cfg.AgentsDir, name))
-		out[i] = AgentCheck{Name: name, Err: err}
+		out[i] = Check{Name: name, Err: err}
 		if err == nil {
-			out[i].Warnings = la.Spec.Warnings
-			hb, warnings := heartbeatCheck(cfg, la.Spec)
-			out[i].Heartbeat, out[i].Warnings = hb, append(slices.Clip(out[i].Warnings), warnings...)
+			out[i].Spec = la.Spec
 			toolset.CloseTools(la.Tools)
 		}
 	}
