@@ -3,7 +3,6 @@ package agentcache
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite/config"
-	"github.com/agnx-lite/agnx-lite/lite/sandbox"
 	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
@@ -78,7 +76,8 @@ type Hooks interface {
 // noHooks is Hooks outside a daemon: nobody listens.
 type noHooks struct{}
 
-func (noHooks) Building() func()           { return func() {} }
+func (noHooks) Building() func() { return func() {} }
+
 func (noHooks) Built(*runtime.LoadedAgent) {}
 
 // Options configure New. Config and Tools are required.
@@ -126,24 +125,6 @@ var (
 	_ runtime.AgentPinner = (*Cache)(nil)
 )
 
-// ErrAgentNotFound matches (errors.Is) the error for an agent with no
-// folder.
-var ErrAgentNotFound = runtime.ErrAgentNotFound
-
-// AgentNotFoundError says which agent is missing and how to make it.
-type AgentNotFoundError struct{ Name, Dir string }
-
-func (e *AgentNotFoundError) Error() string {
-	if !agents.ValidName(e.Name) {
-		return fmt.Sprintf("%q is not a valid agent name: use letters, digits and hyphens", e.Name)
-	}
-	return fmt.Sprintf("no agent %q in %s: create it with \"agnx-lite agent create %s\" or list them with \"agnx-lite agent list\"",
-		e.Name, e.Dir, e.Name)
-}
-
-// Is makes errors.Is(err, ErrAgentNotFound) hold.
-func (e *AgentNotFoundError) Is(target error) bool { return target == ErrAgentNotFound }
-
 // New is an agent cache that builds nothing until an agent is used.
 func New(o Options) *Cache {
 	log, hooks, newProvider := o.Logger, o.Hooks, o.NewProvider
@@ -175,23 +156,6 @@ func New(o Options) *Cache {
 		loaded: make(map[string]*cachedAgent), pins: make(map[string]int), retired: make(map[string][]runtime.Tool),
 		building: make(map[string]*agentBuild), refused: make(map[string]*AgentTooBigError), evictions: make(map[string]uint64),
 		budget: agentBudget(limitMB), limitMB: limitMB}
-}
-
-// NewStandalone is an agent cache outside a daemon (agent validate, tool
-// run, tests): its sandboxes watch no database's disk reserve, and the
-// tools that need a daemon are left out.
-func NewStandalone(cfg *config.Config, log *slog.Logger) *Cache {
-	return New(Options{Config: cfg, Logger: log, Tools: toolset.New(StandaloneTools(cfg, log))})
-}
-
-// StandaloneTools are the tool factory's options outside a daemon: its
-// sandbox manager has no database, so no disk reserve to watch.
-func StandaloneTools(cfg *config.Config, log *slog.Logger) toolset.Options {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return toolset.Options{Config: cfg, Logger: log,
-		Sandboxes: sandbox.New(sandbox.Options{Config: cfg.Sandbox, DataDir: cfg.DataDir, Logger: log})}
 }
 
 // CachedAgent returns the agent when it is built and its files did not
@@ -399,31 +363,6 @@ func (c *Cache) fresh(name string, ca *cachedAgent, now time.Time) (time.Time, b
 	return mod, false
 }
 
-// ReadSpec reads the agent's own files alone, as its folder has them now:
-// no shared directives or skills, no tools built, nothing started, and
-// no look at the cache. Retention and memory search need no more.
-func (c *Cache) ReadSpec(name string) (*agents.Agent, error) {
-	return c.specAt(name, filepath.Join(c.cfg.AgentsDir, name))
-}
-
-func (c *Cache) specAt(name, dir string) (*agents.Agent, error) {
-	if !agents.ValidName(name) {
-		return nil, &AgentNotFoundError{Name: name, Dir: c.cfg.AgentsDir}
-	}
-	if _, err := os.Stat(filepath.Join(dir, agents.FileName)); errors.Is(err, fs.ErrNotExist) {
-		return nil, &AgentNotFoundError{Name: name, Dir: c.cfg.AgentsDir}
-	}
-	spec, err := agents.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	if spec.Name != name {
-		return nil, &agents.Error{File: filepath.Join(dir, agents.FileName), Line: 0,
-			Msg: fmt.Sprintf("metadata.name %q does not match the folder name %q: rename one so they agree", spec.Name, name)}
-	}
-	return spec, nil
-}
-
 func (c *Cache) build(name, dir string) (*runtime.LoadedAgent, error) {
 	defer c.hooks.Building()()
 	spec, err := c.prepared(name, dir)
@@ -452,63 +391,6 @@ func (c *Cache) build(name, dir string) (*runtime.LoadedAgent, error) {
 		return nil, err
 	}
 	return &runtime.LoadedAgent{Spec: spec, Provider: p, Tools: ts, Policy: policy, Hooks: spec.Hooks}, nil
-}
-
-// prepared reads the agent's spec as a build uses it: its own files, the
-// data dir's shared directives and skills, and its workspace's path.
-func (c *Cache) prepared(name, dir string) (*agents.Agent, error) {
-	spec, err := c.specAt(name, dir)
-	if err != nil {
-		return nil, err
-	}
-	c.addSharedDirectives(spec)
-	spec.AddSharedSkills(filepath.Join(c.cfg.DataDir, agents.SkillsFolder))
-	spec.Workspace = c.cfg.WorkspaceDir(spec.Name)
-	return spec, nil
-}
-
-// addSharedDirectives gives the agent the data dir's directives (shared by
-// every agent, as Agnx's {workspace}/directives) and their warnings; the
-// folder and its files join the agent's Files so that an edit reloads it.
-func (c *Cache) addSharedDirectives(spec *agents.Agent) {
-	dir := filepath.Join(c.cfg.DataDir, agents.DirectivesDir)
-	ds, warnings := agents.LoadDirectives(dir)
-	spec.SharedDirectives = ds
-	spec.Warnings = append(spec.Warnings, warnings...)
-	files := []string{dir}
-	for _, d := range ds {
-		files = append(files, filepath.Join(dir, d.Name+".md"))
-	}
-	spec.Files = append(spec.Files, files...)
-	if mod := newestMod(files); mod.After(spec.ModTime) {
-		spec.ModTime = mod
-	}
-}
-
-// policyError is an agent's policy that does not load: it refuses the
-// agent, even one built before (AGNX-COMPAT §14.3).
-type policyError struct{ err error }
-
-func (e *policyError) Error() string { return e.err.Error() }
-func (e *policyError) Unwrap() error { return e.err }
-
-// policyFiles are the tiers of an agent's policy: the data dir's, the
-// agent's, the agent's local one.
-func (c *Cache) policyFiles(dir string) []string {
-	return []string{filepath.Join(c.cfg.DataDir, agents.PolicyFile), filepath.Join(dir, agents.PolicyFile),
-		filepath.Join(dir, agents.PolicyLocalFile)}
-}
-
-// newestMod is the newest modification time of files (missing ones are
-// skipped: a tier created later changes its folder's time).
-func newestMod(files []string) time.Time {
-	var newest time.Time
-	for _, f := range files {
-		if st, err := os.Stat(f); err == nil && st.ModTime().After(newest) {
-			newest = st.ModTime()
-		}
-	}
-	return newest
 }
 
 // LoadedSpecs lists the specs of the agents built, in name order.
@@ -575,53 +457,4 @@ func (c *Cache) Close() {
 	}
 	c.loaded, c.retired = map[string]*cachedAgent{}, map[string][]runtime.Tool{}
 	c.tools.Close()
-}
-
-// LoadAgentTools builds one agent, with its tools, outside a running
-// daemon (for `agnx-lite tool run`); close releases them. A nil log
-// discards the build's messages; p, when set, shows the first compile of
-// a WASM tool.
-func LoadAgentTools(cfg *config.Config, name string, log *slog.Logger, p *toolset.Progress) (*runtime.LoadedAgent, func(), error) {
-	to := StandaloneTools(cfg, log)
-	to.Progress = p
-	// Tools call no model: no key needed.
-	c := New(Options{Config: cfg, Logger: to.Logger, Tools: toolset.New(to), NewProvider: providerOrAbsent})
-	a, err := c.LoadAgent(name)
-	if err != nil {
-		c.Close() // the WASM engine and the sandbox owner it may have started
-		return nil, nil, err
-	}
-	return a, c.Close, nil
-}
-
-// Check is the outcome of building one agent for "agent validate".
-type Check struct {
-	Name string
-	// Err is why the agent does not load; nil for a good agent.
-	Err error
-	// Spec is the good agent's spec as it was built (its Warnings with
-	// the data dir's directives'); nil when Err is set.
-	Spec *agents.Agent
-}
-
-// CheckAgents builds each named agent exactly as the daemon does on its
-// first use (agent.yaml, prompt files, provider, tools with their WASM
-// modules compiled, policy) and releases it again: "agent validate" says
-// ok only for an agent that would load. No MCP server is started. A nil
-// log discards the build's messages.
-func CheckAgents(cfg *config.Config, names []string, log *slog.Logger) []Check {
-	to := StandaloneTools(cfg, log)
-	to.CheckOnly = true // no MCP server is started to validate
-	c := New(Options{Config: cfg, Logger: to.Logger, Tools: toolset.New(to)})
-	defer c.Close()
-	out := make([]Check, len(names))
-	for i, name := range names {
-		la, err := c.build(name, filepath.Join(cfg.AgentsDir, name))
-		out[i] = Check{Name: name, Err: err}
-		if err == nil {
-			out[i].Spec = la.Spec
-			toolset.CloseTools(la.Tools)
-		}
-	}
-	return out
 }
