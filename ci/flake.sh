@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 GO=${1:?usage: ci/flake.sh GO}
 count=${FLAKE_COUNT:-20}
 pkgs=${FLAKE_PKGS:-./bwrap ./lite ./lite/sandbox ./lite/mcp ./lite/plugin ./lite/telegram ./lite/bgproc ./lite/workers
-./lite/acpserver ./lite/httpapi ./lite/inbox ./lite/upkeep ./lite/toolset ./lite/autonomy ./runtime ./runtime/sched ./runtime/llm ./storage ./wasmtools ./cmd/agnx-lite}
+./lite/acpserver ./lite/httpapi ./lite/inbox ./lite/upkeep ./lite/toolset ./lite/autonomy ./lite/agentcache ./runtime ./runtime/sched ./runtime/llm ./storage ./wasmtools ./cmd/agnx-lite}
 pkgs=$(echo $pkgs)
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath" # as ci/test.sh: compiles shared with it
 DEPS_FLAKE=1 ci/deps.sh || exit 1

@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -37,13 +38,9 @@ func TestTelegram_AdmissionDoesNotWaitForABuild(t *testing.T) {
 	copyAgent(t, cfg, "assistant", "slow", "slow-model")
 	cfg.Routes = []config.Route{{Match: config.RouteMatch{ChatID: "43"}, Agent: "slow"}, {Agent: "assistant"}}
 	cfg.Gateways.Telegram = config.Telegram{Enabled: true, BotToken: tgtest.Token, Allowlist: []int64{42, 43}, APIBaseURL: tg.URL}
-	app, err := Open(cfg, &Options{NoSync: true})
-	require.NoError(t, err)
-	defer app.Close()
-
 	building, release := make(chan struct{}, 1), make(chan struct{})
-	next := app.Agents.newProvider
-	app.Agents.newProvider = func(m agents.Model) (runtime.Provider, error) {
+	next := agentcache.NewProvider
+	slow := func(m agents.Model) (runtime.Provider, error) {
 		if m.Name == "slow-model" {
 			select {
 			case building <- struct{}{}:
@@ -53,6 +50,9 @@ func TestTelegram_AdmissionDoesNotWaitForABuild(t *testing.T) {
 		}
 		return next(m)
 	}
+	app, err := Open(cfg, &Options{NoSync: true, agents: func(o *agentcache.Options) { o.NewProvider = slow }})
+	require.NoError(t, err)
+	defer app.Close()
 	gw, err := NewTelegram(app, telegram.Options{PollTimeout: time.Second})
 	require.NoError(t, err)
 	log := slog.New(slog.DiscardHandler)

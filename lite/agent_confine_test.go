@@ -2,6 +2,8 @@ package lite
 
 import (
 	"context"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +58,7 @@ func setSpec(t *testing.T, dir, lines string) {
 	t.Helper()
 	yaml := "apiVersion: agnx/v1alpha1\nkind: Agent\nmetadata:\n  name: " + filepath.Base(dir) +
 		"\nspec:\n  model:\n    provider: ollama\n    name: m\n" + lines
-	edit(t, filepath.Join(dir, agents.FileName), func(string) string { return yaml })
+	cachetest.Edit(t, filepath.Join(dir, agents.FileName), func(string) string { return yaml })
 }
 
 func TestAgents_FilesOutsideTheFolderNeverReachTheProvider(t *testing.T) {
@@ -70,10 +72,10 @@ func TestAgents_FilesOutsideTheFolderNeverReachTheProvider(t *testing.T) {
 	outManifest := filepath.Join(cfg.DataDir, "tool.yaml")
 	require.NoError(t, os.WriteFile(outManifest, []byte("name: leak\ndescription: "+hostSecret+"\n"), 0o600))
 
-	app, err := Open(cfg, nil)
+	// Every use compares the files with the disk.
+	app, err := Open(cfg, &Options{agents: func(o *agentcache.Options) { o.Recheck = -1 }})
 	require.NoError(t, err)
 	defer app.Close()
-	app.Agents.recheck = 0 // every use compares the files with the disk
 	require.NoError(t, turn(t, app, "assistant", "hello"))
 
 	// The loaded agent is edited in place to name the secret: the edit is

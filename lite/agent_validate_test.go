@@ -1,6 +1,7 @@
 package lite
 
 import (
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,8 +38,8 @@ func TestValidateAgents_SameErrorAsLoad(t *testing.T) {
 			setSpec(t, dir, "  tools:\n    - {type: cli, name: x, command: run}\n")
 		},
 		"openrouter without a key": func(t *testing.T, dir string) {
-			t.Setenv(envOpenRouter, "")
-			edit(t, filepath.Join(dir, agents.FileName), func(string) string {
+			t.Setenv("OPENROUTER_API_KEY", "")
+			cachetest.Edit(t, filepath.Join(dir, agents.FileName), func(string) string {
 				return "apiVersion: agnx/v1alpha1\nkind: Agent\nmetadata:\n  name: assistant\nspec:\n  model:\n    provider: openrouter\n    name: m\n"
 			})
 		},

@@ -2,6 +2,8 @@ package lite
 
 import (
 	"context"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +11,6 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,26 +25,11 @@ import (
 	"github.com/agnx-lite/agnx-lite/wasmtools"
 )
 
-// fakeHeld stands for heldNow: every module measured with it holds code
-// and heap bytes (it is read once before and once after each load).
-func fakeHeld(code, heap int64) func() toolset.Held {
-	var calls atomic.Int64
-	return func() toolset.Held {
-		n := calls.Add(1) / 2
-		return toolset.Held{Code: n * code, Heap: n * heap}
-	}
-}
-
-// withMeasure gives c, outside a daemon, a tool factory whose WASM loads
-// are measured by measure, in place of the one it has (nothing was built
-// with it yet).
-func withMeasure(c *agentCache, measure func() toolset.Held) {
-	withTools(c, func(o *toolset.Options) { o.Measure = measure })
-}
-
-// measuredApp is guardedApp whose WASM loads are measured by measure.
-func measuredApp(t *testing.T, measure func() toolset.Held) (*App, runtime.SessionInfo) {
-	return guardedAppWith(t, &Options{tools: func(o *toolset.Options, _ *toolset.SupervisorOptions) { o.Measure = measure }})
+// measuredApp is guardedApp whose WASM loads are measured by measure and
+// whose agents' tools share the budget of a memory limit of limitMB.
+func measuredApp(t *testing.T, limitMB int, measure func() toolset.Held) (*App, runtime.SessionInfo) {
+	return guardedAppWith(t, &Options{tools: func(o *toolset.Options, _ *toolset.SupervisorOptions) { o.Measure = measure },
+		agents: func(o *agentcache.Options) { o.LimitMB = limitMB }})
 }
 
 // exampleModules builds the shipped example tools calc and wc for wasip1
@@ -107,11 +93,11 @@ func TestAgentBudget_TwoGoToolsFiveCalls(t *testing.T) {
 	cfg.Runtime.MemoryLimitMB = 0 // the test drives a guard of its own
 	_, err := config.Init(cfg)
 	require.NoError(t, err)
-	app, err := Open(cfg, nil)
+	limitMB := config.Default().Runtime.MemoryLimitMB
+	// The budget as Open sets it with the default config.
+	app, err := Open(cfg, &Options{agents: func(o *agentcache.Options) { o.LimitMB = limitMB }})
 	require.NoError(t, err)
 	t.Cleanup(func() { app.Close() })
-	limitMB := config.Default().Runtime.MemoryLimitMB
-	app.Agents.setBudget(limitMB) // as Open does with the default config
 	dir, err := agents.WriteTemplate(cfg.AgentsDir, "tools")
 	require.NoError(t, err)
 	exampleTool(t, dir, "calc", calc)
@@ -121,22 +107,22 @@ func TestAgentBudget_TwoGoToolsFiveCalls(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one two\nthree\n"), 0o600))
 
 	ctx := context.Background()
-	g := appGuard(app, limitMB, func() (int64, error) { return 8<<20 + app.Agents.counts().held.Total() + 10<<20, nil })
+	g := appGuard(app, limitMB, func() (int64, error) { return 8<<20 + app.Agents.Counts().Held.Total() + 10<<20, nil })
 	session, err := app.Loop.CreateSession(ctx, runtime.NewSession{Agent: "tools"})
 	require.NoError(t, err, "the agent is built under the default limit")
-	before := app.Agents.counts()
-	require.Equal(t, uint64(1), before.builds)
-	require.Positive(t, before.held.Total(), "the tools' fixed cost is measured")
+	before := app.Agents.Counts()
+	require.Equal(t, uint64(1), before.Builds)
+	require.Positive(t, before.Held.Total(), "the tools' fixed cost is measured")
 	for i := range 5 {
 		results := sendAndCollect(t, app, session.ID, "count")
 		assert.ElementsMatch(t, []string{"1024", "2 lines, 3 words, 14 bytes in notes.txt"}, results, "message %d", i+1)
 		g.Check(ctx)
 	}
-	after := app.Agents.counts()
-	assert.Equal(t, before.builds, after.builds, "no build between the calls")
-	assert.Zero(t, after.evictions[evictedMemory]+after.evictions[evictedBudget]+after.evictions[evictedLRU], "no eviction")
+	after := app.Agents.Counts()
+	assert.Equal(t, before.Builds, after.Builds, "no build between the calls")
+	assert.Zero(t, after.Evictions[agentcache.EvictedMemory]+after.Evictions[agentcache.EvictedBudget]+after.Evictions[agentcache.EvictedLRU], "no eviction")
 	assert.False(t, g.Busy(), "no turn refused")
-	assert.Contains(t, loaded(app.Agents), "tools")
+	assert.Contains(t, app.Agents.LoadedNames(), "tools")
 }
 
 // sendAndCollect sends text to the session and returns the contents of
@@ -163,37 +149,6 @@ func sendAndCollect(t *testing.T, app *App, sid, text string) []string {
 	return nil
 }
 
-// An agent whose tools hold more than the limit leaves for agents is
-// refused at its build with the figures and the setting to raise, and
-// the refusal is kept: the next message is refused without a build,
-// until the agent's files change.
-func TestAgentBudget_RefusedOnceAtBuild(t *testing.T) {
-	c, cfg := newTestCache(t)
-	c.setBudget(40)
-	withMeasure(c, fakeHeld(20<<20, 10<<20))
-	dir := filepath.Join(cfg.AgentsDir, "assistant")
-	echoTool(t, filepath.Join(dir, "tools", "echo"))
-
-	_, err := c.LoadAgent("assistant")
-	var big *AgentTooBigError
-	require.ErrorAs(t, err, &big)
-	assert.EqualError(t, err, "agent assistant needs 30 MiB of memory for its compiled WASM tools (echo 30 MiB), "+
-		"more than the 24 MiB that runtime.memory_limit_mb = 40 leaves for agents: "+
-		"set runtime.memory_limit_mb to at least 46 in agnx.yaml, or give the agent fewer WASM tools")
-	assert.Empty(t, loaded(c))
-
-	_, err = c.LoadAgent("assistant")
-	assert.ErrorAs(t, err, &big, "refused again")
-	assert.Equal(t, uint64(1), c.counts().builds, "without a build")
-
-	c.setBudget(64) // the limit raised (a restart, in the daemon)
-	edit(t, filepath.Join(dir, agents.FileName), func(s string) string { return s })
-	a, err := c.LoadAgent("assistant")
-	require.NoError(t, err, "a changed agent is built again")
-	assert.Equal(t, uint64(2), c.counts().builds)
-	assert.Equal(t, toolset.Held{Code: 20 << 20, Heap: 10 << 20}, fixedCost(a.Tools), "the module's figure, measured once")
-}
-
 // agent validate says what the daemon would: an agent whose tools hold
 // more than the limit leaves for agents does not validate. With 16 MB
 // nothing is left, and the compiler's code for even the 309-byte echo
@@ -205,64 +160,33 @@ func TestAgentBudget_ValidateRefuses(t *testing.T) {
 	cfg := crashConfig(t.TempDir())
 	_, err := config.Init(cfg)
 	require.NoError(t, err)
-	echoTool(t, filepath.Join(cfg.AgentsDir, "assistant", "tools", "echo"))
+	cachetest.EchoTool(t, filepath.Join(cfg.AgentsDir, "assistant", "tools", "echo"))
 	assert.NoError(t, ValidateAgents(cfg, []string{"assistant"}, nil)[0], "it fits the default limit")
 	cfg.Runtime.MemoryLimitMB = 16
 	err = ValidateAgents(cfg, []string{"assistant"}, nil)[0]
-	var big *AgentTooBigError
+	var big *agentcache.AgentTooBigError
 	require.ErrorAs(t, err, &big)
 	assert.Contains(t, err.Error(), "runtime.memory_limit_mb = 16 leaves for agents")
-}
-
-// The loaded agents' fixed costs stay within the budget: a build that
-// would go over evicts the least recently used idle agent holding one,
-// never a pinned one; agents that hold none are not counted.
-func TestAgentBudget_LoadedAgentsStayWithinIt(t *testing.T) {
-	c := lruCache(t, 8, "a", "b")
-	c.setBudget(48) // 32 MiB for agents
-	withMeasure(c, fakeHeld(15<<20, 5<<20))
-	for _, n := range []string{"a", "b"} {
-		echoTool(t, filepath.Join(c.cfg.AgentsDir, n, "tools", "echo"))
-	}
-	load := func(name string) {
-		t.Helper()
-		_, err := c.LoadAgent(name)
-		require.NoError(t, err)
-	}
-	load("assistant")
-	load("a")
-	load("b")
-	assert.ElementsMatch(t, []string{"assistant", "b"}, loaded(c), "a and b hold 40 MiB together: a went")
-	assert.Equal(t, uint64(1), c.counts().evictions[evictedBudget])
-
-	c.Pin("b") // b has a turn running
-	load("a")
-	assert.ElementsMatch(t, []string{"assistant", "a", "b"}, loaded(c), "over the budget while b's turn runs")
-	c.Unpin("b")
-	assert.Equal(t, 2, c.evictIdle(), "the guard evicts assistant, which holds nothing, and brings the rest within the budget")
-	assert.Equal(t, []string{"a"}, loaded(c), "b was the least recently used of the two")
-	assert.Equal(t, toolset.Held{Code: 15 << 20, Heap: 5 << 20}, c.counts().held)
 }
 
 // Over its high-water mark the guard evicts idle agents that hold no
 // fixed cost, but not one the budget holds: that would win its memory
 // back only until its next message built it again.
 func TestMemGuard_KeepsWhatTheBudgetHolds(t *testing.T) {
-	app, _ := measuredApp(t, fakeHeld(15<<20, 5<<20))
+	app, _ := measuredApp(t, 64, cachetest.FakeHeld(15<<20, 5<<20))
 	ctx := context.Background()
-	app.Agents.setBudget(64)
 	dir, err := agents.WriteTemplate(app.Config.AgentsDir, "tools")
 	require.NoError(t, err)
-	echoTool(t, filepath.Join(dir, "tools", "echo"))
+	cachetest.EchoTool(t, filepath.Join(dir, "tools", "echo"))
 	_, err = app.Agents.LoadAgent("tools")
 	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"assistant", "tools"}, loaded(app.Agents))
+	require.ElementsMatch(t, []string{"assistant", "tools"}, app.Agents.LoadedNames())
 
 	g := appGuard(app, 64, func() (int64, error) { return 80 << 20, nil }) // over 64 MiB + 1/8
 	g.Check(ctx)
-	assert.Equal(t, []string{"tools"}, loaded(app.Agents))
-	c := app.Agents.counts()
-	assert.Equal(t, uint64(1), c.evictions[evictedMemory], "assistant, which holds nothing")
+	assert.Equal(t, []string{"tools"}, app.Agents.LoadedNames())
+	c := app.Agents.Counts()
+	assert.Equal(t, uint64(1), c.Evictions[agentcache.EvictedMemory], "assistant, which holds nothing")
 	assert.True(t, g.Busy(), "the memory is short for other reasons: new turns wait")
 }
 
@@ -270,12 +194,11 @@ func TestMemGuard_KeepsWhatTheBudgetHolds(t *testing.T) {
 // which the Go runtime does not count: heap and code together stay near
 // the limit.
 func TestMemGuard_SoftLimitLeavesRoomForCode(t *testing.T) {
-	app, _ := measuredApp(t, fakeHeld(15<<20, 5<<20))
+	app, _ := measuredApp(t, 64, cachetest.FakeHeld(15<<20, 5<<20))
 	ctx := context.Background()
-	app.Agents.setBudget(64)
 	dir, err := agents.WriteTemplate(app.Config.AgentsDir, "tools")
 	require.NoError(t, err)
-	echoTool(t, filepath.Join(dir, "tools", "echo"))
+	cachetest.EchoTool(t, filepath.Join(dir, "tools", "echo"))
 
 	g := appGuard(app, 64, func() (int64, error) { return 20 << 20, nil })
 	prev := debug.SetMemoryLimit(-1)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"github.com/agnx-lite/agnx-lite/lite/autonomy"
 	"github.com/agnx-lite/agnx-lite/lite/bgproc"
 	"github.com/agnx-lite/agnx-lite/lite/chats"
@@ -28,7 +29,7 @@ type App struct {
 	Config *config.Config
 	Store  *storage.Store
 	Loop   *runtime.Loop
-	Agents *agentCache
+	Agents *agentcache.Cache
 	log    *slog.Logger
 
 	// services is what runs in the background, in start order
@@ -56,7 +57,7 @@ type App struct {
 	// bg runs the agents' background processes (lite/toolset).
 	bg *bgproc.Manager
 	// memIndex gives the search behind an agent's recall with a query,
-	// for its memory tool and SearchMemory (memory_index.go).
+	// for its memory tool and SearchMemory (memory_search.go).
 	memIndex func(*agents.Agent) memory.Searcher
 	// retain ends idle sessions and prunes old events (lite/upkeep); its
 	// timer runs in Serve only.
@@ -100,6 +101,9 @@ type Options struct {
 	// autonomy, when set, edits the schedules' and the task boards'
 	// options before they are made (tests' seams: the crash tests' holds).
 	autonomy func(*autonomy.SchedulesOptions, *autonomy.TasksOptions)
+	// agents, when set, edits the agent cache's options before it is
+	// made (tests' seams: a fake provider, a budget, no recheck delay).
+	agents func(*agentcache.Options)
 }
 
 // Open opens the data dir and starts the loop. The caller must Close it.
@@ -169,7 +173,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	}
 	a.sched = autonomy.NewSchedules(schedOpts)
 	a.tasks = autonomy.NewTasks(taskOpts)
-	a.memIndex = memIndexes(loop, cfg.WorldMemoryDir())
+	a.memIndex = agentcache.MemIndexes(loop, cfg.WorldMemoryDir())
 	th := toolHost{a}
 	a.bg = toolset.NewBackground(loop, log, th)
 	to := toolset.Options{Config: cfg, Logger: log, Sandboxes: sb, Progress: o.Progress, Sessions: toolset.NewSessions(st),
@@ -179,7 +183,13 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 		o.tools(&to, &so)
 	}
 	to.Workers = toolset.NewSupervisor(so)
-	cache := newAgentCacheOver(cfg, log, toolset.New(to))
+	// The cache tells the memory guard and the heartbeats of its builds
+	// through cacheHooks: both are made after it, before anything builds.
+	ao := agentcache.Options{Config: cfg, Logger: log, Tools: toolset.New(to), Hooks: cacheHooks{a}}
+	if o.agents != nil {
+		o.agents(&ao)
+	}
+	cache := agentcache.New(ao)
 	a.Agents = cache
 	a.chats = chats.New(loop, cache, cfg)
 	a.onTurnEnd(a.sched.TurnEnded)
@@ -187,15 +197,10 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	a.onTurnEnd(a.hb.TurnEnded)
 	a.retain = upkeep.NewRetention(upkeep.RetentionOptions{Store: st, Loop: loop, Specs: upkeepAgents{cache},
 		Sessions: cfg.Sessions, Logger: log})
-	cache.onBuilt, cache.onReload = a.hb.Built, a.hb.Reloaded
 	a.onTurnEnd(a.notify.TurnEnded)
 	if cfg.Runtime.MemoryLimitMB > 0 {
-		a.guard = upkeep.NewGuard(upkeep.GuardOptions{LimitMB: cfg.Runtime.MemoryLimitMB, Reserve: agentReserve,
+		a.guard = upkeep.NewGuard(upkeep.GuardOptions{LimitMB: cfg.Runtime.MemoryLimitMB, Reserve: agentcache.Reserve,
 			Loop: loop, Agents: upkeepAgents{cache}, DB: st, Logger: log})
-		// The one field still set after construction, before anything
-		// builds: the guard evicts from the cache and sheds the loop,
-		// which is built on the cache, so the cache exists before it.
-		cache.onBuild = a.guard.Building
 	}
 	// The one list of what runs in the background, in start order; Close
 	// stops it in reverse, so each part's stop finds what it reports to
@@ -223,7 +228,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	sv.add("background processes", funcs{stop: a.bg.Close}, false)
 	if err := sv.start(context.Background(), false); err != nil {
 		_ = sv.stop()
-		a.Agents.close()
+		a.Agents.Close()
 		_ = st.Close()
 		return nil, err
 	}
@@ -239,7 +244,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 // on its own.
 func (a *App) Close() error {
 	err := a.services.stop()
-	a.Agents.close()
+	a.Agents.Close()
 	if cerr := a.Store.Close(); err == nil {
 		err = cerr
 	}

@@ -12,11 +12,11 @@ import (
 // MCPServers reports the MCP servers the daemon knows (started or listed
 // since it started), for serve status.
 func (a *App) MCPServers() []httpapi.MCPServer {
-	return mcpStatus(a.Agents.tools.MCP().Stats())
+	return mcpStatus(a.Agents.Tools().MCP().Stats())
 }
 
 // MCPStats are the MCP servers' raw stats.
-func (a *App) MCPStats() []mcp.Stat { return a.Agents.tools.MCP().Stats() }
+func (a *App) MCPStats() []mcp.Stat { return a.Agents.Tools().MCP().Stats() }
 
 // RSS is the daemon's own resident memory in bytes (0 when unknown); its
 // MCP servers are other processes and not counted.

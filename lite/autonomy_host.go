@@ -53,5 +53,5 @@ var _ autonomy.Agents = hbAgents{}
 
 func (c hbAgents) Spec(name string) (*agents.Agent, error) { return c.a.Agents.Spec(name) }
 func (c hbAgents) SpecAt(name, dir string) (*agents.Agent, error) {
-	return c.a.Agents.specAt(name, dir)
+	return c.a.Agents.SpecAt(name, dir)
 }

@@ -155,7 +155,7 @@ func TestGateways_OneSessionThroughHTTPTheCLIAndARestartedPlugin(t *testing.T) {
 	require.NoError(t, err)
 
 	// HTTP follows the session from its first event.
-	api := httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, KeepAlive: -1})
+	api := httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app}, KeepAlive: -1})
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	defer api.Close()

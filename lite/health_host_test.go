@@ -28,7 +28,7 @@ func TestHealth_Host(t *testing.T) {
 	app, err := Open(cfg, &Options{NoSync: true, host: fakeHost(t, "50000\n")})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, app.Close()) })
-	api := httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, RSS: app.RSS, Health: doctor.NewHealth(app.healthOptions()).Facts})
+	api := httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app}, RSS: app.RSS, Health: doctor.NewHealth(app.healthOptions()).Facts})
 
 	req := httptest.NewRequest("GET", "/api/v1/health", nil)
 	req.RemoteAddr, req.Host = "127.0.0.1:1", "127.0.0.1:8080"

@@ -79,7 +79,7 @@ func TestHealth(t *testing.T) {
 	o := app.healthOptions()
 	o.Now = func() time.Time { return clock }
 	h := doctor.NewHealth(o)
-	api := httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, Version: "v1.2.3",
+	api := httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app}, Version: "v1.2.3",
 		RSS: app.RSS, Health: func(ctx context.Context) httpapi.HealthFacts { return h.Facts(ctx) }})
 	get := func() healthJSON {
 		t.Helper()

@@ -1,10 +1,9 @@
 package lite
 
 import (
-	"slices"
-	"strings"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"github.com/agnx-lite/agnx-lite/lite/doctor"
 )
 
@@ -17,24 +16,10 @@ func (a *App) healthOptions() doctor.HealthOptions {
 
 // healthAgents is the agent cache as the health report reads it
 // (doctor.Agents).
-type healthAgents struct{ c *agentCache }
+type healthAgents struct{ c *agentcache.Cache }
 
 var _ doctor.Agents = healthAgents{}
 
-func (h healthAgents) LoadedCount() int                        { return h.c.loadedCount() }
-func (h healthAgents) LoadedSpecs() []*agents.Agent            { return h.c.loadedSpecs() }
-func (h healthAgents) Spec(name string) (*agents.Agent, error) { return h.c.spec(name) }
-
-// loadedSpecs lists the specs of the agents built, in name order.
-func (c *agentCache) loadedSpecs() []*agents.Agent {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]*agents.Agent, 0, len(c.loaded))
-	for _, ca := range c.loaded {
-		if ca.agent != nil && ca.agent.Spec != nil {
-			out = append(out, ca.agent.Spec)
-		}
-	}
-	slices.SortFunc(out, func(a, b *agents.Agent) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
+func (h healthAgents) LoadedCount() int                        { return h.c.Loaded() }
+func (h healthAgents) LoadedSpecs() []*agents.Agent            { return h.c.LoadedSpecs() }
+func (h healthAgents) Spec(name string) (*agents.Agent, error) { return h.c.ReadSpec(name) }

@@ -81,7 +81,7 @@ func (e *hookEnv) open(cfg *config.Config) {
 	e.app = app
 	h := hooks.New(hooks.Options{Hooks: cfg.Hooks, Loop: app.Loop, Chats: hookChats{app},
 		Logger: slog.New(slog.NewJSONHandler(&e.logs, nil)), Now: func() time.Time { return e.now() }})
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, Hooks: h, APIToken: "api-token-0123456789"}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app}, Hooks: h, APIToken: "api-token-0123456789"}))
 	t.Cleanup(srv.Close)
 	e.url = srv.URL
 }

@@ -54,6 +54,11 @@ var liteEdges = map[string][]string{
 	// toolset, the tool factory, runs its tools in sandbox's sandboxes and
 	// drives the MCP, background-process and worker clients.
 	"lite/toolset": {"lite/bgproc", "lite/config", "lite/mcp", "lite/sandbox", "lite/workers"},
+	// agentcache builds agents on first use: their tools come from
+	// toolset, the sandbox manager of a cache outside a daemon from
+	// sandbox. cachetest is its tests' fixtures, shared with the root's.
+	"lite/agentcache":           {"lite/config", "lite/sandbox", "lite/toolset"},
+	"lite/agentcache/cachetest": {"lite/config", "lite/toolset"},
 
 	// Gateways.
 	"lite/httpapi":   {"lite/webaddr"},

@@ -3,6 +3,8 @@ package lite
 import (
 	"bytes"
 	"context"
+	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -11,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/bwrap"
 	"github.com/agnx-lite/agnx-lite/lite/doctor"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -95,26 +96,6 @@ func TestMCP_TurnCallsAServerTool(t *testing.T) {
 	}
 }
 
-// An MCP server's changed tool list makes the agent's next use rebuild it.
-func TestAgentCache_MarkStaleRebuilds(t *testing.T) {
-	c, _ := newTestCache(t)
-	defer c.close()
-	c.recheck = 1 << 62 // only markStale can make it rebuild
-	first, err := c.LoadAgent("assistant")
-	require.NoError(t, err)
-	same, err := c.LoadAgent("assistant")
-	require.NoError(t, err)
-	assert.Same(t, first, same)
-	c.MarkStale("assistant")
-	c.MarkStale("ghost") // not loaded: nothing happens
-	second, err := c.LoadAgent("assistant")
-	require.NoError(t, err)
-	assert.NotSame(t, first, second)
-	third, err := c.LoadAgent("assistant")
-	require.NoError(t, err)
-	assert.Same(t, second, third, "rebuilt once")
-}
-
 func hasTool(ts []runtime.Tool, name string) bool {
 	for _, t := range ts {
 		if t.Spec().Name == name {
@@ -127,27 +108,31 @@ func hasTool(ts []runtime.Tool, name string) bool {
 // An evicted agent's MCP servers are stopped and forgotten; an agent
 // without MCP servers never makes the manager.
 func TestMCP_EvictionStopsTheServers(t *testing.T) {
-	c := lruCache(t, 1, "other")
-	defer c.close()
-	_, err := c.LoadAgent("other")
+	cfg := cachetest.Init(t)
+	cfg.Runtime.MaxLoadedAgents = 1
+	_, err := agents.WriteTemplate(cfg.AgentsDir, "other")
 	require.NoError(t, err)
-	assert.Nil(t, c.tools.MCP().Started(), "no MCP server: no manager")
+	c := cacheOver(cfg, nil)
+	defer func() { c.Close() }()
+	_, err = c.LoadAgent("other")
+	require.NoError(t, err)
+	assert.Nil(t, c.Tools().MCP().Started(), "no MCP server: no manager")
 
-	setSpec(t, filepath.Join(c.cfg.AgentsDir, "assistant"), "  tools:\n    - {type: mcp, name: probe, command: "+mcpServerBinary(t)+"}\n")
+	setSpec(t, filepath.Join(cfg.AgentsDir, "assistant"), "  tools:\n    - {type: mcp, name: probe, command: "+mcpServerBinary(t)+"}\n")
 	if !bwrap.Probe(context.Background()).Usable {
-		setSandboxMode(c, "trust")
+		c = withTools(c, cfg, sandboxMode("trust"))
 	}
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	require.True(t, hasTool(a.Tools, "probe__add"), a.Spec.Warnings)
-	stats := c.tools.MCP().Stats()
+	stats := c.Tools().MCP().Stats()
 	require.Len(t, stats, 1)
 	require.True(t, stats[0].Running, "listed by starting it: nothing was cached")
 	pid := stats[0].PID
 
 	_, err = c.LoadAgent("other") // evicts assistant
 	require.NoError(t, err)
-	assert.Empty(t, c.tools.MCP().Stats(), "forgotten")
+	assert.Empty(t, c.Tools().MCP().Stats(), "forgotten")
 	assert.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 10*time.Second, 20*time.Millisecond,
 		"the server's process ends")
 }

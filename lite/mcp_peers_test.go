@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -54,8 +55,8 @@ func TestMCP_ReferenceServers(t *testing.T) {
 	ws := cfg.WorkspaceDir("assistant")
 	require.NoError(t, os.MkdirAll(ws, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("buy milk\n"), 0o600))
-	c := newAgentCache(cfg, slog.New(slog.DiscardHandler))
-	defer c.close()
+	c := agentcache.NewStandalone(cfg, slog.New(slog.DiscardHandler))
+	defer c.Close()
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	require.Empty(t, a.Spec.Warnings, "both servers listed")
@@ -80,7 +81,7 @@ func TestMCP_ReferenceServers(t *testing.T) {
 	assert.Contains(t, call("files__list_directory", `{"path": "."}`).Content, "notes.txt")
 	assert.Contains(t, call("files__read_text_file", `{"path": "notes.txt"}`).Content, "buy milk")
 
-	stats := c.tools.MCP().Stats()
+	stats := c.Tools().MCP().Stats()
 	require.Len(t, stats, 2)
 	for _, s := range stats {
 		assert.True(t, s.Running, s.Server)

@@ -50,7 +50,7 @@ func TestMemory_RememberRestartRecall(t *testing.T) {
 	assert.True(t, sources["memory/d"], "the daily file: %+v", res.Hits)
 	assert.True(t, sources["session "], "the first conversation's message: %+v", res.Hits)
 
-	srv := httptest.NewServer(httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app.Agents}, SearchMemory: app.searchMemoryAPI}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Options{Loop: app.Loop, Agents: registry{app}, SearchMemory: app.searchMemoryAPI}))
 	defer srv.Close()
 	c := httpapi.NewClient(srv.URL, httpapi.ClientOptions{})
 	hr, err := c.SearchMemory(context.Background(), "assistant", "hunter2", 3)

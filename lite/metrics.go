@@ -169,8 +169,8 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 		p.gauge("agnx_turns_parked", "Turns waiting for a person's decision: they hold no turn slot.", float64(st.Parked))
 		p.gauge("agnx_loop_queue_depth", "Requests waiting in the event loop's inbox.", float64(st.Inbox))
 	}
-	p.gauge("agnx_agents_loaded", "Agents built and cached.", float64(app.Agents.loadedCount()))
-	writeAgents(p, app.Agents.counts())
+	p.gauge("agnx_agents_loaded", "Agents built and cached.", float64(app.Agents.Loaded()))
+	writeAgents(p, app.Agents.Counts())
 	p.gauge("agnx_tools_stuck", "Tool calls given up on past their deadline whose goroutine has not returned yet.",
 		float64(app.Loop.StuckTools()))
 	if m, err := app.host.Self(); err == nil {
@@ -184,7 +184,7 @@ func (m *metrics) gauges(p *promWriter, app *App, lastPoll func() time.Time) {
 	p.sample("agnx_go_alloc_bytes_total", float64(ms.TotalAlloc))
 	p.gauge("agnx_goroutines", "Goroutines.", float64(goruntime.NumGoroutine()))
 	writeHost(p, app.host.Read(ctx, app.Config.DataDir))
-	writeMCP(p, app.Agents.tools.MCP().Stats())
+	writeMCP(p, app.Agents.Tools().MCP().Stats())
 	writeSched(p, app)
 	writeRetention(p, app.retain, app.Store)
 	if lastPoll != nil {

@@ -8,14 +8,15 @@ import (
 )
 
 // registry gives the HTTP API its view of the agents: listings read the
-// folders (and each agent.yaml, to show its model), Get loads one, and
-// Reload re-reads them all now.
-type registry struct{ c *agentCache }
+// folders (and each agent.yaml, to show its model), Get reads one's spec,
+// and Reload re-reads them all now. It stays in the root because a reload
+// fans out beyond the cache: the heartbeats re-read which agents have one.
+type registry struct{ a *App }
 
 var _ httpapi.Agents = registry{}
 
 func (r registry) List() ([]httpapi.AgentInfo, error) {
-	list, err := agents.List(r.c.cfg.AgentsDir)
+	list, err := agents.List(r.a.Config.AgentsDir)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func info(name, dir string) httpapi.AgentInfo {
 }
 
 func (r registry) Get(name string) (*agents.Agent, error) {
-	return r.c.Spec(name)
+	return r.a.Agents.Spec(name)
 }
 
 // Reload re-reads every agent in the agents folder, as Agnx's
@@ -45,22 +46,20 @@ func (r registry) Get(name string) (*agents.Agent, error) {
 // yet is checked, and built on its first use as always.
 func (r registry) Reload() []httpapi.AgentInfo {
 	loaded := map[string]bool{}
-	for _, n := range r.c.loadedNames() {
+	for _, n := range r.a.Agents.LoadedNames() {
 		loaded[n] = true
 	}
 	list, err := r.List()
 	if err != nil {
-		return []httpapi.AgentInfo{{Name: filepath.Base(r.c.cfg.AgentsDir), Err: err.Error()}}
+		return []httpapi.AgentInfo{{Name: filepath.Base(r.a.Config.AgentsDir), Err: err.Error()}}
 	}
 	for i, a := range list {
 		if a.Err == "" && loaded[a.Name] {
-			if err := r.c.reload(a.Name); err != nil {
+			if err := r.a.Agents.Reload(a.Name); err != nil {
 				list[i].Err = err.Error()
 			}
 		}
 	}
-	if r.c.onReload != nil {
-		r.c.onReload() // heartbeats gained or lost
-	}
+	r.a.hb.Reloaded() // heartbeats gained or lost
 	return list
 }

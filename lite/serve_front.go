@@ -43,7 +43,7 @@ func newFrontDoor(app *App, ln net.Listener, base, version string, shutdown func
 		log.Warn("cannot keep this daemon's id in the data dir; the web page's cookie gets the plain name agnx_web", "err", err)
 	}
 	api := httpapi.New(httpapi.Options{
-		Loop: app.Loop, Agents: registry{app.Agents}, Version: version, Workspace: cfg.DataDir,
+		Loop: app.Loop, Agents: registry{app}, Version: version, Workspace: cfg.DataDir,
 		APIToken: sc.APIToken.Value(), AdminToken: sc.AdminToken.Value(),
 		KeepAlive:      seconds(sc.KeepAliveIntervalSeconds, -1),
 		RequestTimeout: seconds(sc.RequestTimeoutSeconds, 0),

@@ -1,6 +1,7 @@
 package lite
 
 import (
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +49,7 @@ func toolCount(a *runtime.LoadedAgent, name string) int {
 // reloads it.
 func TestSkills_SharedAndTheSkillTool(t *testing.T) {
 	c, cfg := newTestCache(t)
-	defer c.close()
+	defer c.Close()
 	shared := writeShared(t, cfg, map[string]string{
 		"both/SKILL.md":   skillMD("both", "Shared version"),
 		"common/SKILL.md": skillMD("common", "Shared skill"),
@@ -76,7 +77,7 @@ func TestSkills_SharedAndTheSkillTool(t *testing.T) {
 	assert.Contains(t, res.Content, "description: Shared skill")
 
 	common := filepath.Join(shared, "common", "SKILL.md")
-	edit(t, common, func(string) string { return skillMD("common", "Edited") })
+	cachetest.Edit(t, common, func(string) string { return skillMD("common", "Edited") })
 	b, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	assert.NotSame(t, a, b, "a shared skill's edit reloads the agent")
@@ -124,9 +125,8 @@ func TestSandbox_SkillScripts(t *testing.T) {
 		"tools/probe/run":                "#!/bin/bash\ncat \"$1\"\n",
 	}
 	c, cfg, _ := toolAgentCache(t, "bwrap", "    - {type: builtin, name: bash}\n", files)
-	defer c.close()
+	defer c.Close()
 	writeShared(t, cfg, map[string]string{"common/SKILL.md": skillMD("common", "Shared"), "common/run.sh": "#!/bin/sh\necho shared ran\n"})
-	c.recheck = 0
 	a, err := c.LoadAgent("assistant") // again, with the shared skill
 	require.NoError(t, err)
 	require.Len(t, a.Spec.Skills, 2)

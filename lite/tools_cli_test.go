@@ -2,6 +2,7 @@ package lite
 
 import (
 	"encoding/json"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"os"
 	"path/filepath"
@@ -124,7 +125,7 @@ func TestCLI_CommandForms(t *testing.T) {
 		assert.NotEqual(t, "x", tool.Spec().Name)
 	}
 	require.NoError(t, os.WriteFile(yaml, []byte(string(data[:i])+"  tools:\n    - {type: cli, name: x, command: ./a/../../x.sh}\n"), 0o644))
-	assert.ErrorContains(t, c.reload("assistant"), "outside")
+	assert.ErrorContains(t, c.Reload("assistant"), "outside")
 }
 
 func TestDiscover_PrecedenceRunAndRescan(t *testing.T) {
@@ -206,10 +207,10 @@ func TestDiscover_LinkOutIsRefused(t *testing.T) {
 // The schedule tool comes from the App's schedule service; a factory
 // without one (agent validate) leaves it out without a warning.
 func TestBuiltin_Schedule(t *testing.T) {
-	c, _, a := toolAgentCache(t, "bwrap", "    - {type: builtin, name: schedule}\n", nil)
+	c, cfg, a := toolAgentCache(t, "bwrap", "    - {type: builtin, name: schedule}\n", nil)
 	assert.Empty(t, toolNames(a))
 	assert.Empty(t, a.Spec.Warnings)
-	withTools(c, func(o *toolset.Options) { o.Sched = sched.New(sched.Options{}) })
+	c = withTools(c, cfg, func(o *toolset.Options) { o.Sched = sched.New(sched.Options{}) })
 	c.MarkStale("assistant")
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
@@ -221,8 +222,8 @@ func TestCLI_MinimalEnvPlusDeclared(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-daemon")
 	t.Setenv("TZ", "Europe/Oslo")
 	c, cfg := newTestCache(t)
-	c.cfg.Sandbox.Env = map[string]config.Secret{"WEATHER_KEY": "w-1", "OTHER": "o"}
-	setSandboxMode(c, "bwrap")
+	cfg.Sandbox.Env = map[string]config.Secret{"WEATHER_KEY": "w-1", "OTHER": "o"}
+	c = withTools(c, cfg, sandboxMode("bwrap"))
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "env.sh"), []byte("#!/bin/sh\nenv | sort\n"), 0o755))
 	yaml := filepath.Join(dir, "agent.yaml")
@@ -238,8 +239,8 @@ func TestCLI_MinimalEnvPlusDeclared(t *testing.T) {
 	assert.NotContains(t, out, "sk-daemon", "the daemon's provider keys never reach a tool")
 	assert.NotContains(t, out, "OTHER=", "only the names the tool lists")
 
-	edit(t, yaml, func(s string) string { return strings.Replace(s, "env: [WEATHER_KEY, TZ]", "env: [OPENAI_API_KEY]", 1) })
-	_, err = c.load("assistant", true)
+	cachetest.Edit(t, yaml, func(s string) string { return strings.Replace(s, "env: [WEATHER_KEY, TZ]", "env: [OPENAI_API_KEY]", 1) })
+	err = c.Reload("assistant")
 	assert.ErrorContains(t, err, "env names OPENAI_API_KEY, which sandbox.env in the configuration does not have")
 }
 
@@ -259,7 +260,7 @@ func TestDiscover_TrustModeRunsInTheToolFolder(t *testing.T) {
 
 func TestCheckAgents_ShowsToolWarnings(t *testing.T) {
 	c, cfg := newTestCache(t)
-	c.close()
+	c.Close()
 	yaml := filepath.Join(cfg.AgentsDir, "assistant", "agent.yaml")
 	data, err := os.ReadFile(yaml)
 	require.NoError(t, err)

@@ -2,6 +2,8 @@ package lite
 
 import (
 	"context"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"log/slog"
 	"os"
@@ -77,12 +79,12 @@ func (s stubSearch) Search(context.Context, memory.Query) (memory.Results, error
 
 // The seam the index plugs into: recall with a query goes through it.
 func TestTools_MemoryIndexSeam(t *testing.T) {
-	c, _ := newTestCache(t)
-	withTools(c, func(o *toolset.Options) {
+	c, cfg := newTestCache(t)
+	c = withTools(c, cfg, func(o *toolset.Options) {
 		o.MemIndex = func(a *agents.Agent) memory.Searcher { return stubSearch{a.Name} }
 	})
-	yaml := filepath.Join(c.cfg.AgentsDir, "assistant", agents.FileName)
-	edit(t, yaml, func(s string) string { return s + "  memory: {}\n" })
+	yaml := filepath.Join(cfg.AgentsDir, "assistant", agents.FileName)
+	cachetest.Edit(t, yaml, func(s string) string { return s + "  memory: {}\n" })
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	res := call(t, a, "memory", `{"action":"recall","query":"anything"}`)
@@ -90,7 +92,7 @@ func TestTools_MemoryIndexSeam(t *testing.T) {
 
 	// A rebuild of the agent shares its bank (and the bank's lock).
 	b1 := memTool(t, a.Tools).Bank
-	_, err = c.load("assistant", true)
+	err = c.Reload("assistant")
 	require.NoError(t, err)
 	a, err = c.LoadAgent("assistant")
 	require.NoError(t, err)
@@ -135,7 +137,7 @@ func TestConfig_WorldMemoryCaps(t *testing.T) {
 	assert.Equal(t, memory.WorldLimits{FileBytes: 1 << 10, TotalBytes: 2 << 10, Topics: 2}, cfg.WorldMemory.Limits())
 	_, err = config.Init(cfg)
 	require.NoError(t, err)
-	c := newAgentCache(cfg, slog.New(slog.DiscardHandler))
+	c := agentcache.NewStandalone(cfg, slog.New(slog.DiscardHandler))
 	yaml := filepath.Join(cfg.AgentsDir, "assistant", agents.FileName)
 	data, err := os.ReadFile(yaml)
 	require.NoError(t, err)

@@ -3,7 +3,10 @@ package lite
 import (
 	"context"
 	"encoding/json"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"github.com/agnx-lite/agnx-lite/lite/toolset"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,10 +31,10 @@ func toolAgent(t *testing.T, mode string, toolsYAML string, files map[string]str
 }
 
 // toolAgentCache is toolAgent that also returns the cache and config.
-func toolAgentCache(t *testing.T, mode string, toolsYAML string, files map[string]string) (*agentCache, *config.Config, *runtime.LoadedAgent) {
+func toolAgentCache(t *testing.T, mode string, toolsYAML string, files map[string]string) (*agentcache.Cache, *config.Config, *runtime.LoadedAgent) {
 	t.Helper()
-	c, cfg := newTestCache(t)
-	setSandboxMode(c, mode)
+	cfg := cachetest.Init(t)
+	c := cacheOver(cfg, sandboxMode(mode))
 	dir := filepath.Join(cfg.AgentsDir, "assistant")
 	for name, content := range files {
 		p := filepath.Join(dir, name)
@@ -49,29 +52,43 @@ func toolAgentCache(t *testing.T, mode string, toolsYAML string, files map[strin
 	return c, cfg, a
 }
 
-// setSandboxMode gives c's tools a sandbox manager whose sandbox.mode is
-// mode: a manager copies its section of the configuration when made, so
-// the test makes another one in place of the cache's (nothing ran in the
-// old one yet).
-func setSandboxMode(c *agentCache, mode string) {
-	sc := c.cfg.Sandbox
-	sc.Mode = mode
-	withTools(c, func(o *toolset.Options) {
-		o.Sandboxes = sandbox.New(sandbox.Options{Config: sc, DataDir: c.cfg.DataDir, Logger: c.log})
-	})
+// newTestCache is an agent cache over a new data dir (cachetest.Init),
+// outside a daemon.
+func newTestCache(t *testing.T) (*agentcache.Cache, *config.Config) {
+	t.Helper()
+	cfg := cachetest.Init(t)
+	return cacheOver(cfg, nil), cfg
 }
 
-// withTools gives c, outside a daemon, a tool factory made with edit
-// applied to its options, in place of the one it has (nothing was built
-// with it yet): a factory takes everything at construction.
-func withTools(c *agentCache, edit func(*toolset.Options)) {
-	c.tools.Close()
-	o := toolset.Options{Config: c.cfg, Logger: c.log}
-	edit(&o)
-	if o.Sandboxes == nil {
-		o.Sandboxes = newSandboxes(c.cfg, c.log)
+// cacheOver is an agent cache over cfg outside a daemon that compares the
+// agents' files with the disk on every use; its tool factory is made with
+// edit, when set, applied to its options: a factory takes everything at
+// construction.
+func cacheOver(cfg *config.Config, edit func(*toolset.Options)) *agentcache.Cache {
+	log := slog.New(slog.DiscardHandler)
+	o := agentcache.StandaloneTools(cfg, log)
+	if edit != nil {
+		edit(&o)
 	}
-	c.tools = toolset.New(o)
+	return agentcache.New(agentcache.Options{Config: cfg, Logger: log, Tools: toolset.New(o), Recheck: -1})
+}
+
+// withTools closes c and returns a cache over cfg whose tool factory is
+// made with edit applied to its options.
+func withTools(c *agentcache.Cache, cfg *config.Config, edit func(*toolset.Options)) *agentcache.Cache {
+	c.Close()
+	return cacheOver(cfg, edit)
+}
+
+// sandboxMode gives a tool factory a sandbox manager whose sandbox.mode
+// is mode: a manager copies its section of the configuration when made,
+// so the test makes another one in place of the default.
+func sandboxMode(mode string) func(*toolset.Options) {
+	return func(o *toolset.Options) {
+		sc := o.Config.Sandbox
+		sc.Mode = mode
+		o.Sandboxes = sandbox.New(sandbox.Options{Config: sc, DataDir: o.Config.DataDir, Logger: o.Logger})
+	}
 }
 
 func needSandbox(t *testing.T) {
@@ -164,7 +181,7 @@ func TestTools_UnknownBuiltin(t *testing.T) {
 // without being listed in spec.tools.
 func TestTools_WasmFromToolsFolder(t *testing.T) {
 	c, cfg := newTestCache(t)
-	echoTool(t, filepath.Join(cfg.AgentsDir, "assistant", "tools", "echo"))
+	cachetest.EchoTool(t, filepath.Join(cfg.AgentsDir, "assistant", "tools", "echo"))
 	la, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	names := []string{}
@@ -176,5 +193,5 @@ func TestTools_WasmFromToolsFolder(t *testing.T) {
 	res := call(t, la, "echo", args)
 	assert.False(t, res.IsError, res.Content)
 	assert.Equal(t, args, res.Content, "the tool ran on the call's arguments")
-	c.close()
+	c.Close()
 }

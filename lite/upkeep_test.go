@@ -3,6 +3,7 @@ package lite
 import (
 	"bytes"
 	"context"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -51,7 +52,7 @@ func guardedAppWith(t *testing.T, o *Options) (*App, runtime.SessionInfo) {
 // appGuard is a guard of limitMB over app's loop and agent cache, as Open
 // makes one, that reads its anonymous memory from anon.
 func appGuard(app *App, limitMB int, anon func() (int64, error)) *upkeep.Guard {
-	return upkeep.NewGuard(upkeep.GuardOptions{LimitMB: limitMB, Reserve: agentReserve,
+	return upkeep.NewGuard(upkeep.GuardOptions{LimitMB: limitMB, Reserve: agentcache.Reserve,
 		Loop: app.Loop, Agents: upkeepAgents{app.Agents}, Anon: anon, Logger: app.log})
 }
 

@@ -2,6 +2,7 @@ package lite
 
 import (
 	"fmt"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -26,8 +27,8 @@ func TestTools_WasmEnvOnlyFromSandboxEnv(t *testing.T) {
 	_, err := config.Init(cfg)
 	require.NoError(t, err)
 	cfg.Sandbox.Env = map[string]config.Secret{"GLOSSARY": "/srv/glossary"}
-	c := newAgentCache(cfg, slog.New(slog.DiscardHandler))
-	t.Cleanup(c.close)
+	c := agentcache.NewStandalone(cfg, slog.New(slog.DiscardHandler))
+	t.Cleanup(c.Close)
 	dir := filepath.Join(cfg.AgentsDir, "assistant", "tools", "printenv")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte("name: printenv\ndescription: prints its environment\n"+

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/doctor"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -68,7 +68,7 @@ func runMCP(g *globals, args []string) error {
 func mcpAgent(cfg *config.Config, name string) (*agents.Agent, error) {
 	dir := filepath.Join(cfg.AgentsDir, name)
 	if _, err := os.Stat(filepath.Join(dir, agents.FileName)); !agents.ValidName(name) || errors.Is(err, fs.ErrNotExist) {
-		return nil, &lite.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
+		return nil, &agentcache.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
 	}
 	return agents.Load(dir)
 }

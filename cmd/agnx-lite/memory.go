@@ -13,6 +13,7 @@ import (
 
 	"github.com/agnx-lite/agnx-lite/agents"
 	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime/memory"
 )
@@ -71,12 +72,12 @@ func runMemory(g *globals, args []string) error {
 // memory is an error saying how to turn it on.
 func memoryBank(cfg *config.Config, name string) (*agents.Agent, *memory.Bank, error) {
 	if !agents.ValidName(name) {
-		return nil, nil, &lite.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
+		return nil, nil, &agentcache.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
 	}
 	dir := filepath.Join(cfg.AgentsDir, name)
 	a, err := agents.Load(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, &lite.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
+		return nil, nil, &agentcache.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
 	}
 	if err != nil {
 		return nil, nil, err

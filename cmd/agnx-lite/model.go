@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
@@ -67,7 +67,7 @@ func pullTarget(cfg *config.Config, agent, name string) (base, model string, err
 func pullModels(ctx context.Context, g *globals, base string, models []string) error {
 	p := g.progress()
 	for _, m := range models {
-		err := lite.PullModel(ctx, base, m, p, nil)
+		err := agentcache.PullModel(ctx, base, m, p, nil)
 		p.Done("")
 		if err != nil {
 			return err

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
@@ -50,11 +50,11 @@ func sharedSkillsDir(cfg *config.Config) string {
 // it gets, as the daemon gives them.
 func loadSkilled(cfg *config.Config, name string) (*agents.Agent, error) {
 	if !agents.ValidName(name) {
-		return nil, &lite.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
+		return nil, &agentcache.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
 	}
 	a, err := agents.Load(filepath.Join(cfg.AgentsDir, name))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &lite.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
+		return nil, &agentcache.AgentNotFoundError{Name: name, Dir: cfg.AgentsDir}
 	}
 	if err != nil {
 		return nil, err

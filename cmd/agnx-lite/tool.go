@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agnx-lite/agnx-lite/lite"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache"
 )
 
 // runTool runs one tool of an agent by hand, as the model would call it,
@@ -24,7 +24,7 @@ func runTool(g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, closeTools, err := lite.LoadAgentTools(cfg, rest[1], &lite.Options{Logger: g.logger(), Progress: g.progress()})
+	a, closeTools, err := agentcache.LoadAgentTools(cfg, rest[1], g.logger(), g.progress())
 	if err != nil {
 		return err
 	}

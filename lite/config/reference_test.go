@@ -315,8 +315,9 @@ var envConst = regexp.MustCompile(`^[eE]nv[A-Z]`)
 
 // envDirs are the packages whose env constants name the variables
 // agnx-lite reads: the daemon's, its config's, its memory guard's (GOGC),
-// its tools' (BRAVE_API_KEY), its Ollama client's and the CLI's.
-var envDirs = []string{"lite", "lite/config", "lite/upkeep", "lite/toolset", "runtime/llm/ollama", "cmd/agnx-lite"}
+// its tools' (BRAVE_API_KEY), its providers' keys (lite/agentcache), its
+// Ollama client's and the CLI's.
+var envDirs = []string{"lite", "lite/config", "lite/upkeep", "lite/toolset", "lite/agentcache", "runtime/llm/ollama", "cmd/agnx-lite"}
 
 // writeEnv lists the environment variables agnx-lite reads: the values of
 // the env constants of envDirs that are variable names, with their doc

@@ -12,9 +12,10 @@ import (
 )
 
 // What a loaded WASM tool holds for as long as its agent is loaded, which
-// the memory guard counts as the agent's fixed cost (lite/upkeep, the
-// root's agentbudget.go): the machine code wazero's compiler made of it, in
-// anonymous executable mappings outside the Go heap, and what wazero keeps
+// the memory guard counts as the agent's fixed cost (lite/upkeep,
+// lite/agentcache's agentbudget.go): the machine code wazero's compiler
+// made of it, in anonymous executable mappings outside the Go heap, and
+// what wazero keeps
 // of the module in the heap (all of it on the interpreter). Measured on
 // amd64, each shipped Go example (a 3.4–3.6 MB module) holds about 20 MiB
 // compiled (13–14 MiB of code, 6.5 of heap) and about 75 MiB interpreted.

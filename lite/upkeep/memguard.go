@@ -25,7 +25,7 @@ import (
 // refused ("busy, try again shortly") until it is back under the limit.
 // It never crashes the daemon for memory. What loaded agents hold whatever
 // they do (their compiled WASM tools) is a fixed cost the agent cache
-// keeps within a budget (lite/agentbudget.go): the guard does not evict
+// keeps within a budget (lite/agentcache/agentbudget.go): the guard does not evict
 // an agent the budget holds (Agents.EvictIdle spares it), and takes their
 // code off the heap's soft limit.
 type Guard struct {
@@ -162,7 +162,7 @@ const (
 // the least recently used idle ones leave memory and come back from disk
 // on their next message (runtime.Options.HeldBytes). It was a twentieth
 // of the 40 MB default; the default grew by 24 MB to make room for
-// agents' compiled WASM tools (lite/agentbudget.go), not for sessions, so
+// agents' compiled WASM tools (lite/agentcache/agentbudget.go), not for sessions, so
 // the share shrank to keep them at 2 MiB (at a twentieth the memory
 // gate's daemon held 2 MiB more anonymous memory and peaked 1 MiB higher).
 const heldShare = 32

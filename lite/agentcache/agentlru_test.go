@@ -1,8 +1,7 @@
-package lite
+package agentcache
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,10 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"github.com/agnx-lite/agnx-lite/wasmtools"
 )
 
-func lruCache(t *testing.T, max int, names ...string) *agentCache {
+func lruCache(t *testing.T, max int, names ...string) *Cache {
 	t.Helper()
 	c, cfg := newTestCache(t)
 	c.max = max
@@ -24,7 +24,7 @@ func lruCache(t *testing.T, max int, names ...string) *agentCache {
 	return c
 }
 
-func loaded(c *agentCache) []string {
+func loaded(c *Cache) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []string
@@ -57,14 +57,14 @@ func TestAgentCache_LRUAndPins(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, loaded(c), 2, "and comes back under max once turns end")
 
-	assert.Equal(t, 2, c.evictIdle())
+	assert.Equal(t, 2, c.EvictIdle())
 	assert.Empty(t, loaded(c))
 }
 
 func TestAgentCache_EvictionReleasesWasm(t *testing.T) {
 	c := lruCache(t, 1, "other")
-	echoTool(t, filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "echo"))
-	defer c.close()
+	cachetest.EchoTool(t, filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "echo"))
+	defer c.Close()
 
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
@@ -84,31 +84,18 @@ func TestAgentCache_EvictionReleasesWasm(t *testing.T) {
 // open until that turn ends.
 func TestAgentCache_ReloadKeepsARunningTurnsTools(t *testing.T) {
 	c := lruCache(t, 2)
-	echoTool(t, filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "echo"))
-	defer c.close()
+	cachetest.EchoTool(t, filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "echo"))
+	defer c.Close()
 
 	a, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	echo := a.Tools[len(a.Tools)-1]
 	c.Pin("assistant") // a turn runs on this version
-	require.NoError(t, c.reload("assistant"))
+	require.NoError(t, c.Reload("assistant"))
 	_, err = echo.Run(context.Background(), []byte(`{"x":1}`))
 	assert.NoError(t, err, "the running turn's tools stay open across the reload")
 
 	c.Unpin("assistant") // the turn ends
 	_, err = echo.Run(context.Background(), []byte(`{"x":1}`))
 	assert.ErrorIs(t, err, wasmtools.ErrClosed, "then the old version is released")
-}
-
-// echoTool puts the memory gate's echo tool (a WASI module of 309 bytes,
-// from bench/memgate/echo.wat) in dir: the tests of the cache's module
-// lifecycle need a module, not a Go runtime compiled under emulation.
-func echoTool(t *testing.T, dir string) {
-	t.Helper()
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	for _, name := range []string{"tool.yaml", "echo.wasm"} {
-		data, err := os.ReadFile(filepath.Join("..", "bench", "memgate", name))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
-	}
 }

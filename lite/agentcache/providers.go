@@ -1,4 +1,4 @@
-package lite
+package agentcache
 
 import (
 	"fmt"
@@ -58,9 +58,9 @@ func baseURL(m agents.Model, env, def string) string {
 // servers are pooled once for the process, never per agent.
 var sharedHTTP = sync.OnceValue(func() *http.Client { return llm.NewHTTPClient(0) })
 
-// newProvider builds the client for an agent's spec.model. This map is the
+// NewProvider builds the client for an agent's spec.model. This map is the
 // one place that knows the concrete providers.
-func newProvider(m agents.Model) (runtime.Provider, error) {
+func NewProvider(m agents.Model) (runtime.Provider, error) {
 	hc := llm.Options{HTTPClient: sharedHTTP()}
 	switch m.Provider {
 	case "ollama":

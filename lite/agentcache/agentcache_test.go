@@ -1,4 +1,4 @@
-package lite
+package agentcache
 
 import (
 	"log/slog"
@@ -12,28 +12,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 )
 
-func newTestCache(t *testing.T) (*agentCache, *config.Config) {
+func newTestCache(t *testing.T) (*Cache, *config.Config) {
 	t.Helper()
-	cfg := crashConfig(t.TempDir())
-	_, err := config.Init(cfg)
-	require.NoError(t, err)
-	c := newAgentCache(cfg, slog.New(slog.DiscardHandler))
+	cfg := cachetest.Init(t)
+	c := NewStandalone(cfg, slog.New(slog.DiscardHandler))
 	c.recheck = 0
 	return c, cfg
-}
-
-// edit rewrites a file with a modification time in the future, as a later
-// edit would have, without waiting for the clock.
-func edit(t *testing.T, path string, fn func(string) string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, []byte(fn(string(data))), 0o644))
-	future := time.Now().Add(time.Duration(len(data)) * time.Second)
-	require.NoError(t, os.Chtimes(path, future, future))
 }
 
 func TestAgentCache_LoadAgent(t *testing.T) {
@@ -61,20 +49,20 @@ func TestAgentCache_ReloadAndKeepLastGood(t *testing.T) {
 	first, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 
-	edit(t, yaml, func(s string) string { return strings.Replace(s, "qwen3:1.7b", "llama3.2:3b", 1) })
+	cachetest.Edit(t, yaml, func(s string) string { return strings.Replace(s, "qwen3:1.7b", "llama3.2:3b", 1) })
 	second, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	assert.Equal(t, "llama3.2:3b", second.Spec.Model.Name, "a changed file reloads the agent")
 	assert.NotSame(t, first, second)
 
-	edit(t, yaml, func(s string) string { return s + "\nbogus: [\n" })
+	cachetest.Edit(t, yaml, func(s string) string { return s + "\nbogus: [\n" })
 	third, err := c.LoadAgent("assistant")
 	require.NoError(t, err, "an invalid edit keeps the last good version")
 	assert.Same(t, second, third)
 
 	soul := filepath.Join(cfg.AgentsDir, "assistant", "SOUL.md")
-	edit(t, yaml, func(s string) string { return strings.Replace(s, "\nbogus: [\n", "", 1) })
-	edit(t, soul, func(string) string { return "You are a pirate." })
+	cachetest.Edit(t, yaml, func(s string) string { return strings.Replace(s, "\nbogus: [\n", "", 1) })
+	cachetest.Edit(t, soul, func(string) string { return "You are a pirate." })
 	fourth, err := c.LoadAgent("assistant")
 	require.NoError(t, err)
 	assert.Contains(t, fourth.Spec.RenderSystem(time.Now()), "You are a pirate.", "a prompt edit reloads too")
@@ -92,7 +80,7 @@ func TestAgentCache_Errors(t *testing.T) {
 
 	_, err = agents.WriteTemplate(cfg.AgentsDir, "copy")
 	require.NoError(t, err)
-	edit(t, filepath.Join(cfg.AgentsDir, "copy", agents.FileName), func(s string) string {
+	cachetest.Edit(t, filepath.Join(cfg.AgentsDir, "copy", agents.FileName), func(s string) string {
 		return strings.Replace(s, "name: copy", "name: other", 1)
 	})
 	_, err = c.LoadAgent("copy")
@@ -102,58 +90,27 @@ func TestAgentCache_Errors(t *testing.T) {
 func TestNewProvider(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("OPENROUTER_API_KEY", "")
-	_, err := newProvider(agents.Model{Provider: "openai", Name: "gpt-4o-mini"})
+	_, err := NewProvider(agents.Model{Provider: "openai", Name: "gpt-4o-mini"})
 	assert.ErrorContains(t, err, "export OPENAI_API_KEY")
-	_, err = newProvider(agents.Model{Provider: "openai", Name: "local", BaseURL: "http://127.0.0.1:8080/v1"})
+	_, err = NewProvider(agents.Model{Provider: "openai", Name: "local", BaseURL: "http://127.0.0.1:8080/v1"})
 	assert.NoError(t, err, "a local OpenAI-compatible server needs no key")
-	_, err = newProvider(agents.Model{Provider: "openrouter", Name: "x"})
+	_, err = NewProvider(agents.Model{Provider: "openrouter", Name: "x"})
 	assert.ErrorContains(t, err, "export OPENROUTER_API_KEY")
 	t.Setenv("OPENROUTER_API_KEY", "sk-or-test")
-	_, err = newProvider(agents.Model{Provider: "openrouter", Name: "x"})
+	_, err = NewProvider(agents.Model{Provider: "openrouter", Name: "x"})
 	assert.NoError(t, err)
-	_, err = newProvider(agents.Model{Provider: "ollama", Name: "qwen3:1.7b"})
+	_, err = NewProvider(agents.Model{Provider: "ollama", Name: "qwen3:1.7b"})
 	assert.NoError(t, err)
 
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	t.Setenv("ANTHROPIC_BASE_URL", "")
-	_, err = newProvider(agents.Model{Provider: "anthropic", Name: "claude-sonnet-4-20250514"})
+	_, err = NewProvider(agents.Model{Provider: "anthropic", Name: "claude-sonnet-4-20250514"})
 	assert.ErrorContains(t, err, "export ANTHROPIC_API_KEY")
-	_, err = newProvider(agents.Model{Provider: "anthropic", Name: "qwen3:1.7b", BaseURL: "http://localhost:11434"})
+	_, err = NewProvider(agents.Model{Provider: "anthropic", Name: "qwen3:1.7b", BaseURL: "http://localhost:11434"})
 	assert.NoError(t, err, "Ollama's Anthropic-compatible endpoint needs no key")
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-	_, err = newProvider(agents.Model{Provider: "anthropic", Name: "claude-sonnet-4-20250514"})
+	_, err = NewProvider(agents.Model{Provider: "anthropic", Name: "claude-sonnet-4-20250514"})
 	assert.NoError(t, err)
-}
-
-func TestLocate(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv(config.EnvDataDir, "")
-	cfg, err := config.Locate("", dir)
-	require.NoError(t, err)
-	assert.Equal(t, dir, cfg.DataDir)
-	assert.Equal(t, filepath.Join(dir, "agents"), cfg.AgentsDir)
-	assert.Empty(t, cfg.File, "no agnx.yaml yet: the embedded defaults")
-
-	wrote, err := config.Init(cfg)
-	require.NoError(t, err)
-	assert.Len(t, wrote, 2)
-	wrote, err = config.Init(cfg)
-	require.NoError(t, err)
-	assert.Empty(t, wrote, "init leaves what exists alone")
-
-	cfg, err = config.Locate("", dir)
-	require.NoError(t, err)
-	assert.Equal(t, filepath.Join(dir, "agnx.yaml"), cfg.File)
-
-	t.Setenv(config.EnvDataDir, dir)
-	cfg, err = config.Locate("", "")
-	require.NoError(t, err)
-	assert.Equal(t, dir, cfg.DataDir)
-
-	bad := filepath.Join(dir, "bad.yaml")
-	require.NoError(t, os.WriteFile(bad, []byte("runtime:\n  max_concurrent_turns: many\n"), 0o644))
-	_, err = config.Locate(bad, "")
-	assert.ErrorContains(t, err, bad+":2:")
 }
 
 func TestAgentCache_PolicyTiers(t *testing.T) {
@@ -167,19 +124,19 @@ func TestAgentCache_PolicyTiers(t *testing.T) {
 
 	local := filepath.Join(dir, agents.PolicyLocalFile)
 	require.NoError(t, os.WriteFile(local, []byte("allow: [\"read_file\"]\n"), 0o644))
-	edit(t, local, func(s string) string { return s })
+	cachetest.Edit(t, local, func(s string) string { return s })
 	a, err = c.LoadAgent("assistant")
 	require.NoError(t, err)
 	d, _ = a.Policy.Decide("read_file", "x")
 	assert.Equal(t, agents.Allow, d, "a new local tier is picked up on the next use")
 
-	edit(t, local, func(string) string { return "allow: [read_file\n" })
+	cachetest.Edit(t, local, func(string) string { return "allow: [read_file\n" })
 	_, err = c.LoadAgent("assistant")
 	require.Error(t, err, "a broken policy edit refuses the agent: the edit may have been a deny rule")
 	assert.Contains(t, err.Error(), local+":")
 	_, err = c.LoadAgent("assistant")
 	require.Error(t, err, "until it is fixed")
-	edit(t, local, func(string) string { return "mode: restrict\n" })
+	cachetest.Edit(t, local, func(string) string { return "mode: restrict\n" })
 	a, err = c.LoadAgent("assistant")
 	require.NoError(t, err)
 	assert.Equal(t, "restrict", a.Policy.Mode)
@@ -232,17 +189,37 @@ func TestAgentCache_SpecNeverBuilds(t *testing.T) {
 	require.NoError(t, err)
 	assert.Same(t, built.Spec, spec, "the built agent's spec while its files are unchanged")
 
-	edit(t, yaml, func(s string) string { return strings.Replace(s, "qwen3:1.7b", "llama3.2:3b", 1) })
+	cachetest.Edit(t, yaml, func(s string) string { return strings.Replace(s, "qwen3:1.7b", "llama3.2:3b", 1) })
 	spec, err = c.Spec("assistant")
 	require.NoError(t, err)
 	assert.Equal(t, "llama3.2:3b", spec.Model.Name, "an edit is read at once")
 	assert.Equal(t, uint64(1), c.builds, "and not built")
 
-	edit(t, yaml, func(s string) string { return s + "\nbogus: [\n" })
+	cachetest.Edit(t, yaml, func(s string) string { return s + "\nbogus: [\n" })
 	spec, err = c.Spec("assistant")
 	require.NoError(t, err, "an edit that does not read leaves the last good spec")
 	assert.Same(t, built.Spec, spec)
 
 	_, err = c.Spec("ghost")
 	assert.ErrorIs(t, err, ErrAgentNotFound)
+}
+
+// An MCP server's changed tool list makes the agent's next use rebuild it.
+func TestAgentCache_MarkStaleRebuilds(t *testing.T) {
+	c, _ := newTestCache(t)
+	defer c.Close()
+	c.recheck = 1 << 62 // only markStale can make it rebuild
+	first, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	same, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Same(t, first, same)
+	c.MarkStale("assistant")
+	c.MarkStale("ghost") // not loaded: nothing happens
+	second, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.NotSame(t, first, second)
+	third, err := c.LoadAgent("assistant")
+	require.NoError(t, err)
+	assert.Same(t, second, third, "rebuilt once")
 }

@@ -1,4 +1,4 @@
-package lite
+package agentcache
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -20,7 +21,7 @@ import (
 // has it, which is where the memory guard or the LRU struck in the memory
 // gate. It tells of every answer (loaded), Pin and Unpin.
 type heldDelivery struct {
-	*agentCache
+	*Cache
 	loaded, pinned, unpinned chan string
 
 	mu      sync.Mutex
@@ -31,7 +32,7 @@ func (h *heldDelivery) LoadAgent(name string) (*runtime.LoadedAgent, error) {
 	h.mu.Lock()
 	release := h.release
 	h.mu.Unlock()
-	la, err := h.agentCache.LoadAgent(name)
+	la, err := h.Cache.LoadAgent(name)
 	h.loaded <- name
 	<-release
 	return la, err
@@ -47,12 +48,12 @@ func (h *heldDelivery) hold() (release func()) {
 }
 
 func (h *heldDelivery) Pin(name string) {
-	h.agentCache.Pin(name)
+	h.Cache.Pin(name)
 	h.pinned <- name
 }
 
 func (h *heldDelivery) Unpin(name string) {
-	h.agentCache.Unpin(name)
+	h.Cache.Unpin(name)
 	h.unpinned <- name
 }
 
@@ -66,9 +67,9 @@ func TestLoop_SharedBuildKeepsItsAgentOpen(t *testing.T) {
 	t.Setenv("OLLAMA_HOST", fake.BaseURL())
 	c := lruCache(t, 8)
 	c.setBudget(0) // no budget of fixed costs: evictIdle evicts every idle agent, this one too
-	echoTool(t, filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "echo"))
-	defer c.close()
-	h := &heldDelivery{agentCache: c, loaded: make(chan string, 8), pinned: make(chan string, 64),
+	cachetest.EchoTool(t, filepath.Join(c.cfg.AgentsDir, "assistant", "tools", "echo"))
+	defer c.Close()
+	h := &heldDelivery{Cache: c, loaded: make(chan string, 8), pinned: make(chan string, 64),
 		unpinned: make(chan string, 64), release: make(chan struct{})}
 	close(h.release)
 
@@ -90,7 +91,7 @@ func TestLoop_SharedBuildKeepsItsAgentOpen(t *testing.T) {
 	if c.pinCount("assistant") > 0 {
 		<-h.unpinned // the build's own hold on what it delivered
 	}
-	require.Equal(t, 1, c.evictIdle(), "the agent is gone: its next use builds it")
+	require.Equal(t, 1, c.EvictIdle(), "the agent is gone: its next use builds it")
 
 	// A second session is created: its build answers, and the answer is
 	// held before the loop has it.
@@ -102,7 +103,7 @@ func TestLoop_SharedBuildKeepsItsAgentOpen(t *testing.T) {
 		created <- err
 	}()
 	require.Equal(t, "assistant", <-h.loaded)
-	c.evictIdle() // the memory guard strikes
+	c.EvictIdle() // the memory guard strikes
 
 	// A turn starts on the first session: it pins its agent and shares
 	// that build's answer.
@@ -132,7 +133,7 @@ func TestLoop_SharedBuildKeepsItsAgentOpen(t *testing.T) {
 }
 
 // pinCount is how many pins the agent has.
-func (c *agentCache) pinCount(name string) int {
+func (c *Cache) pinCount(name string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.pins[name]

@@ -1,4 +1,4 @@
-package lite
+package agentcache
 
 import (
 	"bytes"
@@ -13,22 +13,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
-	"github.com/agnx-lite/agnx-lite/lite/config"
+	"github.com/agnx-lite/agnx-lite/lite/agentcache/cachetest"
 )
 
 // The daemon logs an agent's warnings once when it builds the agent, not
 // on every use; the data dir's directives reach the prompt, and editing
 // them reloads the agent.
 func TestAgentCache_WarningsAndSharedDirectives(t *testing.T) {
-	cfg := crashConfig(t.TempDir())
-	_, err := config.Init(cfg)
-	require.NoError(t, err)
+	cfg := cachetest.Init(t)
 	var logs bytes.Buffer
-	c := newAgentCache(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
+	c := NewStandalone(cfg, slog.New(slog.NewTextHandler(&logs, nil)))
 	c.recheck = 0
-	defer c.close()
+	defer c.Close()
 	yaml := filepath.Join(cfg.AgentsDir, "assistant", agents.FileName)
-	edit(t, yaml, func(s string) string { return strings.Replace(s, "./INSTRUCTIONS.md", "./MISSING.md", 1) })
+	cachetest.Edit(t, yaml, func(s string) string { return strings.Replace(s, "./INSTRUCTIONS.md", "./MISSING.md", 1) })
 	shared := filepath.Join(cfg.DataDir, agents.DirectivesDir)
 	require.NoError(t, os.MkdirAll(shared, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(shared, "tone.md"), []byte("Answer in English."), 0o644))

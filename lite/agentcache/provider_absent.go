@@ -1,4 +1,4 @@
-package lite
+package agentcache
 
 import (
 	"context"
@@ -8,12 +8,12 @@ import (
 	"github.com/agnx-lite/agnx-lite/runtime"
 )
 
-// providerOrAbsent is newProvider for work that calls no model (tool run):
+// providerOrAbsent is NewProvider for work that calls no model (tool run):
 // a provider that cannot be built (its API key is not set) becomes one
 // that fails with the same sentence if it is ever asked, so the agent's
 // tools load without the key.
 func providerOrAbsent(m agents.Model) (runtime.Provider, error) {
-	p, err := newProvider(m)
+	p, err := NewProvider(m)
 	if err != nil {
 		return absentProvider{err}, nil
 	}

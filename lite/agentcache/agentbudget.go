@@ -1,4 +1,4 @@
-package lite
+package agentcache
 
 import (
 	"fmt"
@@ -28,12 +28,12 @@ import (
 //   - the heap's soft limit is the memory limit less the agents' code,
 //     which the Go runtime does not count as its own (lite/upkeep).
 //
-// The budget is runtime.memory_limit_mb less agentReserve, what the
+// The budget is runtime.memory_limit_mb less Reserve, what the
 // daemon needs beside its agents: measured on amd64, an idle daemon holds
 // 5–6 MiB of anonymous memory and a turn calling a Go WASM tool adds some
 // 10 MiB for the call's instance until it is collected. The memory guard
 // never sets the heap's soft limit below it (upkeep.GuardOptions.Reserve).
-const agentReserve = 16 << 20
+const Reserve = 16 << 20
 
 // agentBudget is the budget of agents' fixed costs for a memory limit of
 // limitMB; 0 without a limit (no budget).
@@ -41,7 +41,7 @@ func agentBudget(limitMB int) int64 {
 	if limitMB <= 0 {
 		return 0
 	}
-	return max(int64(limitMB)<<20-agentReserve, 1)
+	return max(int64(limitMB)<<20-Reserve, 1)
 }
 
 // fixedCost is what an agent's tools hold while it is loaded.
@@ -78,7 +78,7 @@ type AgentTooBigError struct {
 func (e *AgentTooBigError) Error() string {
 	return fmt.Sprintf("agent %s needs %d MiB of memory for its compiled WASM tools (%s), more than the %d MiB that runtime.memory_limit_mb = %d leaves for agents: "+
 		"set runtime.memory_limit_mb to at least %d in agnx.yaml, or give the agent fewer WASM tools",
-		e.Agent, mib(e.Held), strings.Join(e.Tools, ", "), e.Budget>>20, e.LimitMB, mib(e.Held+agentReserve))
+		e.Agent, mib(e.Held), strings.Join(e.Tools, ", "), e.Budget>>20, e.LimitMB, mib(e.Held+Reserve))
 }
 
 // Unwrap makes the refusal an *agents.Error, the agent's own problem to
@@ -90,7 +90,7 @@ func mib(n int64) int64 { return (n + 1<<20 - 1) >> 20 }
 
 // fits refuses an agent whose tools hold more than the budget, with c.mu
 // not held.
-func (c *agentCache) fits(spec *agents.Agent, ts []runtime.Tool) error {
+func (c *Cache) fits(spec *agents.Agent, ts []runtime.Tool) error {
 	held := fixedCost(ts).Total()
 	c.mu.Lock()
 	budget, limitMB := c.budget, c.limitMB
@@ -110,7 +110,7 @@ func (c *agentCache) fits(spec *agents.Agent, ts []runtime.Tool) error {
 
 // setBudget sets the budget of agents' fixed costs for a memory limit of
 // limitMB (0: none).
-func (c *agentCache) setBudget(limitMB int) {
+func (c *Cache) setBudget(limitMB int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.budget, c.limitMB = agentBudget(limitMB), limitMB
@@ -118,7 +118,7 @@ func (c *agentCache) setBudget(limitMB int) {
 
 // stillRefused returns the refusal of an agent that was too big, with
 // c.mu held, while its files are as they were then.
-func (c *agentCache) stillRefused(name string) error {
+func (c *Cache) stillRefused(name string) error {
 	r := c.refused[name]
 	if r == nil {
 		return nil
@@ -131,7 +131,7 @@ func (c *agentCache) stillRefused(name string) error {
 }
 
 // heldTotal is what the loaded agents hold together, with c.mu held.
-func (c *agentCache) heldTotal() toolset.Held {
+func (c *Cache) heldTotal() toolset.Held {
 	var n toolset.Held
 	for _, ca := range c.loaded {
 		n.Code += ca.held.Code
@@ -140,9 +140,9 @@ func (c *agentCache) heldTotal() toolset.Held {
 	return n
 }
 
-// heldCode is what the loaded agents hold outside the Go heap (compiled
+// HeldCode is what the loaded agents hold outside the Go heap (compiled
 // code): the memory guard takes it off the heap's soft limit.
-func (c *agentCache) heldCode() int64 {
+func (c *Cache) HeldCode() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.heldTotal().Code
@@ -151,7 +151,7 @@ func (c *agentCache) heldCode() int64 {
 // overBudget evicts the least recently used idle agents that hold memory
 // while the loaded agents together hold more than the budget, sparing keep
 // (just built) and pinned ones, with c.mu held; it reports how many went.
-func (c *agentCache) overBudget(keep string) int {
+func (c *Cache) overBudget(keep string) int {
 	n := 0
 	for c.budget > 0 && c.heldTotal().Total() > c.budget {
 		victim := ""
@@ -166,7 +166,7 @@ func (c *agentCache) overBudget(keep string) int {
 		if victim == "" {
 			return n
 		}
-		c.evict(victim, evictedBudget)
+		c.evict(victim, EvictedBudget)
 		n++
 	}
 	return n
@@ -174,26 +174,26 @@ func (c *agentCache) overBudget(keep string) int {
 
 // Why an agent left the cache, for agnx_agent_evictions_total.
 const (
-	evictedLRU    = "lru"    // runtime.max_loaded_agents
-	evictedBudget = "budget" // the fixed costs' budget
-	evictedMemory = "memory" // the memory guard, over its high-water mark
+	EvictedLRU    = "lru"    // runtime.max_loaded_agents
+	EvictedBudget = "budget" // the fixed costs' budget
+	EvictedMemory = "memory" // the memory guard, over its high-water mark
 )
 
-// agentCounts are the cache's counters since it was made.
-type agentCounts struct {
-	builds    uint64            // agents built (first use, change, reload)
-	evictions map[string]uint64 // agents evicted, by reason
-	held      toolset.Held      // what the loaded agents hold now
-	budget    int64             // what they may hold together; 0: no limit
+// Counts are the cache's counters since it was made, for the metrics.
+type Counts struct {
+	Builds    uint64            // agents built (first use, change, reload)
+	Evictions map[string]uint64 // agents evicted, by reason (Evicted*)
+	Held      toolset.Held      // what the loaded agents hold now
+	Budget    int64             // what they may hold together; 0: no limit
 }
 
-// counts returns the cache's counters.
-func (c *agentCache) counts() agentCounts {
+// Counts returns the cache's counters.
+func (c *Cache) Counts() Counts {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ev := make(map[string]uint64, len(c.evictions))
 	for k, v := range c.evictions {
 		ev[k] = v
 	}
-	return agentCounts{builds: c.builds, evictions: ev, held: c.heldTotal(), budget: c.budget}
+	return Counts{Builds: c.builds, Evictions: ev, Held: c.heldTotal(), Budget: c.budget}
 }

@@ -1,4 +1,4 @@
-package lite
+package agentcache
 
 import (
 	"bufio"
