@@ -18,66 +18,92 @@ import (
 
 const modulePath = "github.com/agnx-lite/agnx-lite"
 
-// liteEdges are the imports allowed between the packages of lite, by
-// folder: which packages of lite each one may import. The root, lite, is
-// the composition root: it may import all of them, and none of them may
-// import it. Each edge points down (docs/internals/architecture.md draws
-// the layers); a new package of lite gets a row here, and a new edge is
-// added only when it points down too. Today's edges are listed as the
-// code has them.
-var liteEdges = map[string][]string{
+// liteLayers are the packages of lite from the bottom up, each with the
+// packages of lite it may import: only packages of an earlier row (the
+// test checks that every edge points down). The root, lite, is the
+// composition root above them all: it may import any of them, and none
+// may import it. docs/internals/architecture.md draws the same layers; a
+// new package of lite gets a row at the height of what it imports, and
+// an edge is added only when it points down.
+var liteLayers = []struct {
+	pkg     string
+	imports []string
+}{
+	// Leaves: they import no package of lite.
+	{"lite/hooks/tmpl", nil},
+	{"lite/webaddr", nil},
+	{"lite/workers", nil},
+	{"lite/inbox", nil},
+	{"lite/mcp", nil},
+	{"lite/bgproc", nil},
+	{"lite/systemd", nil},
+	{"lite/webui", nil},
+	{"lite/webui/e2e", nil},
+	{"lite/agnxcompat", nil},
+	{"lite/telegram/tgtest", nil},
+	{"lite/plugin/example", nil},
+
 	// config is agnx.yaml as plain data: below every subsystem, so it
 	// imports only leaves.
-	"lite/config": {"lite/hooks/tmpl", "lite/webaddr", "lite/workers"},
+	{"lite/config", []string{"lite/hooks/tmpl", "lite/webaddr", "lite/workers"}},
 
-	// Subsystems: each imports config and what lies below it.
-	"lite/notify": {"lite/config"},
+	// Gateways: they declare what they need of the daemon as interfaces.
+	{"lite/httpapi", []string{"lite/webaddr"}},
+	{"lite/telegram", []string{"lite/inbox"}},
+	{"lite/plugin", []string{"lite/inbox"}},
+	{"lite/acpserver", []string{"lite/httpapi"}},
 
-	// Leaves: they import no package of lite.
-	"lite/hooks/tmpl":      nil,
-	"lite/webaddr":         nil,
-	"lite/workers":         nil,
-	"lite/inbox":           nil,
-	"lite/mcp":             nil,
-	"lite/bgproc":          nil,
-	"lite/systemd":         nil,
-	"lite/webui":           nil,
-	"lite/webui/e2e":       nil,
-	"lite/agnxcompat":      nil,
-	"lite/telegram/tgtest": nil,
-	"lite/plugin/example":  nil,
-
-	// Subsystems: below the root, above config and the clients they
-	// drive.
-	"lite/chats":   {"lite/config", "lite/inbox", "lite/telegram"},
-	"lite/sandbox": {"lite/bgproc", "lite/config", "lite/mcp", "lite/workers"},
+	// Subsystems: each takes config and what lies below it at
+	// construction, and declares what it needs of the root as interfaces.
+	// chats names Telegram's chats by its gateway's name.
+	{"lite/chats", []string{"lite/config", "lite/inbox", "lite/telegram"}},
+	{"lite/notify", []string{"lite/config"}},
+	// upkeep (the memory guard, retention) reads the sessions' defaults.
+	{"lite/upkeep", []string{"lite/config"}},
+	{"lite/sandbox", []string{"lite/bgproc", "lite/config", "lite/mcp", "lite/workers"}},
 	// toolset, the tool factory, runs its tools in sandbox's sandboxes and
 	// drives the MCP, background-process and worker clients.
-	"lite/toolset": {"lite/bgproc", "lite/config", "lite/mcp", "lite/sandbox", "lite/workers"},
+	{"lite/toolset", []string{"lite/bgproc", "lite/config", "lite/mcp", "lite/sandbox", "lite/workers"}},
 	// agentcache builds agents on first use: their tools come from
 	// toolset, the sandbox manager of a cache outside a daemon from
 	// sandbox. cachetest is its tests' fixtures, shared with the root's.
-	"lite/agentcache":           {"lite/config", "lite/sandbox", "lite/toolset"},
-	"lite/agentcache/cachetest": {"lite/config", "lite/toolset"},
-
-	// Gateways.
-	"lite/httpapi":   {"lite/webaddr"},
-	"lite/telegram":  {"lite/inbox"},
-	"lite/plugin":    {"lite/inbox"},
-	"lite/acpserver": {"lite/httpapi"},
-
-	// Subsystems: each declares what it needs of the root as an interface.
-	// hooks implements httpapi.Hooks, whose receipt and error types it
-	// returns; upkeep (the memory guard, retention) reads the sessions'
-	// defaults.
-	"lite/hooks":  {"lite/config", "lite/hooks/tmpl", "lite/httpapi"},
-	"lite/upkeep": {"lite/config"},
+	{"lite/agentcache", []string{"lite/config", "lite/sandbox", "lite/toolset"}},
+	{"lite/agentcache/cachetest", []string{"lite/config", "lite/toolset"}},
 	// autonomy (schedules, task boards, heartbeats) finds a chat's session
-	// through lite/chats' errors and hands heartbeats to lite/notify.
-	"lite/autonomy": {"lite/chats", "lite/config", "lite/notify"},
+	// through lite/chats and hands what heartbeats say to lite/notify.
+	{"lite/autonomy", []string{"lite/chats", "lite/config", "lite/notify"}},
+	// hooks implements httpapi.Hooks, whose receipt and error types it
+	// returns.
+	{"lite/hooks", []string{"lite/config", "lite/hooks/tmpl", "lite/httpapi"}},
 	// doctor reads what the subsystems read (the MCP entries through
 	// toolset, the sandbox's probe) and gives httpapi its health report.
-	"lite/doctor": {"lite/config", "lite/httpapi", "lite/mcp", "lite/sandbox", "lite/toolset"},
+	{"lite/doctor", []string{"lite/config", "lite/httpapi", "lite/mcp", "lite/sandbox", "lite/toolset"}},
+}
+
+// TestLiteLayers_PointDown holds the table itself to its rule: every
+// package has one row, and every edge points to an earlier row.
+func TestLiteLayers_PointDown(t *testing.T) {
+	row := map[string]int{}
+	for i, l := range liteLayers {
+		_, dup := row[l.pkg]
+		require.False(t, dup, "%s has two rows in liteLayers", l.pkg)
+		row[l.pkg] = i
+	}
+	for i, l := range liteLayers {
+		for _, imp := range l.imports {
+			j, ok := row[imp]
+			assert.True(t, ok && j < i, "%s may import %s in liteLayers, but that row is not below it: move a row, never an edge upward", l.pkg, imp)
+		}
+	}
+}
+
+// liteEdges is liteLayers as a map: a package's allowed imports.
+func liteEdges() map[string][]string {
+	m := make(map[string][]string, len(liteLayers))
+	for _, l := range liteLayers {
+		m[l.pkg] = l.imports
+	}
+	return m
 }
 
 // below are the folders under lite in the layers: the domain and the
@@ -85,11 +111,12 @@ var liteEdges = map[string][]string{
 var below = []string{"agents", "bwrap", "runtime", "storage", "wasmtools"}
 
 // TestLiteImportsDownward holds the packages to the layers: a package of
-// lite imports only the siblings liteEdges gives it, only cmd imports the
+// lite imports only the siblings liteLayers gives it, only cmd imports the
 // root package lite, and what lies below lite imports nothing of it.
 // Test files are left out: a test may drive a package through the root.
 func TestLiteImportsDownward(t *testing.T) {
 	pkgs := moduleImports(t, "..")
+	edges := liteEdges()
 	var lites []string
 	for dir, imports := range pkgs {
 		if strings.HasPrefix(dir, "lite/") {
@@ -103,8 +130,8 @@ func TestLiteImportsDownward(t *testing.T) {
 			case !strings.HasPrefix(imp, "lite/"):
 			case dir == "lite" || strings.HasPrefix(dir, "cmd/"):
 			case strings.HasPrefix(dir, "lite/"):
-				assert.Contains(t, liteEdges[dir], imp,
-					"%s imports %s, an edge liteEdges does not allow: a package of lite imports only siblings below it", dir, imp)
+				assert.Contains(t, edges[dir], imp,
+					"%s imports %s, an edge liteLayers does not allow: a package of lite imports only siblings below it", dir, imp)
 			default:
 				for _, b := range below {
 					assert.False(t, dir == b || strings.HasPrefix(dir, b+"/"),
@@ -113,8 +140,8 @@ func TestLiteImportsDownward(t *testing.T) {
 			}
 		}
 	}
-	assert.ElementsMatch(t, slices.Sorted(maps.Keys(liteEdges)), lites,
-		"every package of lite has a row in liteEdges, and every row a package")
+	assert.ElementsMatch(t, slices.Sorted(maps.Keys(edges)), lites,
+		"every package of lite has a row in liteLayers, and every row a package")
 }
 
 // moduleImports returns, for each package folder of the module under root
