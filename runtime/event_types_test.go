@@ -6,7 +6,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agnx-lite/agnx-lite/ci/golden"
 	"github.com/valyala/fastjson"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -100,7 +101,7 @@ func TestEventTypes_LogRoundTrip(t *testing.T) {
 // forgotten in a renderer, an encoder or a gateway.
 func TestEventTypes_Switches(t *testing.T) {
 	names, all := allEventTypes(t)
-	root := moduleRoot(t)
+	root := golden.ModuleRoot(t)
 	fset := token.NewFileSet()
 	found := map[string]int{} // switches per folder
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -348,12 +349,4 @@ func hasComment(f *ast.File, cc *ast.CaseClause, sw *ast.SwitchStmt) bool {
 		}
 	}
 	return false
-}
-
-func moduleRoot(t *testing.T) string {
-	dir, err := filepath.Abs("..")
-	require.NoError(t, err)
-	_, err = os.Stat(filepath.Join(dir, "go.mod"))
-	require.NoError(t, err, "runtime's parent is the module root")
-	return dir
 }

@@ -20,7 +20,7 @@ import (
 // sampleEvents (which sets every field). The test fails when the page is
 // stale; -update rewrites it.
 func TestEventsReference(t *testing.T) {
-	golden.Check(t, filepath.Join(moduleRoot(t), "docs", "reference", "events.md"), eventsReference(t),
+	golden.Check(t, filepath.Join(golden.ModuleRoot(t), "docs", "reference", "events.md"), eventsReference(t),
 		"go test ./runtime -run TestEventsReference -update")
 }
 

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -362,13 +361,4 @@ func fieldNamed(gt *goType, name string) *ast.Field {
 		}
 	}
 	return nil
-}
-
-// moduleRoot is the folder of go.mod: two above lite/config.
-func moduleRoot(t *testing.T) string {
-	dir, err := filepath.Abs(filepath.Join("..", ".."))
-	require.NoError(t, err)
-	_, err = os.Stat(filepath.Join(dir, "go.mod"))
-	require.NoError(t, err, "lite/config's grandparent is the module root")
-	return dir
 }

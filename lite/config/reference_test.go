@@ -35,12 +35,12 @@ import (
 // env* constants of envDirs). The test fails when the page is stale;
 // -update rewrites it.
 func TestConfigReference(t *testing.T) {
-	golden.Check(t, filepath.Join(moduleRoot(t), "docs", "reference", "configuration.md"), configReference(t),
+	golden.Check(t, filepath.Join(golden.ModuleRoot(t), "docs", "reference", "configuration.md"), configReference(t),
 		"go test ./lite/config -run TestConfigReference -update")
 }
 
 func configReference(t *testing.T) string {
-	src := newGoSource(t, moduleRoot(t))
+	src := newGoSource(t, golden.ModuleRoot(t))
 	var b strings.Builder
 	b.WriteString("# Configuration\n\n" +
 		"Generated from the code by `make docs`; do not edit.\n" +
