@@ -20,7 +20,7 @@ import (
 // /v1/chat/completions runs a turn of the agent named in "model", with
 // its own prompt, tools, sandbox and policy. Each caller has one durable
 // session per agent, kept as a gateway chat ("openai", chat id
-// "<agent>:<key>") in the store's kv as lite.Chats keeps them, so it
+// "<agent>:<key>") in the store's kv as lite/chats keeps them, so it
 // survives restarts; the key is the body's "user", else the header
 // X-Agnx-Session-Key, else "default". Callers are authorized as on
 // /api/v1, but refusals are in OpenAI's error shape (access oaAPI).
@@ -125,7 +125,7 @@ func (s *Server) oaChat(w http.ResponseWriter, r *http.Request) {
 
 // oaSession returns the caller's session with agent, starting one when
 // there is none or it has ended. The mapping is the chat's kv entry, as
-// lite.Chats writes it.
+// lite/chats writes it.
 func (s *Server) oaSession(ctx context.Context, agent, key string) (string, error) {
 	s.oaMu.Lock() // two first requests of a caller start one session
 	defer s.oaMu.Unlock()

@@ -20,7 +20,7 @@ type Sessions interface {
 	Session(ctx context.Context, in agents.Inbound) (sid string, err error)
 	// Admit applies the chat's agent's spec.access before anything else;
 	// with create, an admitted message that is not blocked gets a session
-	// when the chat has none (lite.Chats.Admit).
+	// when the chat has none (lite/chats.Chats.Admit).
 	Admit(ctx context.Context, in agents.Inbound, create bool) (inbox.Admission, error)
 	// NewSession starts a fresh session of agent for the chat (/reset).
 	NewSession(ctx context.Context, in agents.Inbound, agent string) (string, error)

@@ -17,7 +17,7 @@ import (
 // ("telegram:12345").
 const GatewayName = "telegram"
 
-// Chats is the chat → session map (lite.Chats). Session returns an
+// Chats is the chat → session map (lite/chats.Chats). Session returns an
 // *agents.AccessError when the agent's access refuses the message; Current
 // returns ErrNoChat for a chat without a session. KV and PutKV hold the
 // gateway's own state (the offset, the outbox); PutKV joins the loop's
