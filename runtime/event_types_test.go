@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agnx-lite/agnx-lite/ci/golden"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/valyala/fastjson"
 
 	"github.com/agnx-lite/agnx-lite/agents"
@@ -101,7 +101,7 @@ func TestEventTypes_LogRoundTrip(t *testing.T) {
 // forgotten in a renderer, an encoder or a gateway.
 func TestEventTypes_Switches(t *testing.T) {
 	names, all := allEventTypes(t)
-	root := golden.ModuleRoot(t)
+	root := testenv.ModuleRoot(t)
 	fset := token.NewFileSet()
 	found := map[string]int{} // switches per folder
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"github.com/agnx-lite/agnx-lite/ci/golden"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 
 	"fmt"
 	"path/filepath"
@@ -20,7 +21,7 @@ import (
 // sampleEvents (which sets every field). The test fails when the page is
 // stale; -update rewrites it.
 func TestEventsReference(t *testing.T) {
-	golden.Check(t, filepath.Join(golden.ModuleRoot(t), "docs", "reference", "events.md"), eventsReference(t),
+	golden.Check(t, filepath.Join(testenv.ModuleRoot(t), "docs", "reference", "events.md"), eventsReference(t),
 		"go test ./runtime -run TestEventsReference -update")
 }
 

@@ -45,24 +45,3 @@ func firstDiffLine(a, b string) int {
 	}
 	return min(len(al), len(bl)) + 1
 }
-
-// ModuleRoot is the folder of go.mod, found from the test's folder
-// upward: where the generated pages and the sources they are made from
-// are.
-func ModuleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("golden: the test's folder is unknown: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatalf("golden: no go.mod above the test's folder; run the test inside the module")
-		}
-		dir = up
-	}
-}

@@ -1,10 +1,11 @@
 // Package testenv tells tests what the machine they run on can do: under
 // user-mode emulation (ci/test-qemu.sh), whether a test binary can
-// re-execute itself.
+// re-execute itself, and where the module's root is.
 package testenv
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -36,3 +37,24 @@ func SkipIfNoReexec(t testing.TB, why string) {
 // runs two lanes of tests at once). It is derived from the pid, which no
 // two live test binaries share.
 func LoneUID() uint32 { return uint32(1_000_000 + os.Getpid()) }
+
+// ModuleRoot is the folder of go.mod, found from the test's folder
+// upward: where the generated pages and the sources they are made from
+// are.
+func ModuleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("testenv: the test's folder is unknown: %v", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatalf("testenv: no go.mod above the test's folder; run the test inside the module")
+		}
+		dir = up
+	}
+}

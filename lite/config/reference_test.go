@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/agnx-lite/agnx-lite/ci/golden"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 
 	"fmt"
 	"go/ast"
@@ -35,12 +36,12 @@ import (
 // env* constants of envDirs). The test fails when the page is stale;
 // -update rewrites it.
 func TestConfigReference(t *testing.T) {
-	golden.Check(t, filepath.Join(golden.ModuleRoot(t), "docs", "reference", "configuration.md"), configReference(t),
+	golden.Check(t, filepath.Join(testenv.ModuleRoot(t), "docs", "reference", "configuration.md"), configReference(t),
 		"go test ./lite/config -run TestConfigReference -update")
 }
 
 func configReference(t *testing.T) string {
-	src := newGoSource(t, golden.ModuleRoot(t))
+	src := newGoSource(t, testenv.ModuleRoot(t))
 	var b strings.Builder
 	b.WriteString("# Configuration\n\n" +
 		"Generated from the code by `make docs`; do not edit.\n" +

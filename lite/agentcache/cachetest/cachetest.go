@@ -9,7 +9,6 @@ package cachetest
 import (
 	"os"
 	"path/filepath"
-	goruntime "runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/ci/testenv"
 	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/lite/toolset"
 	"github.com/agnx-lite/agnx-lite/runtime"
@@ -51,9 +51,9 @@ func Edit(t testing.TB, path string, fn func(string) string) {
 // lifecycle need a module, not a Go runtime compiled under emulation.
 func EchoTool(t testing.TB, dir string) {
 	t.Helper()
-	_, self, _, ok := goruntime.Caller(0)
-	require.True(t, ok)
-	memgate := filepath.Join(filepath.Dir(self), "..", "..", "..", "bench", "memgate")
+	// From the module's root: the path of this file that runtime.Caller
+	// gives is the module's import path under -trimpath (make test).
+	memgate := filepath.Join(testenv.ModuleRoot(t), "bench", "memgate")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	for _, name := range []string{"tool.yaml", "echo.wasm"} {
 		data, err := os.ReadFile(filepath.Join(memgate, name))
