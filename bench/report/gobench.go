@@ -55,6 +55,7 @@ func goBenchmarks(t *table, goBin string, raw io.Writer) {
 		{"./bwrap/", "BenchmarkRun", ""},
 		{"./runtime/memory/", "BenchmarkRecall10k", ""},
 		{"./lite/mcp/", "BenchmarkMCPCall|BenchmarkMCPColdStart", ""},
+		{"./lite/httpapi/", "BenchmarkPostMessage", ""},
 		// Each round cold-compiles a 3.5 MB module: seconds, not a loop.
 		{"./lite/", "BenchmarkColdCompileStall", "3x"},
 	}
@@ -76,12 +77,14 @@ func goBenchmarks(t *table, goBin string, raw io.Writer) {
 		parseBench(out, r[run.pkg])
 	}
 	rt, st, wt, bw, li := r["./runtime/"], r["./storage/"], r["./wasmtools/"], r["./bwrap/"], r["./lite/"]
-	mem, mc := r["./runtime/memory/"], r["./lite/mcp/"]
+	mem, mc, api := r["./runtime/memory/"], r["./lite/mcp/"], r["./lite/httpapi/"]
 	t.row("runtime overhead per turn, model excluded (BenchmarkLoop_Turn: 3 events, 2 commits): fsync / no fsync / no fsync + Ollama client over loopback",
 		join(dur(rt.get("BenchmarkLoop_Turn/fsync", "ns/op")), dur(rt.get("BenchmarkLoop_Turn/nosync", "ns/op")),
 			dur(rt.get("BenchmarkLoop_Turn/nosync-http", "ns/op")))+
 			fmt.Sprintf(" (%s allocs without fsync)", count(rt.get("BenchmarkLoop_Turn/nosync", "allocs/op"))),
 		"≤ 1 ms + one fsync")
+	t.row("POST /messages through HTTP and the loop (BenchmarkPostMessage: one client, a new session every 16 messages, no fsync): instant in-process model / fake Ollama",
+		join(count(api.get("BenchmarkPostMessage/in-process", "msgs/s")), count(api.get("BenchmarkPostMessage/ollama-loopback", "msgs/s")))+" per second", "")
 	t.row("event append, group commit with fsync: 1 / 16 / 128 events per commit, per event",
 		join(dur(st.get("BenchmarkAppend/fsync/batch=1", "ns/event")), dur(st.get("BenchmarkAppend/fsync/batch=16", "ns/event")),
 			dur(st.get("BenchmarkAppend/fsync/batch=128", "ns/event"))), "")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agnx-lite/agnx-lite/agents"
+	"github.com/agnx-lite/agnx-lite/lite/config"
 	"github.com/agnx-lite/agnx-lite/runtime"
 	"github.com/agnx-lite/agnx-lite/runtime/llm/llmtest"
 	"github.com/agnx-lite/agnx-lite/storage"
@@ -54,7 +55,9 @@ func newInstantEnv(b *testing.B) *apiEnv {
 	go func() { ran <- loop.Run(ctx) }()
 	b.Cleanup(func() { stop(); <-ran; st.Close() })
 	<-loop.Ready()
-	e := &apiEnv{t: b, loop: loop, st: st}
+	cfg := config.Default()
+	cfg.DataDir, cfg.AgentsDir = dir, agentsDir
+	e := &apiEnv{t: b, cfg: cfg, loop: loop, st: st} // serve reads the config's data dir
 	e.serve(dirAgents{agentsDir, loader})
 	return e
 }
