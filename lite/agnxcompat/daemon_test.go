@@ -86,6 +86,9 @@ type daemon struct {
 	exited    chan struct{}
 	waitErr   error
 	log       *lockedBuffer
+	// discard is set on a daemon started again on another port: its log
+	// is not printed.
+	discard bool
 }
 
 type lockedBuffer struct {
@@ -120,9 +123,8 @@ func startDaemon(t *testing.T, spec daemonSpec) *daemon {
 			require.NoError(t, os.WriteFile(filepath.Join(folder, name), []byte(content), 0o644))
 		}
 	}
-	port := freePort(t)
 	var cfg strings.Builder
-	fmt.Fprintf(&cfg, "workspace: %s\nserver:\n  host: 127.0.0.1\n  port: %d\n", ws, port)
+	fmt.Fprintf(&cfg, "workspace: %s\nserver:\n  host: 127.0.0.1\n  port: %s\n", ws, "PORT")
 	if spec.apiToken != "" {
 		fmt.Fprintf(&cfg, "  api_token: %s\n", spec.apiToken)
 	}
@@ -131,12 +133,15 @@ func startDaemon(t *testing.T, spec daemonSpec) *daemon {
 	}
 	cfg.WriteString("sandbox:\n  mode: trust\n")
 	cfgPath := filepath.Join(dir, "duragent.yaml")
-	require.NoError(t, os.WriteFile(cfgPath, []byte(cfg.String()), 0o600))
 	home := filepath.Join(dir, "home")
 	require.NoError(t, os.MkdirAll(home, 0o700))
 
 	env := append(cleanEnv(), "HOME="+home, "OPENAI_API_KEY=sk-agnxcompat")
-	d := startProcess(t, "http://127.0.0.1:"+strconv.Itoa(port), env, "serve", "-c", cfgPath)
+	d := startOnFreePort(t, env, func(port int) []string {
+		yaml := strings.Replace(cfg.String(), "port: PORT", "port: "+strconv.Itoa(port), 1)
+		require.NoError(t, os.WriteFile(cfgPath, []byte(yaml), 0o600))
+		return []string{"serve", "-c", cfgPath}
+	})
 	d.workspace = ws
 	return d
 }
@@ -163,8 +168,7 @@ func freePort(t *testing.T) int {
 }
 
 // waitReady polls /readyz: another process gives no signal to wait on.
-func (d *daemon) waitReady(t *testing.T) {
-	t.Helper()
+func (d *daemon) waitReady() error {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.After(20 * time.Second)
@@ -173,14 +177,14 @@ func (d *daemon) waitReady(t *testing.T) {
 		if resp, err := hc.Get(d.base + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				return nil
 			}
 		}
 		select {
 		case <-d.exited:
-			t.Fatalf("the daemon exited before /readyz answered 200 (%v); its log:\n%s", d.waitErr, d.log.String())
+			return fmt.Errorf("the daemon exited before /readyz answered 200 (%v); its log:\n%s", d.waitErr, d.log.String())
 		case <-deadline:
-			t.Fatalf("/readyz did not answer 200 within 20 s; the daemon's log:\n%s", d.log.String())
+			return fmt.Errorf("/readyz did not answer 200 within 20 s; the daemon's log:\n%s", d.log.String())
 		case <-tick.C:
 		}
 	}

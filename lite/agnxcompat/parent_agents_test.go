@@ -32,14 +32,14 @@ func TestParentAgents(t *testing.T) {
 	ws := copyTree(t, parentWorkspace)
 	fake := llmtest.NewHandler(t, llmtest.OpenAI, llmtest.Echo())
 	claude := llmtest.NewHandler(t, llmtest.Anthropic, llmtest.Echo())
-	port := freePort(t)
 	env := append(cleanEnv(), "HOME="+t.TempDir(), "OPENROUTER_API_KEY=sk-agnxcompat", "OPENROUTER_BASE_URL="+fake.BaseURL(),
 		"ANTHROPIC_API_KEY=sk-ant-agnxcompat", "ANTHROPIC_BASE_URL="+claude.BaseURL())
 
 	// The init template binds 0.0.0.0 with no token, which lite refuses
 	// (Duragent only warns): --host, a flag both have, keeps it local.
-	d := startProcess(t, "http://127.0.0.1:"+strconv.Itoa(port), env,
-		"serve", "-c", filepath.Join(ws, "duragent.yaml"), "--host", "127.0.0.1", "-p", strconv.Itoa(port))
+	d := startOnFreePort(t, env, func(port int) []string {
+		return []string{"serve", "-c", filepath.Join(ws, "duragent.yaml"), "--host", "127.0.0.1", "-p", strconv.Itoa(port)}
+	})
 	c := newAPIClient(d.base, "")
 
 	list, err := c.listAgents()
@@ -103,10 +103,30 @@ func TestParentAgents(t *testing.T) {
 	})
 }
 
-// startProcess starts the binary with args and env, waits until /readyz
-// at base answers 200, and stops it when the test ends (printing its log
-// if the test failed).
-func startProcess(t *testing.T, base string, env []string, args ...string) *daemon {
+// startOnFreePort starts the daemon with the args for a free loopback
+// port. The port is free when it is chosen, but another test process may
+// bind it before the daemon does (the packages' tests run at once, and a
+// config cannot ask for port 0), so a daemon that exits because the
+// address is in use is started again on another port, up to five times.
+func startOnFreePort(t *testing.T, env []string, args func(port int) []string) *daemon {
+	t.Helper()
+	for try := 1; ; try++ {
+		port := freePort(t)
+		d := launch(t, "http://127.0.0.1:"+strconv.Itoa(port), env, args(port))
+		err := d.waitReady()
+		if err == nil {
+			return d
+		}
+		if try == 5 || !strings.Contains(d.log.String(), "address already in use") {
+			t.Fatal(err)
+		}
+		d.discard = true // its log is of no use: the next one's is
+	}
+}
+
+// launch starts the binary with args and stops it when the test ends,
+// printing its log if the test failed.
+func launch(t *testing.T, base string, env []string, args []string) *daemon {
 	t.Helper()
 	d := &daemon{base: base, exited: make(chan struct{}), log: &lockedBuffer{}}
 	d.cmd = exec.Command(agnxLite(t), args...)
@@ -119,7 +139,7 @@ func startProcess(t *testing.T, base string, env []string, args ...string) *daem
 	}()
 	t.Cleanup(func() {
 		d.stop()
-		if t.Failed() {
+		if t.Failed() && !d.discard {
 			log := d.log.String()
 			if len(log) > 6000 {
 				log = "…" + log[len(log)-6000:]
@@ -127,7 +147,6 @@ func startProcess(t *testing.T, base string, env []string, args ...string) *daem
 			t.Logf("daemon log (%s):\n%s", strings.Join(args, " "), log)
 		}
 	})
-	d.waitReady(t)
 	return d
 }
 
