@@ -34,6 +34,9 @@ func (c *cli) serve() *daemon {
 	require.NoError(c.t, err)
 	_, err = config.Init(cfg)
 	require.NoError(c.t, err)
+	// Any free port, taken at the bind (a port chosen beforehand may be
+	// another test process's by then); serve.json tells the CLI which.
+	cfg.Server.Port = 0
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	d := &daemon{finished: make(chan struct{})}
