@@ -54,6 +54,14 @@ func TestBrowser(t *testing.T) {
 	writeDataDir(t, dir, port, fake.BaseURL())
 	parent, child := seedSubagent(t, dir)
 	daemon := startDaemon(ctx, t, bin, dir)
+	// The port was free when it was chosen, but another test process may
+	// have bound it first (a config cannot ask for port 0): start again on
+	// another, up to five times.
+	for try := 1; daemon == "" && try < 5; try++ {
+		writeConfig(t, dir, freePort(t))
+		daemon = startDaemon(ctx, t, bin, dir)
+	}
+	require.NotEmpty(t, daemon, "the daemon found no free port in five tries")
 
 	proxy := startProxy(t, daemon)
 	shots := filepath.Join(root, "dist", "web-screens")
@@ -131,9 +139,7 @@ func freePort(t *testing.T) int {
 // asks before every tool call: the approval case), and offline, whose
 // model server is a port nothing listens on.
 func writeDataDir(t *testing.T, dir string, port int, modelURL string) {
-	cfg := "server:\n  host: 127.0.0.1\n  port: " + strconv.Itoa(port) + "\n  api_token: " + token +
-		"\n  keep_alive_interval_seconds: 1\nsandbox:\n  mode: trust\n"
-	write(t, filepath.Join(dir, "agnx.yaml"), cfg)
+	writeConfig(t, dir, port)
 	dead := "http://127.0.0.1:" + strconv.Itoa(freePort(t))
 	for _, name := range []string{"assistant", "guarded", "offline"} {
 		a := filepath.Join(dir, "agents", name)
@@ -163,13 +169,21 @@ spec:
 	write(t, filepath.Join(dir, "agents", "guarded", "policy.yaml"), "mode: ask\n")
 }
 
+// writeConfig writes agnx.yaml for the daemon on port.
+func writeConfig(t *testing.T, dir string, port int) {
+	cfg := "server:\n  host: 127.0.0.1\n  port: " + strconv.Itoa(port) + "\n  api_token: " + token +
+		"\n  keep_alive_interval_seconds: 1\nsandbox:\n  mode: trust\n"
+	write(t, filepath.Join(dir, "agnx.yaml"), cfg)
+}
+
 func write(t *testing.T, path, text string) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
 }
 
 // startDaemon runs agnx-lite serve and returns its host:port once its log
-// says it is ready. Its log is shown when the test fails.
+// says it is ready, or "" when it stopped because its port was in use. Its
+// log is shown when the test fails.
 func startDaemon(ctx context.Context, t *testing.T, bin, dir string) string {
 	cmd := exec.CommandContext(ctx, bin, "serve", "-d", dir)
 	// Out of time: stop it as a service manager would, then kill it.
@@ -206,6 +220,9 @@ func startDaemon(ctx context.Context, t *testing.T, bin, dir string) string {
 		return addr
 	case lines := <-read:
 		read <- lines
+		if strings.Contains(strings.Join(lines, "\n"), "address already in use") {
+			return ""
+		}
 		t.Fatal("the daemon stopped before it was ready")
 	case <-ctx.Done():
 		t.Fatal("the daemon did not log ready before the test's time ran out")
