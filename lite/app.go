@@ -225,7 +225,7 @@ func Open(cfg *config.Config, o *Options) (*App, error) {
 	sv.add("retention", a.retain, true)
 	// Stopped first of the App's own: the processes die with the daemon,
 	// and none starts after.
-	sv.add("background processes", funcs{stop: a.bg.Close}, false)
+	sv.add("background processes", closer(a.bg.Close), false)
 	if err := sv.start(context.Background(), false); err != nil {
 		_ = sv.stop()
 		a.Agents.Close()

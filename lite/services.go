@@ -125,23 +125,9 @@ type timer struct {
 func (t timer) Start(ctx context.Context) error { return t.t.Start(ctx) }
 func (t timer) Stop(ctx context.Context) error  { return t.t.StopTimer(ctx) }
 
-// funcs is a service made of two funcs (nil: nothing to do), for the
-// parts whose own shape is not Start/Stop.
-type funcs struct {
-	start func()
-	stop  func()
-}
+// closer is the stop of a part whose own shape is a Close (the
+// background processes): it starts with its construction.
+type closer func()
 
-func (f funcs) Start(context.Context) error {
-	if f.start != nil {
-		f.start()
-	}
-	return nil
-}
-
-func (f funcs) Stop(context.Context) error {
-	if f.stop != nil {
-		f.stop()
-	}
-	return nil
-}
+func (closer) Start(context.Context) error  { return nil }
+func (c closer) Stop(context.Context) error { c(); return nil }
